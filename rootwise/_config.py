@@ -1,0 +1,43 @@
+"""One place for the engine's fixed choices: dtypes, node kinds, sentinels, criterion codes.
+
+Kernels compile once per dtype signature, so every array that reaches ``_core`` uses these dtypes.
+"""
+
+import numpy as np
+
+# Encoded feature matrix: continuous values as float64, categorical codes stored as float64 too
+# (exact up to 2**53), NaN = missing in both kinds. One dtype means each kernel compiles once.
+X_DTYPE = np.float64
+WEIGHT_DTYPE = np.float64
+INDEX_DTYPE = np.int64
+
+# Feature kinds (schema.kinds).
+CONTINUOUS = 0
+CATEGORICAL = 1
+
+# Node kinds (Tree.kind).
+LEAF = 0
+THRESHOLD = 1  # binary: x <= threshold -> child 0, else child 1
+MULTIWAY = 2  # one child per category (ID3 / C4.5)
+SUBSET = 3  # binary on a category subset (CART): pool maps category -> 0 (left) or 1 (right)
+
+# Category -> branch pool entry for a category that has no branch at a node. Prediction stops at
+# that node and uses its class distribution: seed 000's rule for an empty branch.
+NO_BRANCH = -1
+
+# Missing-value routing of a split node (Tree.missing_branch), when the tested value is missing.
+MISSING_STOP = -1  # stop at this node and use its distribution
+MISSING_FRACTIONAL = -2  # C4.5: go down every branch with weight r_v
+# values >= 0: go to that child (majority branch, CART's fallback after surrogates)
+
+# Code written into the encoded matrix for a category never seen in training.
+UNSEEN_CODE = -1.0
+
+# Criterion codes shared by kernels.
+ENTROPY = 0
+GINI = 1
+SQUARED_ERROR = 2
+
+# Two scores within this distance are a tie; the lower column index (then lower threshold) wins.
+# Mathematically equal gains can differ in the last bits depending on summation order.
+TIE_TOLERANCE = 1e-12

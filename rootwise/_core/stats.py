@@ -1,0 +1,34 @@
+"""Sufficient statistics of a node: weighted class counts, per category or per side of a threshold."""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def class_counts(y, idx, w, n_classes):
+    """counts[k] = sum of w[t] over the rows r = idx[t] whose class code is k.
+
+    ``w`` is aligned with ``idx`` (the row's weight at this node): C4.5 sends one row down several
+    branches with different weights, so weights belong to the node, not to the row."""
+    counts = np.zeros(n_classes, dtype=np.float64)
+    for t in range(idx.shape[0]):
+        counts[y[idx[t]]] += w[t]
+    return counts
+
+
+@njit(cache=True)
+def category_table(X, j, y, idx, w, n_categories, n_classes):
+    """Contingency table of column ``j`` over the rows ``idx`` (``w`` aligned with ``idx``).
+
+    table[v, k] = sum of w over rows with category code v and class k, for v < n_categories;
+    the last row (index n_categories) collects rows whose value is missing (NaN).
+    """
+    table = np.zeros((n_categories + 1, n_classes), dtype=np.float64)
+    for t in range(idx.shape[0]):
+        r = idx[t]
+        v = X[r, j]
+        if np.isnan(v):
+            table[n_categories, y[r]] += w[t]
+        else:
+            table[np.int64(v), y[r]] += w[t]
+    return table

@@ -1,0 +1,391 @@
+"""User input -> the engine's encoded matrix, and back.
+
+Every table the user hands in (DataFrame, numpy array, list of rows) becomes one float64 matrix:
+continuous columns hold their values, categorical columns hold category codes 0..k-1; NaN marks a
+missing cell in both kinds and ``UNSEEN_CODE`` a category never seen in training. The ``Schema``
+remembers names, kinds and categories so that prediction-time tables are encoded the same way.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from pandas.api import types as ptypes
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+from ._config import CATEGORICAL, CONTINUOUS, UNSEEN_CODE, X_DTYPE
+
+
+@dataclass(frozen=True)
+class Schema:
+    """What fit saw: column names, kinds (CONTINUOUS / CATEGORICAL) and each categorical column's
+    categories in code order (``None`` for a continuous column)."""
+
+    feature_names: tuple
+    kinds: tuple
+    categories: tuple
+    names_from_input: bool  # True when fit got a DataFrame with string column names
+
+    @property
+    def n_features(self) -> int:
+        return len(self.feature_names)
+
+    @property
+    def n_categories(self) -> np.ndarray:
+        """Number of categories per column (0 for continuous columns)."""
+        return np.array([0 if c is None else len(c) for c in self.categories], dtype=np.int64)
+
+    @property
+    def kinds_array(self) -> np.ndarray:
+        return np.array(self.kinds, dtype=np.int64)
+
+    def category_label(self, feature: int, code: int):
+        return self.categories[feature][code]
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def as_frame(X, *, what: str = "X") -> pd.DataFrame:
+    """Any 2-D table -> DataFrame, with clear errors for shapes rootwise cannot take."""
+    if isinstance(X, pd.DataFrame):
+        frame = X
+    elif isinstance(X, pd.Series):
+        raise ValueError(
+            f"Expected 2D array, got a pandas Series for {what}; "
+            "use a DataFrame (series.to_frame()) for a single column."
+        )
+    else:
+        if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+            raise TypeError(f"{what}: sparse matrices are not supported; pass a dense array.")
+        arr = np.asarray(X, dtype=object) if isinstance(X, (list, tuple)) else np.asarray(X)
+        if arr.ndim != 2:
+            raise ValueError(
+                f"Expected 2D array, got {arr.ndim}D array instead for {what}. Reshape your data "
+                "either using array.reshape(-1, 1) if your data has a single feature or "
+                "array.reshape(1, -1) if it contains a single sample."
+            )
+        if np.iscomplexobj(arr):
+            raise ValueError(f"Complex data not supported in {what}.")
+        frame = pd.DataFrame(arr)
+        if arr.dtype == object:
+            # Lists of rows and object arrays carry no dtypes: numeric columns become numbers.
+            frame = frame.infer_objects()
+    if frame.ndim != 2:
+        raise ValueError(f"{what} must be 2-dimensional.")
+    if frame.shape[0] == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required."
+        )
+    if frame.shape[1] == 0:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={frame.shape}) while a minimum of 1 is required."
+        )
+    for col in frame.columns:
+        if ptypes.is_complex_dtype(frame[col].dtype):
+            raise ValueError(f"Complex data not supported: column {col!r} of {what}.")
+    return frame
+
+
+def input_feature_names(X) -> np.ndarray | None:
+    """Column names of a DataFrame whose names are all strings (scikit-learn's convention)."""
+    if isinstance(X, pd.DataFrame) and len(X.columns) and all(isinstance(c, str) for c in X.columns):
+        return np.asarray(X.columns, dtype=object)
+    return None
+
+
+def check_feature_names(fitted: np.ndarray | None, X, estimator_name: str) -> None:
+    """Refuse a table whose column names disagree with fit (messages follow scikit-learn's)."""
+    given = input_feature_names(X)
+    if fitted is None and given is None:
+        return
+    if fitted is None:
+        warnings.warn(
+            f"X has feature names, but {estimator_name} was fitted without feature names",
+            UserWarning,
+            stacklevel=3,
+        )
+        return
+    if given is None:
+        warnings.warn(
+            f"X does not have valid feature names, but {estimator_name} was fitted with feature "
+            "names",
+            UserWarning,
+            stacklevel=3,
+        )
+        return
+    if len(fitted) == len(given) and np.all(fitted == given):
+        return
+    message = "The feature names should match those that were passed during fit.\n"
+    fitted_set, given_set = set(fitted), set(given)
+    unexpected = sorted(given_set - fitted_set)
+    missing = sorted(fitted_set - given_set)
+
+    def listing(names):
+        shown = "".join(f"- {n}\n" for n in names[:5])
+        return shown + ("- ...\n" if len(names) > 5 else "")
+
+    if unexpected:
+        message += "Feature names unseen at fit time:\n" + listing(unexpected)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + listing(missing)
+    if not unexpected and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(message)
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def resolve_categorical(frame: pd.DataFrame, categorical_features) -> np.ndarray:
+    """Boolean mask of categorical columns from ``categorical_features``.
+
+    ``"auto"``: object, string, category and bool dtypes are categorical, the rest continuous.
+    Otherwise a list of column names or indices, or a boolean mask with one entry per column; those
+    columns are categorical on top of the dtype-based ones.
+    """
+    n = frame.shape[1]
+    auto = np.array([_is_categorical_dtype(frame[c].dtype) for c in frame.columns], dtype=bool)
+    if isinstance(categorical_features, str):
+        if categorical_features != "auto":
+            raise ValueError(
+                "categorical_features must be 'auto', a list of column names or indices, or a "
+                f"boolean mask; got {categorical_features!r}."
+            )
+        return auto
+    if categorical_features is None:
+        return auto
+    given = list(np.asarray(categorical_features, dtype=object).ravel())
+    mask = auto.copy()
+    if given and all(isinstance(v, (bool, np.bool_)) for v in given):
+        if len(given) != n:
+            raise ValueError(
+                f"categorical_features as a boolean mask needs {n} entries (one per column), "
+                f"got {len(given)}."
+            )
+        return mask | np.array(given, dtype=bool)
+    names = [str(c) for c in frame.columns]
+    for v in given:
+        if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)):
+            if not -n <= int(v) < n:
+                raise ValueError(
+                    f"categorical_features: column index {int(v)} is out of range for {n} columns."
+                )
+            mask[int(v)] = True
+        elif isinstance(v, str):
+            if v not in names:
+                raise ValueError(
+                    f"categorical_features: no column named {v!r}; columns are {names}."
+                )
+            mask[names.index(v)] = True
+        else:
+            raise ValueError(
+                f"categorical_features entries must be column names or indices, got {v!r}."
+            )
+    return mask
+
+
+def _is_categorical_dtype(dtype) -> bool:
+    return (
+        isinstance(dtype, pd.CategoricalDtype)
+        or ptypes.is_bool_dtype(dtype)
+        or ptypes.is_object_dtype(dtype)
+        or ptypes.is_string_dtype(dtype)
+    )
+
+
+def _category_order(series: pd.Series, name: str, sort: bool) -> tuple:
+    """Categories of one column: dtype order for pandas categoricals, sorted when ``sort`` (numbers
+    treated as categories), otherwise order of first appearance (the order a reader of the table
+    sees)."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return tuple(_plain(v) for v in series.cat.categories)
+    present = series[~series.isna()]
+    try:
+        values = pd.unique(present.to_numpy(dtype=object))
+    except TypeError:
+        _raise_unhashable(series, name)
+    values = [_plain(v) for v in values]
+    if sort:
+        try:
+            values = sorted(values)
+        except TypeError:
+            pass  # mixed types: keep first-appearance order
+    return tuple(values)
+
+
+def _raise_unhashable(series: pd.Series, name):
+    for i, v in enumerate(series.to_numpy(dtype=object)):
+        try:
+            hash(v)
+        except TypeError:
+            raise TypeError(
+                f"column {name!r}, row {i}: argument must be a string or a number, "
+                f"not {type(v).__name__!r}."
+            ) from None
+    raise TypeError(f"column {name!r}: argument must be a string or a number.")
+
+
+def _plain(v):
+    """numpy scalars -> Python scalars, so that categories print and serialise naturally."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def fit_schema(
+    frame: pd.DataFrame, categorical_mask: np.ndarray, *, numeric_as_category: bool = False
+) -> Schema:
+    """Build the schema of a training table. With ``numeric_as_category`` (ID3) every continuous
+    column becomes categorical with its sorted distinct values as categories."""
+    names = input_feature_names(frame)
+    feature_names = tuple(names) if names is not None else tuple(f"x{i}" for i in range(frame.shape[1]))
+    kinds, categories = [], []
+    for j, col in enumerate(frame.columns):
+        series = frame[col]
+        if categorical_mask[j]:
+            kinds.append(CATEGORICAL)
+            categories.append(_category_order(series, feature_names[j], sort=False))
+        elif numeric_as_category:
+            values = _continuous_values(series, feature_names[j])
+            kinds.append(CATEGORICAL)
+            categories.append(tuple(float(v) for v in np.unique(values[~np.isnan(values)])))
+        else:
+            kinds.append(CONTINUOUS)
+            categories.append(None)
+    return Schema(feature_names, tuple(kinds), tuple(categories), names is not None)
+
+
+def _continuous_values(series: pd.Series, name: str) -> np.ndarray:
+    """A continuous column as float64 (NaN = missing); non-numbers and infinities are errors."""
+    try:
+        if ptypes.is_bool_dtype(series.dtype):
+            raise TypeError
+        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        bad = next(
+            (v for v in series.to_numpy(dtype=object) if not _is_number_or_missing(v)), None
+        )
+        raise ValueError(
+            f"column {name!r} is continuous but holds a non-numeric value {bad!r}; "
+            "list it in categorical_features to treat it as categorical."
+        ) from None
+    if np.isinf(values).any():
+        row = int(np.flatnonzero(np.isinf(values))[0])
+        raise ValueError(
+            f"Input contains infinity or a value too large for dtype('float64'): column {name!r}, "
+            f"row {row}."
+        )
+    return values
+
+
+def _is_number_or_missing(v) -> bool:
+    if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA:
+        return True
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+
+
+def encode(frame: pd.DataFrame, schema: Schema) -> np.ndarray:
+    """Encode a table with a fitted schema into the engine's float64 matrix (C order)."""
+    if frame.shape[1] != schema.n_features:
+        raise ValueError(
+            f"X has {frame.shape[1]} features, but the model is expecting {schema.n_features} "
+            "features as input."
+        )
+    out = np.empty(frame.shape, dtype=X_DTYPE)
+    for j, col in enumerate(frame.columns):
+        series = frame[col]
+        name = schema.feature_names[j]
+        cats = schema.categories[j]
+        if cats is None:
+            out[:, j] = _continuous_values(series, name)
+        elif cats and all(isinstance(c, float) for c in cats) and _numeric_series(series):
+            # numbers as categories (ID3): look values up in the sorted category list
+            values = _continuous_values(series, name)
+            out[:, j] = _lookup_sorted(values, np.asarray(cats, dtype=np.float64))
+        else:
+            out[:, j] = _encode_categorical(series, cats, name)
+    return out
+
+
+def _numeric_series(series: pd.Series) -> bool:
+    return ptypes.is_numeric_dtype(series.dtype) and not ptypes.is_bool_dtype(series.dtype)
+
+
+def _lookup_sorted(values: np.ndarray, cats: np.ndarray) -> np.ndarray:
+    pos = np.searchsorted(cats, values)
+    pos_clipped = np.minimum(pos, len(cats) - 1)
+    found = (pos < len(cats)) & (cats[pos_clipped] == values)
+    codes = np.where(found, pos_clipped, UNSEEN_CODE).astype(X_DTYPE)
+    codes[np.isnan(values)] = np.nan
+    return codes
+
+
+def _encode_categorical(series: pd.Series, cats: tuple, name) -> np.ndarray:
+    missing = series.isna().to_numpy()
+    objects = series.to_numpy(dtype=object)
+    lookup = {c: i for i, c in enumerate(cats)}
+    codes = np.empty(len(objects), dtype=X_DTYPE)
+    for i, v in enumerate(objects):
+        if missing[i]:
+            codes[i] = np.nan
+            continue
+        try:
+            codes[i] = lookup.get(_plain(v), UNSEEN_CODE)
+        except TypeError:
+            raise TypeError(
+                f"column {name!r}, row {i}: argument must be a string or a number, "
+                f"not {type(v).__name__!r}."
+            ) from None
+    return codes
+
+
+# --------------------------------------------------------------------------- target
+
+
+def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Class labels -> (classes, codes). Labels of any hashable type come back unchanged."""
+    if isinstance(y, (pd.Series, pd.DataFrame)):
+        y = y.to_numpy()
+    y = np.asarray(y) if not isinstance(y, list) else np.asarray(y, dtype=object)
+    y = column_or_1d(y, warn=True)
+    if len(y) != n_rows:
+        raise ValueError(
+            f"X and y have different numbers of rows: {n_rows} and {len(y)}."
+        )
+    missing = pd.isna(y)
+    if np.any(missing):
+        rows = np.flatnonzero(missing)[:5].tolist()
+        raise ValueError(f"y has missing labels (rows {rows}); every row needs a class label.")
+    check_classification_targets(y)
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError:
+        # labels of mixed, unorderable types: keep order of first appearance
+        classes = pd.unique(y.astype(object))
+        codes = pd.Index(classes).get_indexer(y)
+        classes = np.asarray(classes, dtype=object)
+    return classes, codes.astype(np.int64).ravel()
+
+
+def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
+    """Sample weights as float64, finite and non-negative, one per row (ones when None)."""
+    if sample_weight is None:
+        return np.ones(n_rows, dtype=np.float64)
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.ndim == 0:
+        w = np.full(n_rows, float(w))
+    if w.ndim != 1 or len(w) != n_rows:
+        raise ValueError(
+            f"sample_weight.shape == {w.shape}, expected ({n_rows},): one weight per row."
+        )
+    if not np.all(np.isfinite(w)):
+        raise ValueError("sample_weight contains NaN or infinity.")
+    if np.any(w < 0):
+        raise ValueError("Negative values in data passed to sample_weight.")
+    if w.sum() <= 0:
+        raise ValueError("sample_weight sums to zero; at least one row needs a positive weight.")
+    return w

@@ -1,0 +1,199 @@
+"""The fitted tree: flat node arrays, a value array and a tree-wide category->branch pool.
+
+One format serves every algorithm. Node ``i`` is a leaf, a threshold test (x <= t: child 0, else
+child 1), a multiway test (one child per category) or a subset test (category -> child 0 or 1).
+Children of a node are stored consecutively from ``first_child[i]``; a categorical test looks
+up its branch in ``pool[pool_offset[i] + code]``. ``value[i]`` holds weighted class counts (or the
+regression value) and is what a row that stops at node ``i`` predicts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET, THRESHOLD
+from ._core import predict as kernels
+
+# name -> dtype of every per-node array, in a fixed order (also the JSON field order)
+NODE_FIELDS = {
+    "feature": np.int32,
+    "kind": np.int8,
+    "threshold": np.float64,
+    "first_child": np.int32,
+    "n_children": np.int32,
+    "pool_offset": np.int32,
+    "missing_branch": np.int32,
+    "parent": np.int32,
+    "depth": np.int32,
+    "impurity": np.float64,
+    "n_node_samples": np.int64,
+    "weighted_n_node_samples": np.float64,
+    "branch_fraction": np.float64,
+}
+
+
+class Tree:
+    """Flat arrays of a fitted tree; see the module docstring for the layout."""
+
+    def __init__(self, nodes: dict, value: np.ndarray, pool: np.ndarray, n_categories: np.ndarray):
+        for name, dtype in NODE_FIELDS.items():
+            setattr(self, name, np.ascontiguousarray(nodes[name], dtype=dtype))
+        self.value = np.ascontiguousarray(value, dtype=np.float64)
+        self.pool = np.ascontiguousarray(pool, dtype=np.int32)
+        self.n_categories = np.ascontiguousarray(n_categories, dtype=np.int64)
+        self.validate()
+
+    # ----------------------------------------------------------------- shape facts
+    @property
+    def node_count(self) -> int:
+        return len(self.feature)
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.sum(self.kind == LEAF))
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.depth.max())
+
+    def children(self, node: int) -> range:
+        start = int(self.first_child[node])
+        return range(start, start + int(self.n_children[node]))
+
+    def branch_of_category(self, node: int) -> np.ndarray:
+        """For a categorical test: the child slot of each category code (-1 = no branch)."""
+        f = int(self.feature[node])
+        off = int(self.pool_offset[node])
+        return self.pool[off: off + int(self.n_categories[f])]
+
+    # ----------------------------------------------------------------- routing
+    def _args(self):
+        return (self.feature, self.kind, self.threshold, self.first_child, self.pool_offset,
+                self.pool, self.n_categories, self.missing_branch, self.max_depth)
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """Node each row of the encoded matrix ends in (a leaf, or the split node where it stops)."""
+        return kernels.apply_rows(X, *self._args())
+
+    def decision_path(self, X: np.ndarray) -> sp.csr_matrix:
+        """Indicator matrix (rows x nodes): entry (i, j) is 1 when row i passes node j."""
+        indptr, indices = kernels.path_rows(X, *self._args())
+        data = np.ones(len(indices), dtype=np.int64)
+        return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
+
+    # ----------------------------------------------------------------- integrity
+    def validate(self) -> None:
+        """Check every index the kernels follow, so that no file or bug can make them read out of
+        bounds (numba does not check bounds)."""
+        n = len(self.feature)
+        if n == 0:
+            raise ValueError("tree has no nodes")
+        for name in NODE_FIELDS:
+            if getattr(self, name).shape != (n,):
+                raise ValueError(f"tree field {name!r} has {getattr(self, name).shape}, expected ({n},)")
+        if self.value.ndim != 2 or self.value.shape[0] != n:
+            raise ValueError(f"tree value array has shape {self.value.shape}, expected ({n}, k)")
+        n_features = len(self.n_categories)
+        kinds = self.kind
+        if not np.all(np.isin(kinds, (LEAF, THRESHOLD, MULTIWAY, SUBSET))):
+            raise ValueError("tree has an unknown node kind")
+        split = kinds != LEAF
+        if np.any(self.n_children[~split] != 0):
+            raise ValueError("a leaf of the tree has children")
+        f = self.feature[split]
+        if np.any((f < 0) | (f >= n_features)):
+            raise ValueError("a split node tests a feature out of range")
+        nc = self.n_children[split]
+        fc = self.first_child[split]
+        ids = np.flatnonzero(split)
+        if np.any(nc < 2) or np.any(fc <= ids) or np.any(fc + nc > n):
+            raise ValueError("a split node has children out of range")
+        binary = (kinds == THRESHOLD) | (kinds == SUBSET)
+        if np.any(self.n_children[binary] != 2):
+            raise ValueError("a binary split node does not have two children")
+        if np.any(np.isnan(self.threshold[kinds == THRESHOLD])):
+            raise ValueError("a threshold node has no threshold")
+        mb = self.missing_branch[split]
+        if np.any((mb >= nc) | ((mb < 0) & (mb != MISSING_STOP) & (mb != MISSING_FRACTIONAL))):
+            raise ValueError("a split node routes missing values to a child it does not have")
+        for node in np.flatnonzero((kinds == MULTIWAY) | (kinds == SUBSET)):
+            feat = int(self.feature[node])
+            off = int(self.pool_offset[node])
+            k = int(self.n_categories[feat])
+            if k <= 0 or off < 0 or off + k > len(self.pool):
+                raise ValueError(f"node {node}: category pool entry out of range")
+            b = self.pool[off: off + k]
+            if np.any((b < -1) | (b >= self.n_children[node])):
+                raise ValueError(f"node {node}: a category maps to a child it does not have")
+        # each non-root node is the child of exactly its parent, so the structure is a tree
+        expected_parent = np.full(n, -1, dtype=np.int64)
+        for node in ids:
+            kids = self.children(int(node))
+            if np.any(expected_parent[kids.start: kids.stop] != -1):
+                raise ValueError("tree nodes are shared between parents")
+            expected_parent[kids.start: kids.stop] = node
+        if np.any(expected_parent[1:] == -1):
+            raise ValueError("tree has nodes that no split reaches")
+        if np.any(self.parent != expected_parent):
+            raise ValueError("tree parent links disagree with its child links")
+        depth = np.zeros(n, dtype=np.int64)
+        for node in range(1, n):
+            depth[node] = depth[self.parent[node]] + 1
+        if np.any(depth != self.depth):
+            raise ValueError("tree depths disagree with its structure")
+
+    # ----------------------------------------------------------------- plain data
+    def to_dict(self) -> dict:
+        """Plain lists (JSON-ready); NaN thresholds become None."""
+        out = {}
+        for name in NODE_FIELDS:
+            arr = getattr(self, name)
+            if arr.dtype.kind == "f":
+                out[name] = [None if np.isnan(v) else float(v) for v in arr]
+            else:
+                out[name] = arr.tolist()
+        out["value"] = self.value.tolist()
+        out["pool"] = self.pool.tolist()
+        out["n_categories"] = self.n_categories.tolist()
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Tree":
+        nodes = {}
+        for name, dtype in NODE_FIELDS.items():
+            values = data[name]
+            if not isinstance(values, list):
+                raise ValueError(f"tree field {name!r} is not a list")
+            if np.dtype(dtype).kind == "f":
+                values = [np.nan if v is None else v for v in values]
+            nodes[name] = _strict_array(values, dtype, name)
+        value = _strict_array(data["value"], np.float64, "value")
+        if value.ndim == 1 and value.size == 0:
+            value = value.reshape(0, 1)
+        return cls(nodes, value, _strict_array(data["pool"], np.int32, "pool"),
+                   _strict_array(data["n_categories"], np.int64, "n_categories"))
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Tree):
+            return NotImplemented
+        names = list(NODE_FIELDS) + ["value", "pool", "n_categories"]
+        return all(np.array_equal(getattr(self, a), getattr(other, a), equal_nan=True)
+                   if getattr(self, a).dtype.kind == "f"
+                   else np.array_equal(getattr(self, a), getattr(other, a)) for a in names)
+
+    __hash__ = None
+
+
+def _strict_array(values, dtype, name) -> np.ndarray:
+    """List -> array of ``dtype``, refusing values that would change on conversion."""
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"tree field {name!r} holds non-numeric values") from None
+    if np.dtype(dtype).kind in "iu":
+        finite = np.isfinite(arr)
+        info = np.iinfo(dtype)
+        if not finite.all() or np.any(arr != np.round(arr)) or np.any(arr < info.min) or np.any(arr > info.max):
+            raise ValueError(f"tree field {name!r} holds values that are not {np.dtype(dtype).name}")
+    return arr.astype(dtype)
