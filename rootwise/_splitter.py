@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._config import CATEGORICAL, MULTIWAY, TIE_TOLERANCE
+from ._config import MULTIWAY, TIE_TOLERANCE
 from ._core.criteria import impurity_decrease, intrinsic_value
 from ._core.stats import category_table
 from ._policy import Policy
@@ -122,5 +122,3 @@ class Splitter:
         return out
 
 
-def is_categorical(kind: int) -> bool:
-    return kind == CATEGORICAL
