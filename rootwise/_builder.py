@@ -81,7 +81,7 @@ def build_tree(X, y, w, kinds, n_categories, n_classes, policy: Policy) -> Tree:
         parts = splitter.partition(data, split)
         known_total = sum(p.w.sum() for p in parts)
         first = None
-        for b, part in enumerate(parts):
+        for part in parts:
             frac = part.w.sum() / known_total if known_total > 0 else 0.0
             child = rec.new_node(parent=node, depth=rec.fields["depth"][node] + 1,
                                  branch_fraction=frac)

@@ -194,6 +194,7 @@ def _strict_array(values, dtype, name) -> np.ndarray:
     if np.dtype(dtype).kind in "iu":
         finite = np.isfinite(arr)
         info = np.iinfo(dtype)
-        if not finite.all() or np.any(arr != np.round(arr)) or np.any(arr < info.min) or np.any(arr > info.max):
+        out_of_range = np.any(arr < info.min) or np.any(arr > info.max)
+        if not finite.all() or np.any(arr != np.round(arr)) or out_of_range:
             raise ValueError(f"tree field {name!r} holds values that are not {np.dtype(dtype).name}")
     return arr.astype(dtype)

@@ -7,7 +7,7 @@ depends on nothing else, so a criterion is just another function of the same tab
 import numpy as np
 from numba import njit
 
-from .._config import ENTROPY, GINI
+from .._config import ENTROPY
 
 
 @njit(cache=True)
