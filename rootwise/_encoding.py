@@ -64,6 +64,15 @@ def as_frame(X, *, what: str = "X") -> pd.DataFrame:
         if hasattr(X, "toarray") or hasattr(X, "tocsr"):
             raise TypeError(f"{what}: sparse matrices are not supported; pass a dense array.")
         arr = np.asarray(X, dtype=object) if isinstance(X, (list, tuple)) else np.asarray(X)
+        if arr.ndim == 1 and arr.dtype == object and len(arr) and all(
+            isinstance(row, (list, tuple, np.ndarray)) for row in arr
+        ):
+            lengths = [len(row) for row in arr]
+            i = next(i for i, n in enumerate(lengths) if n != lengths[0])
+            raise ValueError(
+                f"{what}: rows have different lengths (row 0 has {lengths[0]} values, "
+                f"row {i} has {lengths[i]}); every row needs one value per column."
+            )
         if arr.ndim != 2:
             raise ValueError(
                 f"Expected 2D array, got {arr.ndim}D array instead for {what}. Reshape your data "
@@ -72,10 +81,17 @@ def as_frame(X, *, what: str = "X") -> pd.DataFrame:
             )
         if np.iscomplexobj(arr):
             raise ValueError(f"Complex data not supported in {what}.")
-        frame = pd.DataFrame(arr)
         if arr.dtype == object:
             # Lists of rows and object arrays carry no dtypes: numeric columns become numbers.
-            frame = frame.infer_objects()
+            # Every missing marker (None, NaN, pd.NA) becomes None first, so that a column of
+            # numbers with pd.NA holes is still inferred as numeric.
+            holes = pd.isna(arr)
+            if holes.any():
+                arr = arr.copy()
+                arr[holes] = None
+            frame = pd.DataFrame(arr).infer_objects()
+        else:
+            frame = pd.DataFrame(arr)
     if frame.ndim != 2:
         raise ValueError(f"{what} must be 2-dimensional.")
     if frame.shape[0] == 0:
@@ -86,8 +102,11 @@ def as_frame(X, *, what: str = "X") -> pd.DataFrame:
         raise ValueError(
             f"Found array with 0 feature(s) (shape={frame.shape}) while a minimum of 1 is required."
         )
-    for col in frame.columns:
-        if ptypes.is_complex_dtype(frame[col].dtype):
+    if frame.columns.has_duplicates:
+        dup = frame.columns[frame.columns.duplicated()].unique().tolist()
+        raise ValueError(f"{what} has duplicate column names {dup}; every column needs its own name.")
+    for col, dtype in frame.dtypes.items():
+        if ptypes.is_complex_dtype(dtype):
             raise ValueError(f"Complex data not supported: column {col!r} of {what}.")
     return frame
 
@@ -139,6 +158,13 @@ def check_feature_names(fitted: np.ndarray | None, X, estimator_name: str) -> No
     raise ValueError(message)
 
 
+def feature_names_of(frame: pd.DataFrame) -> tuple:
+    """The names rootwise uses for the columns (in messages, schema and ``categorical_features``):
+    the DataFrame's string column names, otherwise x0, x1, ..."""
+    names = input_feature_names(frame)
+    return tuple(names) if names is not None else tuple(f"x{i}" for i in range(frame.shape[1]))
+
+
 # --------------------------------------------------------------------------- schema
 
 
@@ -150,7 +176,7 @@ def resolve_categorical(frame: pd.DataFrame, categorical_features) -> np.ndarray
     columns are categorical on top of the dtype-based ones.
     """
     n = frame.shape[1]
-    auto = np.array([_is_categorical_dtype(frame[c].dtype) for c in frame.columns], dtype=bool)
+    auto = np.array([_is_categorical_dtype(dtype) for dtype in frame.dtypes], dtype=bool)
     if isinstance(categorical_features, str):
         if categorical_features != "auto":
             raise ValueError(
@@ -169,7 +195,7 @@ def resolve_categorical(frame: pd.DataFrame, categorical_features) -> np.ndarray
                 f"got {len(given)}."
             )
         return mask | np.array(given, dtype=bool)
-    names = [str(c) for c in frame.columns]
+    names = list(feature_names_of(frame))
     for v in given:
         if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)):
             if not -n <= int(v) < n:
@@ -242,10 +268,10 @@ def fit_schema(
     """Build the schema of a training table. With ``numeric_as_category`` (ID3) every continuous
     column becomes categorical with its sorted distinct values as categories."""
     names = input_feature_names(frame)
-    feature_names = tuple(names) if names is not None else tuple(f"x{i}" for i in range(frame.shape[1]))
+    feature_names = feature_names_of(frame)
     kinds, categories = [], []
-    for j, col in enumerate(frame.columns):
-        series = frame[col]
+    for j in range(frame.shape[1]):
+        series = frame.iloc[:, j]
         if categorical_mask[j]:
             kinds.append(CATEGORICAL)
             categories.append(_category_order(series, feature_names[j], sort=False))
@@ -260,19 +286,21 @@ def fit_schema(
 
 
 def _continuous_values(series: pd.Series, name: str) -> np.ndarray:
-    """A continuous column as float64 (NaN = missing); non-numbers and infinities are errors."""
-    try:
-        if ptypes.is_bool_dtype(series.dtype):
-            raise TypeError
+    """A continuous column as float64 (NaN = missing); non-numbers and infinities are errors.
+
+    Only numeric dtypes convert directly: strings such as "1.5" are refused rather than parsed,
+    and booleans are not numbers here (a bool column is categorical)."""
+    if _numeric_series(series):
         values = series.to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError):
-        bad = next(
-            (v for v in series.to_numpy(dtype=object) if not _is_number_or_missing(v)), None
-        )
-        raise ValueError(
-            f"column {name!r} is continuous but holds a non-numeric value {bad!r}; "
-            "list it in categorical_features to treat it as categorical."
-        ) from None
+    else:
+        cells = series.to_numpy(dtype=object)
+        for i, v in enumerate(cells):
+            if not _is_number_or_missing(v):
+                raise ValueError(
+                    f"column {name!r} is continuous but row {i} holds the non-numeric value {v!r}; "
+                    "list the column in categorical_features to treat it as categorical."
+                )
+        values = np.array([np.nan if _is_missing(v) else float(v) for v in cells], dtype=np.float64)
     if np.isinf(values).any():
         row = int(np.flatnonzero(np.isinf(values))[0])
         raise ValueError(
@@ -282,10 +310,12 @@ def _continuous_values(series: pd.Series, name: str) -> np.ndarray:
     return values
 
 
+def _is_missing(v) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and np.isnan(v))
+
+
 def _is_number_or_missing(v) -> bool:
-    if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA:
-        return True
-    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+    return _is_missing(v) or (isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)))
 
 
 def encode(frame: pd.DataFrame, schema: Schema) -> np.ndarray:
@@ -296,8 +326,8 @@ def encode(frame: pd.DataFrame, schema: Schema) -> np.ndarray:
             "features as input."
         )
     out = np.empty(frame.shape, dtype=X_DTYPE)
-    for j, col in enumerate(frame.columns):
-        series = frame[col]
+    for j in range(frame.shape[1]):
+        series = frame.iloc[:, j]
         name = schema.feature_names[j]
         cats = schema.categories[j]
         if cats is None:
@@ -316,10 +346,13 @@ def _numeric_series(series: pd.Series) -> bool:
 
 
 def _lookup_sorted(values: np.ndarray, cats: np.ndarray) -> np.ndarray:
-    pos = np.searchsorted(cats, values)
-    pos_clipped = np.minimum(pos, len(cats) - 1)
-    found = (pos < len(cats)) & (cats[pos_clipped] == values)
-    codes = np.where(found, pos_clipped, UNSEEN_CODE).astype(X_DTYPE)
+    """Code of each value in ``cats`` (UNSEEN_CODE when absent, NaN stays NaN). ``cats`` need not
+    be sorted: a column listed in categorical_features keeps its first-appearance order."""
+    order = np.argsort(cats, kind="stable")
+    ordered = cats[order]
+    pos = np.minimum(np.searchsorted(ordered, values), len(cats) - 1)
+    found = ordered[pos] == values
+    codes = np.where(found, order[pos], UNSEEN_CODE).astype(X_DTYPE)
     codes[np.isnan(values)] = np.nan
     return codes
 
@@ -347,35 +380,106 @@ def _encode_categorical(series: pd.Series, cats: tuple, name) -> np.ndarray:
 
 
 def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """Class labels -> (classes, codes). Labels of any hashable type come back unchanged."""
-    if isinstance(y, (pd.Series, pd.DataFrame)):
-        y = y.to_numpy()
-    y = np.asarray(y) if not isinstance(y, list) else np.asarray(y, dtype=object)
-    y = column_or_1d(y, warn=True)
+    """Class labels -> (classes, codes). Labels of any hashable type come back unchanged.
+
+    ``classes`` is sorted when the labels can be ordered (as scikit-learn does); labels of mixed
+    types (say strings and numbers) are ordered by type name, then value. Nothing is converted:
+    a list mixing ``"a"`` and ``1`` keeps both as they are (numpy alone would turn 1 into "1").
+    """
+    y = _labels_1d(y)
     if len(y) != n_rows:
         raise ValueError(
             f"X and y have different numbers of rows: {n_rows} and {len(y)}."
         )
+    if y.dtype.kind in "OUS":
+        for i, v in enumerate(y):
+            try:
+                hash(v)
+            except TypeError:
+                raise TypeError(
+                    f"y: row {i} holds an unhashable label of type {type(v).__name__!r}; class "
+                    "labels must be strings, numbers or other hashable values."
+                ) from None
     missing = pd.isna(y)
     if np.any(missing):
-        rows = np.flatnonzero(missing)[:5].tolist()
-        raise ValueError(f"y has missing labels (rows {rows}); every row needs a class label.")
-    check_classification_targets(y)
+        rows = np.flatnonzero(missing)
+        raise ValueError(
+            f"y has {len(rows)} missing label(s) (rows {rows[:5].tolist()}"
+            f"{'...' if len(rows) > 5 else ''}); every row needs a class label."
+        )
+    _check_discrete(y)
     try:
         classes, codes = np.unique(y, return_inverse=True)
     except TypeError:
-        # labels of mixed, unorderable types: keep order of first appearance
-        classes = pd.unique(y.astype(object))
-        codes = pd.Index(classes).get_indexer(y)
-        classes = np.asarray(classes, dtype=object)
+        classes = _ordered_mixed(pd.unique(y))
+        codes = pd.Index(classes, dtype=object).get_indexer(y)
     return classes, codes.astype(np.int64).ravel()
+
+
+def _labels_1d(y) -> np.ndarray:
+    """y as a 1-D numpy array holding the user's own label values."""
+    if isinstance(y, (pd.Series, pd.DataFrame)):
+        y = y.to_numpy()
+    elif not isinstance(y, np.ndarray):
+        y = _list_to_array(y)
+    return column_or_1d(y, warn=True)
+
+
+def _label_family(v) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "bool"
+    if isinstance(v, numbers.Integral):
+        return "int"
+    if isinstance(v, numbers.Real):
+        return "float"
+    if isinstance(v, str):
+        return "str"
+    return type(v).__name__
+
+
+def _list_to_array(y) -> np.ndarray:
+    """A list (or other sequence) of labels as an array without converting any label: numpy
+    would turn ``["a", 1]`` into two strings and ``[True, 2]`` into two integers."""
+    cells = np.asarray(y, dtype=object)
+    families = {_label_family(v) for v in cells.ravel()}
+    if len(families) <= 1 or families <= {"int", "float"}:
+        try:
+            return np.asarray(y)
+        except (TypeError, ValueError):
+            pass
+    return cells
+
+
+def _check_discrete(y: np.ndarray) -> None:
+    """Refuse a continuous (regression) target; any non-numeric hashable labels are fine."""
+    if y.dtype.kind == "O":
+        if not all(_label_family(v) in ("int", "float") for v in y):
+            return  # strings, booleans, mixed or other objects: discrete by nature
+        y = np.array(y.tolist())
+    check_classification_targets(y)
+
+
+def _ordered_mixed(labels) -> np.ndarray:
+    """Labels of mixed types, ordered by (type name, value), or first appearance when even that
+    fails; always an object array."""
+    labels = list(labels)
+    try:
+        labels = sorted(labels, key=lambda v: (_label_family(v), v))
+    except TypeError:
+        pass
+    out = np.empty(len(labels), dtype=object)
+    out[:] = labels
+    return out
 
 
 def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
     """Sample weights as float64, finite and non-negative, one per row (ones when None)."""
     if sample_weight is None:
         return np.ones(n_rows, dtype=np.float64)
-    w = np.asarray(sample_weight, dtype=np.float64)
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("sample_weight must hold numbers, one non-negative weight per row.") from None
     if w.ndim == 0:
         w = np.full(n_rows, float(w))
     if w.ndim != 1 or len(w) != n_rows:

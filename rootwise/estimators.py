@@ -73,7 +73,7 @@ class _ClassificationTree(ClassifierMixin, BaseEstimator):
             j = int(np.flatnonzero(holes.any(axis=0))[0])
             rows = np.flatnonzero(holes[:, j])
             raise ValueError(
-                f"{type(self).__name__} cannot use missing values: column "
+                f"{type(self).__name__} cannot use missing values (None, NaN, pd.NA): column "
                 f"{schema.feature_names[j]!r} has {len(rows)} missing cell(s) "
                 f"(rows {rows[:5].tolist()}{'...' if len(rows) > 5 else ''}). "
                 "Fill them, or use an algorithm that handles them (C4.5, CART)."
@@ -96,20 +96,24 @@ class _ClassificationTree(ClassifierMixin, BaseEstimator):
     def apply(self, X) -> np.ndarray:
         """Index of the node each row ends in: a leaf, or the split node where it stops because
         the node has no branch for its value (a category unseen in training)."""
-        return self.tree_.apply(self._encode(X))
+        Xe = self._encode(X)  # first: it raises NotFittedError on an unfitted model
+        return self.tree_.apply(Xe)
 
     def decision_path(self, X):
         """Sparse indicator (rows x nodes) of the nodes each row passes."""
-        return self.tree_.decision_path(self._encode(X))
+        Xe = self._encode(X)
+        return self.tree_.decision_path(Xe)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class distribution of the node each row ends in (weighted class counts, normalised)."""
-        value = self.tree_.value[self.apply(X)]
+        nodes = self.apply(X)
+        value = self.tree_.value[nodes]
         return value / value.sum(axis=1, keepdims=True)
 
     def predict(self, X) -> np.ndarray:
         """Majority class of the node each row ends in; ties go to the first class in classes_."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def get_depth(self) -> int:
         check_is_fitted(self, "tree_")

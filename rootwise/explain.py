@@ -17,7 +17,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from . import _encoding as enc
-from ._config import ENTROPY, GINI
+from ._config import CATEGORICAL, ENTROPY, GINI
 from ._core.criteria import conditional_impurity, entropy, gini, intrinsic_value, parent_counts
 from ._core.stats import category_table
 from ._splitter import NodeData
@@ -41,12 +41,24 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
     if not hasattr(model, "tree_"):
         model = clone(model).fit(X, y, sample_weight=sample_weight)
     tree = model.tree_
-    if not isinstance(node, (int, np.integer)) or not 0 <= node < tree.node_count:
+    if (not isinstance(node, (int, np.integer)) or isinstance(node, bool)
+            or not 0 <= node < tree.node_count):
         raise ValueError(f"node must be an integer in [0, {tree.node_count - 1}], got {node!r}.")
 
     Xe = model._encode(X)
+    # UNSEEN_CODE in a categorical column: the category tables have no row for such a value
+    unseen = (Xe < 0) & (model.schema_.kinds_array == CATEGORICAL)
+    if unseen.any():
+        j = int(np.flatnonzero(unseen.any(axis=0))[0])
+        raise ValueError(
+            f"explain needs the model's training data: column {model.schema_.feature_names[j]!r} "
+            f"holds a value never seen in training (row {int(np.flatnonzero(unseen[:, j])[0])})."
+        )
     classes = np.asarray(model.classes_)
     yc = _recode(y, classes)
+    if len(yc) != Xe.shape[0]:
+        # the kernels index y by row number without bounds checks
+        raise ValueError(f"X and y have different numbers of rows: {Xe.shape[0]} and {len(yc)}.")
     w = enc.check_sample_weight(sample_weight, Xe.shape[0])
     rows = tree.decision_path(Xe)[:, node].nonzero()[0].astype(np.int64)
     data = NodeData(rows, w[rows])

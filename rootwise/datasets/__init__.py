@@ -83,4 +83,6 @@ def load_watermelon_3_0(*, return_X_y=False):
 
 def load_lagou(case: str = "case1", *, return_X_y=False):
     """Seed 004's four-row tables: ``case`` is "case1", "case2" or "exercise"."""
+    if case not in ("case1", "case2", "exercise"):
+        raise ValueError(f"case must be 'case1', 'case2' or 'exercise', got {case!r}.")
     return load(f"lagou_id3_{case}", return_X_y=return_X_y)
