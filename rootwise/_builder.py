@@ -52,6 +52,9 @@ class _Recorder:
 
 def build_tree(X, y, w, kinds, n_categories, n_classes, policy: Policy) -> Tree:
     """Grow a classification tree on the encoded matrix ``X`` (rows weighted by ``w``)."""
+    # The root has no parent distribution to fall back on (stopping case 3), so it needs weight.
+    if not np.sum(w) > 0:
+        raise ValueError("sample weights sum to zero; at least one row needs a positive weight")
     splitter = Splitter(X, y, kinds, n_categories, n_classes, policy)
     rec = _Recorder(n_classes)
     max_depth = np.inf if policy.max_depth is None else policy.max_depth

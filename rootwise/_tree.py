@@ -72,12 +72,21 @@ class Tree:
         return (self.feature, self.kind, self.threshold, self.first_child, self.pool_offset,
                 self.pool, self.n_categories, self.missing_branch, self.max_depth)
 
+    def _check_X(self, X) -> np.ndarray:
+        """The kernels read X[i, feature] without bounds checks: refuse a matrix whose columns are
+        not the tree's features (and give them the one dtype they are compiled for)."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != len(self.n_categories):
+            raise ValueError(f"encoded X has shape {X.shape}, expected (n, {len(self.n_categories)})")
+        return X
+
     def apply(self, X: np.ndarray) -> np.ndarray:
         """Node each row of the encoded matrix ends in (a leaf, or the split node where it stops)."""
-        return kernels.apply_rows(X, *self._args())
+        return kernels.apply_rows(self._check_X(X), *self._args())
 
     def decision_path(self, X: np.ndarray) -> sp.csr_matrix:
         """Indicator matrix (rows x nodes): entry (i, j) is 1 when row i passes node j."""
+        X = self._check_X(X)
         indptr, indices = kernels.path_rows(X, *self._args())
         data = np.ones(len(indices), dtype=np.int64)
         return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
@@ -94,6 +103,9 @@ class Tree:
                 raise ValueError(f"tree field {name!r} has {getattr(self, name).shape}, expected ({n},)")
         if self.value.ndim != 2 or self.value.shape[0] != n:
             raise ValueError(f"tree value array has shape {self.value.shape}, expected ({n}, k)")
+        # the kernels are compiled for 1-D pool and n_categories; anything else is a corrupt tree
+        if self.pool.ndim != 1 or self.n_categories.ndim != 1:
+            raise ValueError("tree pool and n_categories must be 1-D arrays")
         n_features = len(self.n_categories)
         kinds = self.kind
         if not np.all(np.isin(kinds, (LEAF, THRESHOLD, MULTIWAY, SUBSET))):
@@ -104,8 +116,9 @@ class Tree:
         f = self.feature[split]
         if np.any((f < 0) | (f >= n_features)):
             raise ValueError("a split node tests a feature out of range")
-        nc = self.n_children[split]
-        fc = self.first_child[split]
+        # int64: in int32, first_child + n_children can wrap around to a small number and pass
+        nc = self.n_children[split].astype(np.int64)
+        fc = self.first_child[split].astype(np.int64)
         ids = np.flatnonzero(split)
         if np.any(nc < 2) or np.any(fc <= ids) or np.any(fc + nc > n):
             raise ValueError("a split node has children out of range")
