@@ -93,8 +93,8 @@ class Splitter:
     def select(self, candidates: list[Candidate]) -> tuple[Candidate | None, float]:
         """The chosen candidate and its score under the policy's selection rule.
 
-        Ties (scores within TIE_TOLERANCE) go to the lowest column index: candidates arrive in
-        column order and a later one must beat the best by more than the tolerance.
+        Ties go to the lowest column index: the first candidate (in column order) whose score is
+        within TIE_TOLERANCE of the maximum wins.
         """
         pool = [c for c in candidates if c.admissible]
         if not pool:
@@ -105,11 +105,10 @@ class Splitter:
             key = "gain_ratio"
         else:
             key = "gain"
-        best, best_score = None, -np.inf
-        for c in pool:
-            score = getattr(c, key)
-            if score > best_score + TIE_TOLERANCE:
-                best, best_score = c, score
+        scores = np.array([getattr(c, key) for c in pool])
+        # first (lowest column) candidate within the tolerance of the maximum
+        best = pool[int(np.flatnonzero(scores >= scores.max() - TIE_TOLERANCE)[0])]
+        best_score = getattr(best, key)
         return best, best_score
 
     def partition(self, node: NodeData, split: Candidate) -> list[NodeData]:

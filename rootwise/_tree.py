@@ -103,6 +103,8 @@ class Tree:
                 raise ValueError(f"tree field {name!r} has {getattr(self, name).shape}, expected ({n},)")
         if self.value.ndim != 2 or self.value.shape[0] != n:
             raise ValueError(f"tree value array has shape {self.value.shape}, expected ({n}, k)")
+        if self.value.shape[1] == 0 or not np.all(np.isfinite(self.value)):
+            raise ValueError("tree value array is empty or holds NaN / infinite values")
         # the kernels are compiled for 1-D pool and n_categories; anything else is a corrupt tree
         if self.pool.ndim != 1 or self.n_categories.ndim != 1:
             raise ValueError("tree pool and n_categories must be 1-D arrays")
