@@ -2,11 +2,14 @@
 
 from . import datasets
 from ._persistence import load, save
-from .estimators import ID3Classifier
+from .estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
 from .explain import explain, format_table
 from .export import export_graphviz, export_text
 
 __all__ = [
+    "C45Classifier",
+    "CARTClassifier",
+    "CARTRegressor",
     "ID3Classifier",
     "datasets",
     "explain",

@@ -1,33 +1,43 @@
-"""TreeGenerate (seed 000, figure 2): the depth-first growth loop and its stopping rules.
+"""TreeGenerate (seed 000, figure 2): the growth loop and its stopping rules.
 
 A node becomes a leaf when
-  1. all its rows belong to one class (stopping case 1);
+  1. all its rows belong to one class, or share one target value (stopping case 1);
   2. no attribute can split it: none left, or all rows agree on the remaining ones (case 2);
-  3. it is an empty branch: it takes its parent's class distribution (case 3);
+  3. it is an empty branch: it takes its parent's prediction (case 3);
 plus the user's limits: max_depth, min_samples_split (weighted mass), min_samples_leaf (checked by
-the splitter) and epsilon (best score below it, seed 002 step 4).
+the splitter), epsilon (best score below it, seed 002 step 4), impurity_threshold (seed 001
+§2.5), min_impurity_decrease, max_leaf_nodes, and pre-pruning on validation data (seed 000 §3.1).
+
+Growth is depth-first (children left to right), or best-first by weighted impurity decrease when
+``max_leaf_nodes`` is set. Either way the children of a node get consecutive ids.
 """
 
 from __future__ import annotations
 
+import heapq
+from dataclasses import dataclass
+
 import numpy as np
 
-from ._config import LEAF, MISSING_STOP
+from ._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY
 from ._core.criteria import impurity
 from ._core.stats import class_counts
+from ._missing import find_surrogates, route_missing
 from ._policy import Policy
-from ._splitter import NodeData, Splitter
-from ._tree import NODE_FIELDS, Tree
+from ._pruning import PruningStep
+from ._pruning import score as _score
+from ._splitter import Candidate, NodeData, Splitter
+from ._tree import NODE_FIELDS, SURROGATE_FIELDS, Tree
 
 
 class _Recorder:
-    """Growable node records; node ids are handed out in allocation order, so the children of a
-    node, allocated together, are consecutive."""
+    """Growable node records; node ids are handed out in allocation order."""
 
     def __init__(self, n_outputs: int):
         self.fields = {name: [] for name in NODE_FIELDS}
         self.value: list[np.ndarray] = []
         self.pool: list[int] = []
+        self.surrogates = {name: [] for name in SURROGATE_FIELDS}
         self.n_outputs = n_outputs
 
     def new_node(self, parent: int, depth: int, branch_fraction: float) -> int:
@@ -35,7 +45,7 @@ class _Recorder:
         defaults = dict(feature=-1, kind=LEAF, threshold=np.nan, first_child=-1, n_children=0,
                         pool_offset=-1, missing_branch=MISSING_STOP, parent=parent, depth=depth,
                         impurity=0.0, n_node_samples=0, weighted_n_node_samples=0.0,
-                        branch_fraction=branch_fraction)
+                        branch_fraction=branch_fraction, surrogate_offset=-1, n_surrogates=0)
         for name, v in defaults.items():
             self.fields[name].append(v)
         self.value.append(np.zeros(self.n_outputs))
@@ -45,61 +55,267 @@ class _Recorder:
         for name, v in values.items():
             self.fields[name][node] = v
 
+    def add_to_pool(self, branch_of_category: np.ndarray) -> int:
+        offset = len(self.pool)
+        self.pool.extend(int(b) for b in branch_of_category)
+        return offset
+
+    def add_surrogates(self, node: int, surrogates) -> None:
+        if not surrogates:
+            return
+        self.set(node, surrogate_offset=len(self.surrogates["feature"]),
+                 n_surrogates=len(surrogates))
+        for s in surrogates:
+            pool_offset = self.add_to_pool(s.side) if s.side is not None else -1
+            for name, v in (("feature", s.feature), ("kind", s.kind), ("threshold", s.threshold),
+                            ("left_branch", s.left_branch), ("pool_offset", pool_offset),
+                            ("agreement", s.agreement),
+                            ("adjusted_agreement", s.adjusted_agreement)):
+                self.surrogates[name].append(v)
+
     def tree(self, n_categories: np.ndarray) -> Tree:
         return Tree(self.fields, np.array(self.value), np.array(self.pool, dtype=np.int32),
-                    n_categories)
+                    n_categories, self.surrogates)
 
 
-def build_tree(X, y, w, kinds, n_categories, n_classes, policy: Policy) -> Tree:
-    """Grow a classification tree on the encoded matrix ``X`` (rows weighted by ``w``)."""
-    # The root has no parent distribution to fall back on (stopping case 3), so it needs weight.
-    if not np.sum(w) > 0:
-        raise ValueError("sample weights sum to zero; at least one row needs a positive weight")
-    splitter = Splitter(X, y, kinds, n_categories, n_classes, policy)
-    rec = _Recorder(n_classes)
-    max_depth = np.inf if policy.max_depth is None else policy.max_depth
-    crit = policy.criterion_code
+@dataclass
+class _Item:
+    """A node waiting to be grown: its rows, the attributes it may still test, what an empty
+    branch predicts, and the validation rows that reach it (pre-pruning)."""
 
-    root = rec.new_node(parent=-1, depth=0, branch_fraction=1.0)
-    all_features = np.ones(X.shape[1], dtype=bool)
-    # work item: (node id, rows, attributes still available, parent's class counts)
-    stack = [(root, NodeData(np.arange(X.shape[0], dtype=np.int64), w.astype(np.float64)),
-              all_features, None)]
-    while stack:
-        node, data, available, parent_counts = stack.pop()
-        counts = class_counts(y, data.idx, data.w, n_classes)
-        total = counts.sum()
-        empty = total <= 0.0
-        value = parent_counts if empty else counts  # stopping case 3: the parent's distribution
-        rec.value[node] = value.copy()
-        rec.set(node, impurity=impurity(value, crit), n_node_samples=len(data.idx),
-                weighted_n_node_samples=total)
-        if (empty or np.count_nonzero(counts > 0) <= 1 or rec.fields["depth"][node] >= max_depth
-                or total < policy.min_samples_split):
-            continue
-        live = NodeData(data.idx[data.w > 0], data.w[data.w > 0])
-        split, score = splitter.select(splitter.evaluate_candidates(live, available))
-        if split is None or score < policy.epsilon:
-            continue
-        parts = splitter.partition(data, split)
-        known_total = sum(p.w.sum() for p in parts)
+    node: int
+    data: NodeData
+    available: np.ndarray
+    parent_value: np.ndarray | None
+    val: NodeData | None = None
+    split: Candidate | None = None
+    counts: np.ndarray | None = None
+
+
+class _Growth:
+    """One fit: the training arrays, the policy and the tree being written."""
+
+    def __init__(self, X, y, w, kinds, n_categories, n_classes, policy: Policy, validation):
+        if not np.any(w > 0):
+            raise ValueError("sample weights sum to zero: there is nothing to grow a tree on.")
+        self.X, self.y, self.policy = X, y, policy
+        self.n_classes = n_classes
+        self.splitter = Splitter(X, y, kinds, n_categories, n_classes, policy)
+        self.rec = _Recorder(1 if policy.regression else n_classes)
+        self.n_categories = n_categories
+        self.total_w = float(w.sum())
+        self.max_depth = np.inf if policy.max_depth is None else policy.max_depth
+        self.validation = validation  # (X_val, y_val, w_val) for pre-pruning, or None
+        self.steps: list[PruningStep] = []  # pre-pruning decisions, in growth order
+        self.val_loss = None  # validation loss of the tree grown so far (unexpanded = leaves)
+
+    # ----------------------------------------------------------------- node statistics
+    def node_value(self, data: NodeData) -> tuple[np.ndarray, float, float, bool]:
+        """(value, weight, impurity, pure) of the rows at a node."""
+        if self.policy.regression:
+            live = data.w > 0
+            w, y = data.w[live], self.y[data.idx[live]]
+            total = float(w.sum())
+            if total <= 0:
+                return np.zeros(1), 0.0, 0.0, True
+            mean = float((w * y).sum() / total)
+            mse = float((w * (y - mean) ** 2).sum() / total)
+            centre = _weighted_median(y, w) if self.policy.leaf_value == "median" else mean
+            return np.array([centre]), total, mse, bool(np.all(y == y[0]))
+        counts = class_counts(self.y, data.idx, data.w, self.n_classes)
+        total = float(counts.sum())
+        return counts, total, impurity(counts, self.policy.criterion_code), \
+            bool(np.count_nonzero(counts > 0) <= 1)
+
+    # ----------------------------------------------------------------- one node
+    def visit(self, item: _Item) -> bool:
+        """Record the node's statistics and look for its split; True when it should be split."""
+        p = self.policy
+        value, total, imp, pure = self.node_value(item.data)
+        if total <= 0.0:
+            value, imp = item.parent_value, 0.0  # stopping case 3: the parent's prediction
+        self.rec.value[item.node] = np.array(value, dtype=np.float64)
+        self.rec.set(item.node, impurity=imp, n_node_samples=len(item.data.idx),
+                     weighted_n_node_samples=total)
+        item.counts = value
+        depth = self.rec.fields["depth"][item.node]
+        if (total <= 0.0 or pure or depth >= self.max_depth or total < p.min_samples_split
+                or imp < p.impurity_threshold):
+            return False
+        live = item.data.w > 0
+        live_data = NodeData(item.data.idx[live], item.data.w[live])
+        split, score = self.splitter.select(
+            self.splitter.evaluate_candidates(live_data, item.available))
+        if split is None or score < p.epsilon:
+            return False
+        if split.gain * total / self.total_w < p.min_impurity_decrease:
+            return False
+        item.split = split
+        return True
+
+    def expand(self, item: _Item) -> list[_Item] | None:
+        """Split the node; returns the children's work items, or None when pre-pruning keeps it
+        a leaf."""
+        p, split, data = self.policy, item.split, item.data
+        surrogates, majority = [], 0
+        if p.missing == "surrogate":
+            surrogates, majority = find_surrogates(self.splitter, data, split, p.max_surrogates)
+            routed = route_missing(self.splitter, data, split, surrogates, majority)
+            parts, fractions = self.splitter.partition(data, split, routed)
+            missing_branch = majority
+        elif p.missing == "fractional":
+            parts, fractions = self.splitter.partition(data, split, MISSING_FRACTIONAL)
+            missing_branch = MISSING_FRACTIONAL
+        else:
+            parts, fractions = self.splitter.partition(data, split)
+            missing_branch = MISSING_STOP
+        val_parts = None
+        if item.val is not None:
+            val_parts = self._route_validation(item.val, split, surrogates, majority)
+            if not self._split_helps(item, parts, val_parts):
+                return None
+        rec = self.rec
+        depth = rec.fields["depth"][item.node] + 1
         first = None
-        for part in parts:
-            frac = part.w.sum() / known_total if known_total > 0 else 0.0
-            child = rec.new_node(parent=node, depth=rec.fields["depth"][node] + 1,
-                                 branch_fraction=frac)
+        for b in range(len(parts)):
+            child = rec.new_node(parent=item.node, depth=depth, branch_fraction=fractions[b])
             first = child if first is None else first
         pool_offset = -1
         if split.branch_of_category is not None:
-            pool_offset = len(rec.pool)
-            rec.pool.extend(int(b) for b in split.branch_of_category)
-        rec.set(node, feature=split.feature, kind=split.kind, threshold=split.threshold,
-                first_child=first, n_children=len(parts), pool_offset=pool_offset)
-        child_available = available
-        if not policy.reuse_categorical:
-            child_available = available.copy()
-            child_available[split.feature] = False
-        # push in reverse so that branch 0 is grown first (depth-first, left to right)
-        for b in range(len(parts) - 1, -1, -1):
-            stack.append((first + b, parts[b], child_available, counts))
-    return rec.tree(n_categories)
+            pool_offset = rec.add_to_pool(split.branch_of_category)
+        rec.set(item.node, feature=split.feature, kind=split.kind, threshold=split.threshold,
+                first_child=first, n_children=len(parts), pool_offset=pool_offset,
+                missing_branch=missing_branch)
+        rec.add_surrogates(item.node, surrogates)
+        available = item.available
+        if split.kind == MULTIWAY:
+            available = available.copy()
+            available[split.feature] = False  # a multiway test uses its attribute up
+        return [_Item(first + b, parts[b], available, item.counts,
+                      None if val_parts is None else val_parts[b]) for b in range(len(parts))]
+
+    # ----------------------------------------------------------------- pre-pruning
+    def _route_validation(self, val: NodeData, split, surrogates, majority) -> list[NodeData]:
+        X_val = self.validation[0]
+        sp = _ValidationSplitter(X_val, self.splitter)
+        if self.policy.missing == "surrogate":
+            routed = route_missing(sp, val, split, surrogates, majority)
+            parts, _ = sp.partition(val, split, routed)
+        elif self.policy.missing == "fractional":
+            parts, _ = sp.partition(val, split, MISSING_FRACTIONAL)
+        else:
+            parts, _ = sp.partition(val, split)
+        return parts
+
+    def _split_helps(self, item: _Item, parts, val_parts) -> bool:
+        """Seed 000 §3.1: split only if the children, as leaves, do better on the validation rows
+        reaching this node than the node itself as a leaf (on a tie, only if not prune_on_tie)."""
+        y_val, w_val = self.validation[1], self.validation[2]
+        regression = self.policy.regression
+        as_leaf = _loss(item.counts, y_val, item.val, regression)
+        as_split = 0.0
+        for part, vpart in zip(parts, val_parts, strict=True):
+            value, total, _, _ = self.node_value(part)
+            as_split += _loss(value if total > 0 else item.counts, y_val, vpart, regression)
+        if np.isclose(as_split, as_leaf, rtol=1e-12, atol=1e-12):
+            helps = not self.policy.prune_on_tie
+        else:
+            helps = as_split < as_leaf
+        if self.val_loss is None:  # the root: the whole tree is this one leaf
+            self.val_loss = as_leaf
+        total_w = float(np.sum(w_val))
+        after = self.val_loss - as_leaf + as_split
+        self.steps.append(PruningStep(item.node, float(item.val.w.sum()),
+                                      _score(after, total_w, regression),
+                                      _score(self.val_loss, total_w, regression), not helps))
+        if helps:
+            self.val_loss = after
+        return helps
+
+
+class _ValidationSplitter(Splitter):
+    """The fitted splitter's routing, applied to the validation matrix."""
+
+    def __init__(self, X_val, base: Splitter):
+        self.__dict__.update(base.__dict__)
+        self.X = X_val
+
+
+def _loss(value: np.ndarray, y_val: np.ndarray, val: NodeData, regression: bool) -> float:
+    """Weighted validation loss of predicting ``value`` for the rows in ``val``."""
+    if len(val.idx) == 0:
+        return 0.0
+    y = y_val[val.idx]
+    if regression:
+        return float((val.w * (y - value[0]) ** 2).sum())
+    return float(val.w[y != int(np.argmax(value))].sum())
+
+
+def _weighted_median(y: np.ndarray, w: np.ndarray) -> float:
+    """Smallest y at which the cumulative weight reaches half the total (the lower median);
+    the average of the two middle values when the halves balance exactly."""
+    order = np.argsort(y, kind="stable")
+    ys, cw = y[order], np.cumsum(w[order])
+    half = cw[-1] / 2.0
+    i = int(np.searchsorted(cw, half))
+    if np.isclose(cw[i], half, rtol=1e-12, atol=0.0) and i + 1 < len(ys):
+        return float((ys[i] + ys[i + 1]) / 2.0)
+    return float(ys[i])
+
+
+def build_tree(X, y, w, kinds, n_categories, n_classes, policy: Policy,
+               validation=None) -> Tree:
+    """Grow a tree on the encoded matrix ``X`` (rows weighted by ``w``); ``y`` holds class codes
+    (n_classes > 0) or regression targets. ``validation`` = (X_val, y_val, w_val) turns on
+    pre-pruning."""
+    return build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy, validation)[0]
+
+
+def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Policy,
+                           validation=None) -> tuple[Tree, list[PruningStep]]:
+    """``build_tree``, plus the pre-pruning decisions (empty without validation data)."""
+    g = _Growth(X, y, w, kinds, n_categories, n_classes, policy, validation)
+    root = g.rec.new_node(parent=-1, depth=0, branch_fraction=1.0)
+    val = None
+    if validation is not None:
+        val = NodeData(np.arange(len(validation[1]), dtype=np.int64),
+                       np.asarray(validation[2], dtype=np.float64))
+    first = _Item(root, NodeData(np.arange(X.shape[0], dtype=np.int64), w.astype(np.float64)),
+                  np.ones(X.shape[1], dtype=bool), None, val)
+    if policy.max_leaf_nodes is None:
+        _depth_first(g, first)
+    else:
+        _best_first(g, first, policy.max_leaf_nodes)
+    return g.rec.tree(n_categories), g.steps
+
+
+def _depth_first(g: _Growth, root: _Item) -> None:
+    stack = [root]
+    while stack:
+        item = stack.pop()
+        if g.visit(item):
+            children = g.expand(item)
+            if children:
+                stack.extend(reversed(children))  # branch 0 grows first
+
+
+def _best_first(g: _Growth, root: _Item, max_leaf_nodes: int) -> None:
+    """Expand the waiting node with the largest weighted impurity decrease first, while the leaf
+    budget allows (ties: the earlier node)."""
+    heap, n_leaves = [], 1
+
+    def push(item: _Item) -> None:
+        if g.visit(item):
+            w = g.rec.fields["weighted_n_node_samples"][item.node]
+            heapq.heappush(heap, (-item.split.gain * w, item.node, item))
+
+    push(root)
+    while heap:
+        _, _, item = heapq.heappop(heap)
+        if n_leaves + item.split.n_branches - 1 > max_leaf_nodes:
+            continue
+        children = g.expand(item)
+        if children:
+            n_leaves += len(children) - 1
+            for child in children:
+                push(child)

@@ -5,38 +5,70 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._config import ENTROPY, GINI
+from ._config import ENTROPY, GINI, SQUARED_ERROR
 
-CRITERIA = {"entropy": ENTROPY, "gini": GINI}
+CRITERIA = {"entropy": ENTROPY, "gini": GINI, "squared_error": SQUARED_ERROR}
 SELECTIONS = ("gain", "gain_ratio")
-MISSING_STRATEGIES = ("error",)
+CATEGORICAL_SPLITS = ("multiway", "subset")
+MISSING_STRATEGIES = ("error", "fractional", "surrogate")
 
 
 @dataclass(frozen=True)
 class Policy:
     """Everything the builder and splitter need to know about the algorithm being run.
 
-    criterion           impurity measure: "entropy" (information gain) or "gini"
+    criterion           "entropy" (information gain), "gini", or "squared_error" (regression)
     selection           "gain": the largest impurity decrease wins (ID3, CART);
                         "gain_ratio": C4.5's rule, the largest Gain/IV among the candidates whose
                         gain is at least the average gain
-    numeric_as_category continuous columns are treated as categorical, one value per category
-                        (ID3); otherwise they are split at a threshold
-    reuse_categorical   may a categorical attribute be tested again below (False for multiway)
-    missing             what to do with missing cells: "error" (ID3 cannot use them)
+    categorical_split   "multiway" (one branch per category; the attribute is then used up on
+                        the path) or "subset" (binary: a subset of categories against the rest)
+    numeric_as_category continuous columns become categorical, one value per category (ID3);
+                        otherwise they are split at a threshold (bi-partition at midpoints)
+    missing             "error" (ID3), "fractional" (C4.5: rows go down every branch with weight
+                        w * r_v), "surrogate" (CART: surrogate splits, then the larger child)
     epsilon             a node whose best score is below epsilon becomes a leaf (seed 002 step 4)
+    min_impurity_decrease  a split must lower the total weighted impurity by at least this much:
+                        W_t / W * gain >= min_impurity_decrease
+    impurity_threshold  a node whose impurity is below this is not split (seed 001 §2.5, step 2)
+    max_leaf_nodes      grow best-first (largest weighted impurity decrease first) up to this many
+                        leaves; None grows depth-first
+    leaf_value          regression leaves predict the weighted "mean" or "median" (seed 001 §3.2)
+    max_surrogates      surrogate splits kept per node (CART)
+    max_exhaustive      subset splits with more classes than two: all 2^(k-1)-1 partitions up to
+                        this many categories present at the node, a heuristic above
+    min_leaf_rule       "all_branches": every non-empty branch needs min_samples_leaf weight;
+                        "two_branches": C4.5's rule, at least two branches need it
+    prune_on_tie        pre-pruning: a split that leaves validation accuracy unchanged is not made
     """
 
     criterion: str = "entropy"
     selection: str = "gain"
+    categorical_split: str = "multiway"
     numeric_as_category: bool = True
-    reuse_categorical: bool = False
     missing: str = "error"
     epsilon: float = 0.0
     max_depth: int | None = None
     min_samples_split: float = 2.0
     min_samples_leaf: float = 1.0
+    min_impurity_decrease: float = 0.0
+    impurity_threshold: float = 0.0
+    max_leaf_nodes: int | None = None
+    leaf_value: str = "mean"
+    max_surrogates: int = 5
+    max_exhaustive: int = 12
+    min_leaf_rule: str = "all_branches"
+    prune_on_tie: bool = True
 
     @property
     def criterion_code(self) -> int:
         return CRITERIA[self.criterion]
+
+    @property
+    def regression(self) -> bool:
+        return self.criterion == "squared_error"
+
+    @property
+    def reuse_categorical(self) -> bool:
+        """A multiway test uses its attribute up; a subset test leaves it for further splits."""
+        return self.categorical_split == "subset"

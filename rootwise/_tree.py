@@ -30,15 +30,36 @@ NODE_FIELDS = {
     "n_node_samples": np.int64,
     "weighted_n_node_samples": np.float64,
     "branch_fraction": np.float64,
+    "surrogate_offset": np.int32,
+    "n_surrogates": np.int32,
+}
+
+# the tree-wide table of surrogate splits (CART); node i owns rows
+# surrogate_offset[i] .. surrogate_offset[i] + n_surrogates[i] - 1, best first
+SURROGATE_FIELDS = {
+    "feature": np.int32,
+    "kind": np.int8,  # THRESHOLD or SUBSET
+    "threshold": np.float64,
+    "left_branch": np.int8,  # THRESHOLD: the child taken when x <= threshold (0 or 1)
+    "pool_offset": np.int32,  # SUBSET: category -> child in the shared pool
+    "agreement": np.float64,
+    "adjusted_agreement": np.float64,
 }
 
 
 class Tree:
     """Flat arrays of a fitted tree; see the module docstring for the layout."""
 
-    def __init__(self, nodes: dict, value: np.ndarray, pool: np.ndarray, n_categories: np.ndarray):
+    def __init__(self, nodes: dict, value: np.ndarray, pool: np.ndarray, n_categories: np.ndarray,
+                 surrogates: dict | None = None):
+        n = len(nodes["feature"])
+        defaults = {"surrogate_offset": np.full(n, -1), "n_surrogates": np.zeros(n)}
         for name, dtype in NODE_FIELDS.items():
-            setattr(self, name, np.ascontiguousarray(nodes[name], dtype=dtype))
+            given = nodes[name] if name in nodes else defaults[name]
+            setattr(self, name, np.ascontiguousarray(given, dtype=dtype))
+        surrogates = surrogates or {}
+        self.surrogates = {name: np.ascontiguousarray(surrogates.get(name, []), dtype=dtype)
+                           for name, dtype in SURROGATE_FIELDS.items()}
         self.value = np.ascontiguousarray(value, dtype=np.float64)
         self.pool = np.ascontiguousarray(pool, dtype=np.int32)
         self.n_categories = np.ascontiguousarray(n_categories, dtype=np.int64)
@@ -69,8 +90,11 @@ class Tree:
 
     # ----------------------------------------------------------------- routing
     def _args(self):
+        sur = self.surrogates
         return (self.feature, self.kind, self.threshold, self.first_child, self.pool_offset,
-                self.pool, self.n_categories, self.missing_branch, self.max_depth)
+                self.pool, self.n_categories, self.missing_branch, self.surrogate_offset,
+                self.n_surrogates, sur["feature"], sur["kind"], sur["threshold"],
+                sur["left_branch"], sur["pool_offset"], self.max_depth)
 
     def _check_X(self, X) -> np.ndarray:
         """The kernels read X[i, feature] without bounds checks: refuse a matrix whose columns are
@@ -141,6 +165,7 @@ class Tree:
             b = self.pool[off: off + k]
             if np.any((b < -1) | (b >= self.n_children[node])):
                 raise ValueError(f"node {node}: a category maps to a child it does not have")
+        self._validate_surrogates()
         # each non-root node is the child of exactly its parent, so the structure is a tree
         expected_parent = np.full(n, -1, dtype=np.int64)
         for node in ids:
@@ -158,6 +183,36 @@ class Tree:
         if np.any(depth != self.depth):
             raise ValueError("tree depths disagree with its structure")
 
+    def _validate_surrogates(self) -> None:
+        sur = self.surrogates
+        m = len(sur["feature"])
+        if any(a.shape != (m,) for a in sur.values()):
+            raise ValueError("tree surrogate arrays have different lengths")
+        off = self.surrogate_offset.astype(np.int64)
+        cnt = self.n_surrogates.astype(np.int64)
+        has = cnt > 0
+        if np.any(cnt < 0) or np.any(has & ((off < 0) | (off + cnt > m))):
+            raise ValueError("a node's surrogate splits are out of range")
+        if np.any(has & (self.kind == LEAF)):
+            raise ValueError("a leaf of the tree has surrogate splits")
+        if m == 0:
+            return
+        n_features = len(self.n_categories)
+        if np.any((sur["feature"] < 0) | (sur["feature"] >= n_features)):
+            raise ValueError("a surrogate split tests a feature out of range")
+        if not np.all(np.isin(sur["kind"], (THRESHOLD, SUBSET))):
+            raise ValueError("a surrogate split has an unknown kind")
+        thr = sur["kind"] == THRESHOLD
+        if np.any(np.isnan(sur["threshold"][thr])) or np.any((sur["left_branch"][thr] != 0)
+                                                             & (sur["left_branch"][thr] != 1)):
+            raise ValueError("a threshold surrogate has no threshold or no direction")
+        for s_i in np.flatnonzero(~thr):
+            k = int(self.n_categories[sur["feature"][s_i]])
+            o = int(sur["pool_offset"][s_i])
+            if k <= 0 or o < 0 or o + k > len(self.pool) or np.any(
+                    (self.pool[o: o + k] < -1) | (self.pool[o: o + k] > 1)):
+                raise ValueError("a subset surrogate's category pool entry is out of range")
+
     # ----------------------------------------------------------------- plain data
     def to_dict(self) -> dict:
         """Plain lists (JSON-ready); NaN thresholds become None."""
@@ -171,12 +226,17 @@ class Tree:
         out["value"] = self.value.tolist()
         out["pool"] = self.pool.tolist()
         out["n_categories"] = self.n_categories.tolist()
+        out["surrogates"] = {name: [None if isinstance(v, float) and np.isnan(v) else v
+                                    for v in arr.tolist()]
+                             for name, arr in self.surrogates.items()}
         return out
 
     @classmethod
     def from_dict(cls, data: dict) -> "Tree":
         nodes = {}
         for name, dtype in NODE_FIELDS.items():
+            if name not in data:
+                raise ValueError(f"tree field {name!r} is missing")
             values = data[name]
             if not isinstance(values, list):
                 raise ValueError(f"tree field {name!r} is not a list")
@@ -186,14 +246,28 @@ class Tree:
         value = _strict_array(data["value"], np.float64, "value")
         if value.ndim == 1 and value.size == 0:
             value = value.reshape(0, 1)
+        sur_in = data.get("surrogates") or {}
+        if not isinstance(sur_in, dict):
+            raise ValueError("tree field 'surrogates' is not a mapping")
+        surrogates = {}
+        for name, dtype in SURROGATE_FIELDS.items():
+            values = sur_in.get(name, [])
+            if not isinstance(values, list):
+                raise ValueError(f"tree surrogate field {name!r} is not a list")
+            if np.dtype(dtype).kind == "f":
+                values = [np.nan if v is None else v for v in values]
+            surrogates[name] = _strict_array(values, dtype, f"surrogates.{name}") if values \
+                else np.zeros(0, dtype=dtype)
         return cls(nodes, value, _strict_array(data["pool"], np.int32, "pool"),
-                   _strict_array(data["n_categories"], np.int64, "n_categories"))
+                   _strict_array(data["n_categories"], np.int64, "n_categories"), surrogates)
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Tree):
             return NotImplemented
         names = list(NODE_FIELDS) + ["value", "pool", "n_categories"]
-        return all(np.array_equal(getattr(self, a), getattr(other, a), equal_nan=True)
+        same_sur = all(np.array_equal(self.surrogates[k], other.surrogates[k], equal_nan=True)
+                       for k in SURROGATE_FIELDS)
+        return same_sur and all(np.array_equal(getattr(self, a), getattr(other, a), equal_nan=True)
                    if getattr(self, a).dtype.kind == "f"
                    else np.array_equal(getattr(self, a), getattr(other, a)) for a in names)
 

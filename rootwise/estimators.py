@@ -1,23 +1,43 @@
-"""scikit-learn compatible estimators. Each is a thin preset of the one engine (``Policy``)."""
+"""scikit-learn compatible estimators. Each is a thin preset of the one engine (``Policy``):
+
+    ID3Classifier   information gain, multiway splits, continuous columns as categories
+    C45Classifier   gain ratio (above-average gain rule), thresholds, fractional missing values,
+                    error-based pruning
+    CARTClassifier  Gini, binary splits (thresholds, category subsets), surrogate splits,
+    CARTRegressor   squared error, cost-complexity pruning with alpha chosen by cross-validation
+
+Every estimator also takes ``pruning="pre"`` or ``"reduced-error"`` (seed 000 §3), judged on
+validation data given to ``fit`` (``X_val``, ``y_val``) or carved from the training rows
+(``validation_fraction``).
+"""
 
 from __future__ import annotations
 
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
+from sklearn.utils import Bunch
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from . import _encoding as enc
-from ._builder import build_tree
+from ._config import MISSING_FRACTIONAL
+from ._core.predict import fractional_distribution
+from ._error_based import error_based_prune
 from ._policy import Policy
+from ._pruning import choose_alpha_by_cv, cost_complexity_path, prune_to_alpha, reduced_error_prune
+
+_VALIDATION_PRUNING = ("pre", "reduced-error")
 
 
-class _ClassificationTree(ClassifierMixin, BaseEstimator):
-    """Shared fit / predict machinery of the classification presets."""
+class _TreeEstimator(BaseEstimator):
+    """Shared fit / predict machinery. Presets define ``_policy`` and the class attributes."""
 
-    # What the algorithm does with a missing cell; "error" refuses it with the column's name.
-    _missing = "error"
+    _missing = "error"  # what a missing cell means: "error", "fractional", "surrogate"
+    _own_pruning: tuple = ()  # the algorithm's own post-pruning strategies
+    _regression = False
 
     # ---------------------------------------------------------------- to be set by presets
     def _policy(self) -> Policy:  # pragma: no cover - every preset overrides it
@@ -30,18 +50,34 @@ class _ClassificationTree(ClassifierMixin, BaseEstimator):
         if md is not None and (not isinstance(md, numbers.Integral) or isinstance(md, bool)
                                or md < 1):
             raise ValueError(f"{name}: max_depth must be None or an integer >= 1, got {md!r}.")
-        for pname, low in (("min_samples_split", 0.0), ("min_samples_leaf", 0.0),
-                           ("epsilon", 0.0)):
+        for pname in ("min_samples_split", "min_samples_leaf", "epsilon", "min_impurity_decrease",
+                      "impurity_threshold", "confidence", "validation_fraction"):
+            if not hasattr(self, pname):
+                continue
             v = getattr(self, pname)
-            if not isinstance(v, numbers.Real) or isinstance(v, bool) or not np.isfinite(v) \
-                    or v < low:
-                raise ValueError(f"{name}: {pname} must be a finite number >= {low:g}, got {v!r}.")
+            if not isinstance(v, numbers.Real) or isinstance(v, bool) or not np.isfinite(v) or v < 0:
+                raise ValueError(f"{name}: {pname} must be a finite number >= 0, got {v!r}.")
         if self.min_samples_leaf <= 0:
             raise ValueError(f"{name}: min_samples_leaf must be > 0, got {self.min_samples_leaf!r}.")
+        if hasattr(self, "confidence") and not 0 < self.confidence < 1:
+            raise ValueError(f"{name}: confidence must be in (0, 1), got {self.confidence!r}.")
+        if not 0 < self.validation_fraction < 1:
+            raise ValueError(f"{name}: validation_fraction must be in (0, 1), got "
+                             f"{self.validation_fraction!r}.")
+        allowed = (None, *_VALIDATION_PRUNING, *self._own_pruning)
+        if self.pruning not in allowed:
+            raise ValueError(f"{name}: pruning must be one of {allowed}, got {self.pruning!r}.")
+        mln = getattr(self, "max_leaf_nodes", None)
+        if mln is not None and (not isinstance(mln, numbers.Integral) or isinstance(mln, bool)
+                                or mln < 2):
+            raise ValueError(f"{name}: max_leaf_nodes must be None or an integer >= 2, got {mln!r}.")
 
     # ---------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None):
-        """Grow the tree on a table (DataFrame, array or list of rows) and class labels ``y``."""
+    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None):
+        """Grow (and prune) the tree on a table (DataFrame, array or list of rows) and ``y``.
+
+        ``X_val``, ``y_val``: validation data for ``pruning="pre"`` or ``"reduced-error"``; without
+        them a stratified ``validation_fraction`` of the training rows is held out."""
         self._check_params()
         frame = enc.as_frame(X)
         mask = enc.resolve_categorical(frame, self.categorical_features)
@@ -49,21 +85,140 @@ class _ClassificationTree(ClassifierMixin, BaseEstimator):
         schema = enc.fit_schema(frame, mask, numeric_as_category=policy.numeric_as_category)
         Xe = enc.encode(frame, schema)
         self._check_missing(Xe, schema)
-        classes, yc = enc.encode_target(y, frame.shape[0])
+        classes, yt = self._encode_target_fit(y, frame.shape[0])
         w = enc.check_sample_weight(sample_weight, frame.shape[0])
+        w = self._class_weighted(w, yt)
+        if (X_val is None) != (y_val is None):
+            raise ValueError("fit needs both X_val and y_val, or neither.")
+        if X_val is not None and self.pruning not in _VALIDATION_PRUNING:
+            raise ValueError(f"X_val / y_val are used only by pruning='pre' or 'reduced-error'; "
+                             f"pruning is {self.pruning!r}.")
 
-        self.tree_ = build_tree(Xe, yc, w, schema.kinds_array, schema.n_categories,
-                                len(classes), policy)
+        train = np.arange(frame.shape[0])
+        validation = None
+        if self.pruning in _VALIDATION_PRUNING:
+            if X_val is not None:
+                Xv = enc.encode(enc.as_frame(X_val, what="X_val"), schema)
+                self._check_missing(Xv, schema)
+                yv = self._encode_target_val(y_val, classes, Xv.shape[0])
+                validation = (Xv, yv, np.ones(Xv.shape[0]))
+            else:
+                train, held = self._carve_validation(yt)
+                validation = (Xe[held], yt[held], w[held])
+
+        grow = _Grower(Xe, yt, w, schema, 0 if classes is None else len(classes), policy)
+        steps, cptable = None, None
+        if self.pruning == "pre":
+            tree = grow(train, validation=validation)
+            steps = grow.prepruning_steps
+        else:
+            tree = grow(train)
+            if self.pruning == "reduced-error":
+                tree, steps = reduced_error_prune(tree, *validation, regression=self._regression,
+                                                  prune_on_tie=self.prune_on_tie)
+            elif self.pruning == "error-based":
+                tree = error_based_prune(tree, grow.splitter_for(train), w[train],
+                                         confidence=self.confidence,
+                                         subtree_raising=self.subtree_raising)
+            elif self.pruning == "cost-complexity":
+                tree, cptable = self._cost_complexity(tree, grow, train, yt, w)
+
+        # every check has passed: only now replace the fitted state
+        self.tree_ = tree
         self.schema_ = schema
-        self.classes_ = classes
-        self.n_classes_ = len(classes)
         self.n_features_in_ = schema.n_features
+        if classes is not None:
+            self.classes_ = classes
+            self.n_classes_ = len(classes)
+        self.pruning_steps_ = steps
+        self.cp_table_ = cptable
         names = enc.input_feature_names(X)
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return self
+
+    def _encode_target_fit(self, y, n_rows):
+        if self._regression:
+            if hasattr(y, "to_numpy"):
+                y = y.to_numpy()
+            y = column_or_1d(np.asarray(y), warn=True)
+            if len(y) != n_rows:
+                raise ValueError(f"X and y have different numbers of rows: {n_rows} and {len(y)}.")
+            try:
+                y = y.astype(np.float64)
+            except (TypeError, ValueError):
+                raise ValueError("y must be numeric for a regressor.") from None
+            if not np.all(np.isfinite(y)):
+                raise ValueError("y contains NaN or infinity; every row needs a finite target.")
+            return None, y
+        return enc.encode_target(y, n_rows)
+
+    def _encode_target_val(self, y_val, classes, n_rows):
+        if self._regression:
+            return self._encode_target_fit(y_val, n_rows)[1]
+        y_val = np.asarray(y_val.to_numpy() if hasattr(y_val, "to_numpy") else y_val, dtype=object)
+        y_val = y_val.ravel()
+        if len(y_val) != n_rows:
+            raise ValueError(f"X_val and y_val have different numbers of rows: {n_rows} and "
+                             f"{len(y_val)}.")
+        index = {c: i for i, c in enumerate(classes.tolist())}
+        unknown = [v for v in y_val if v not in index]
+        if unknown:
+            raise ValueError(f"y_val holds the label {unknown[0]!r}, absent from the training y.")
+        return np.array([index[v] for v in y_val], dtype=np.int64)
+
+    def _class_weighted(self, w, yt):
+        cw = getattr(self, "class_weight", None)
+        if cw is None or self._regression:
+            return w
+        return w * compute_sample_weight(cw, yt)
+
+    def _carve_validation(self, yt):
+        rows = np.arange(len(yt))
+        stratify = None
+        if not self._regression:
+            counts = np.bincount(yt)
+            if counts[counts > 0].min() >= 2:
+                stratify = yt
+        try:
+            return train_test_split(rows, test_size=self.validation_fraction,
+                                    random_state=self.random_state, stratify=stratify)
+        except ValueError as e:
+            raise ValueError(f"cannot hold out validation_fraction={self.validation_fraction} of "
+                             f"{len(yt)} rows: {e}") from None
+
+    def _cost_complexity(self, tree, grow, train, yt, w):
+        """Fixed ``ccp_alpha``, or alpha chosen by K-fold cross-validation ("cv-min", "cv-1se")."""
+        alpha = self.ccp_alpha
+        if not isinstance(alpha, str):
+            return prune_to_alpha(tree, float(alpha)), None
+        n_splits = min(self.cv, len(train))
+        if self._regression:
+            splitter = KFold(n_splits, shuffle=True, random_state=self.random_state)
+            folds_of = splitter.split(train)
+        else:
+            counts = np.bincount(yt[train])
+            n_splits = min(n_splits, int(counts[counts > 0].min())) if not self._regression \
+                else n_splits
+            if n_splits < 2:
+                return tree, None  # too few rows per class to cross-validate: keep the full tree
+            splitter = StratifiedKFold(n_splits, shuffle=True, random_state=self.random_state)
+            folds_of = splitter.split(train, yt[train])
+        folds = [(train[a], train[b]) for a, b in folds_of]
+        table = choose_alpha_by_cv(tree, folds, grow, self._row_losses(grow, yt, w), alpha)
+        return prune_to_alpha(tree, float(table.alpha[table.chosen])), table
+
+    def _row_losses(self, grow, yt, w):
+        def losses(tree, rows):
+            Xr = grow.X[rows]
+            if self._regression:
+                pred = tree.value[tree.apply(Xr), 0]
+                return w[rows] * (yt[rows] - pred) ** 2, w[rows]
+            pred = np.argmax(self._distribution(tree, Xr), axis=1)
+            return w[rows] * (pred != yt[rows]), w[rows]
+        return losses
 
     def _check_missing(self, Xe: np.ndarray, schema) -> None:
         if self._missing != "error":
@@ -94,8 +249,8 @@ class _ClassificationTree(ClassifierMixin, BaseEstimator):
         return Xe
 
     def apply(self, X) -> np.ndarray:
-        """Index of the node each row ends in: a leaf, or the split node where it stops because
-        the node has no branch for its value (a category unseen in training)."""
+        """Index of the node each row ends in: a leaf, or the split node where it stops (a category
+        unseen in training; a missing value at a C4.5 node, which sends it down every branch)."""
         Xe = self._encode(X)  # first: it raises NotFittedError on an unfitted model
         return self.tree_.apply(Xe)
 
@@ -104,16 +259,15 @@ class _ClassificationTree(ClassifierMixin, BaseEstimator):
         Xe = self._encode(X)
         return self.tree_.decision_path(Xe)
 
-    def predict_proba(self, X) -> np.ndarray:
-        """Class distribution of the node each row ends in (weighted class counts, normalised)."""
-        nodes = self.apply(X)
-        value = self.tree_.value[nodes]
-        return value / value.sum(axis=1, keepdims=True)
-
-    def predict(self, X) -> np.ndarray:
-        """Majority class of the node each row ends in; ties go to the first class in classes_."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+    def _distribution(self, tree, Xe) -> np.ndarray:
+        """Class distribution per row; C4.5 combines the branches of a missing value by r_v."""
+        value = tree.value / tree.value.sum(axis=1, keepdims=True)
+        if self._missing == "fractional" and np.any(tree.missing_branch == MISSING_FRACTIONAL):
+            t = tree
+            return fractional_distribution(
+                Xe, t.feature, t.kind, t.threshold, t.first_child, t.n_children, t.pool_offset,
+                t.pool, t.n_categories, t.missing_branch, t.branch_fraction, value)
+        return value[tree.apply(Xe)]
 
     def get_depth(self) -> int:
         check_is_fitted(self, "tree_")
@@ -123,11 +277,64 @@ class _ClassificationTree(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
 
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Total weighted impurity decrease of each feature's splits, normalised to sum to 1:
+        sum over its nodes t of w_t I(t) - sum_children w_c I(c)."""
+        check_is_fitted(self, "tree_")
+        t = self.tree_
+        out = np.zeros(self.n_features_in_)
+        for node in np.flatnonzero(t.n_children > 0):
+            kids = t.children(int(node))
+            drop = t.weighted_n_node_samples[node] * t.impurity[node] - sum(
+                t.weighted_n_node_samples[c] * t.impurity[c] for c in kids)
+            out[t.feature[node]] += max(drop, 0.0)
+        total = out.sum()
+        return out / total if total > 0 else out
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = self._missing != "error"
         tags.input_tags.categorical = True
         return tags
+
+
+class _Grower:
+    """Grows unpruned trees on subsets of the training rows (the full fit, CV folds)."""
+
+    def __init__(self, X, y, w, schema, n_classes, policy):
+        self.X, self.y, self.w, self.schema = X, y, w, schema
+        self.n_classes, self.policy = n_classes, policy
+        self.prepruning_steps = None
+
+    def __call__(self, rows, validation=None):
+        from ._builder import build_tree_with_report
+
+        tree, steps = build_tree_with_report(
+            self.X[rows], self.y[rows], self.w[rows], self.schema.kinds_array,
+            self.schema.n_categories, self.n_classes, self.policy, validation)
+        if validation is not None:
+            self.prepruning_steps = steps
+        return tree
+
+    def splitter_for(self, rows):
+        from ._splitter import Splitter
+
+        return Splitter(self.X[rows], self.y[rows], self.schema.kinds_array,
+                        self.schema.n_categories, self.n_classes, self.policy)
+
+
+class _ClassificationTree(ClassifierMixin, _TreeEstimator):
+    def predict_proba(self, X) -> np.ndarray:
+        """Class distribution of the node each row ends in (weighted class counts, normalised);
+        for C4.5, rows with missing values combine the branches' distributions by r_v."""
+        Xe = self._encode(X)
+        return self._distribution(self.tree_, Xe)
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable class; ties go to the first class in classes_."""
+        proba = self.predict_proba(X)  # first: it raises NotFittedError on an unfitted model
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class ID3Classifier(_ClassificationTree):
@@ -154,20 +361,228 @@ class ID3Classifier(_ClassificationTree):
         Which columns are categorical on top of those whose dtype is (object, string, category,
         bool). For ID3 every column ends up categorical; this only changes the category order
         (first appearance for categorical columns, ascending for numbers).
+    pruning : None, "pre" or "reduced-error"
+        Seed 000 §3, judged on validation data (``fit(X, y, X_val=..., y_val=...)`` or a held-out
+        ``validation_fraction``, stratified, drawn with ``random_state``).
+    prune_on_tie : bool, default True
+        When splitting (pre) or keeping a subtree (reduced-error) does not change validation
+        accuracy, prune — the seed's reading: a branch that does not raise accuracy is cut.
 
     Ties between attributes of equal gain go to the lowest column index.
     """
 
     def __init__(self, *, epsilon=0.0, max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, categorical_features="auto"):
+                 min_samples_leaf=1, categorical_features="auto", pruning=None,
+                 validation_fraction=0.3, prune_on_tie=True, random_state=None):
         self.epsilon = epsilon
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.categorical_features = categorical_features
+        self.pruning = pruning
+        self.validation_fraction = validation_fraction
+        self.prune_on_tie = prune_on_tie
+        self.random_state = random_state
 
     def _policy(self) -> Policy:
-        return Policy(criterion="entropy", selection="gain", numeric_as_category=True,
-                      reuse_categorical=False, missing="error", epsilon=float(self.epsilon),
+        return Policy(criterion="entropy", selection="gain", categorical_split="multiway",
+                      numeric_as_category=True, missing="error", epsilon=float(self.epsilon),
                       max_depth=self.max_depth, min_samples_split=float(self.min_samples_split),
-                      min_samples_leaf=float(self.min_samples_leaf))
+                      min_samples_leaf=float(self.min_samples_leaf),
+                      prune_on_tie=bool(self.prune_on_tie))
+
+
+class C45Classifier(_ClassificationTree):
+    """C4.5 (seed 000 §2.2, §4; seed 002 §2.3): gain ratio among the attributes whose information
+    gain is at least the average, multiway branches on categorical attributes, bi-partition of
+    continuous attributes at midpoints (reusable further down), missing values by fractional
+    weights, and error-based pruning.
+
+        Gain_ratio(D, a) = Gain(D, a) / IV(a),  IV(a) = -sum_v |D^v|/|D| log2 |D^v|/|D|
+        Gain(D, a) = rho * Gain(D~, a)   (D~: rows whose value of a is known, rho = w(D~)/w(D))
+
+    A row whose tested value is missing goes down every branch with weight w * r_v; at prediction
+    the branches' class distributions are combined with the weights r_v.
+
+    Parameters
+    ----------
+    confidence : float, default 0.25
+        C4.5's confidence factor CF for error-based (pessimistic) pruning.
+    min_samples_leaf : float, default 2
+        C4.5's minimum: a split needs at least two branches with this much weight.
+    pruning : "error-based" (default), None, "pre" or "reduced-error"
+    subtree_raising : bool, default True
+        Error-based pruning may replace a node by its largest branch.
+    epsilon : float, default 0
+        A node whose best gain ratio is below epsilon becomes a leaf (seed 002 step 4).
+    """
+
+    _missing = "fractional"
+    _own_pruning = ("error-based",)
+
+    def __init__(self, *, confidence=0.25, min_samples_leaf=2, min_samples_split=4,
+                 max_depth=None, epsilon=0.0, pruning="error-based", subtree_raising=True,
+                 categorical_features="auto", validation_fraction=0.3, prune_on_tie=True,
+                 random_state=None):
+        self.confidence = confidence
+        self.min_samples_leaf = min_samples_leaf
+        self.min_samples_split = min_samples_split
+        self.max_depth = max_depth
+        self.epsilon = epsilon
+        self.pruning = pruning
+        self.subtree_raising = subtree_raising
+        self.categorical_features = categorical_features
+        self.validation_fraction = validation_fraction
+        self.prune_on_tie = prune_on_tie
+        self.random_state = random_state
+
+    def _policy(self) -> Policy:
+        return Policy(criterion="entropy", selection="gain_ratio", categorical_split="multiway",
+                      numeric_as_category=False, missing="fractional", epsilon=float(self.epsilon),
+                      max_depth=self.max_depth, min_samples_split=float(self.min_samples_split),
+                      min_samples_leaf=float(self.min_samples_leaf), min_leaf_rule="two_branches",
+                      prune_on_tie=bool(self.prune_on_tie))
+
+
+class _CART(_TreeEstimator):
+    """Parameters shared by the CART classifier and regressor."""
+
+    _missing = "surrogate"
+    _own_pruning = ("cost-complexity",)
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        name = type(self).__name__
+        a = self.ccp_alpha
+        if isinstance(a, str):
+            if a not in ("cv-min", "cv-1se"):
+                raise ValueError(f"{name}: ccp_alpha must be a number >= 0, 'cv-min' or 'cv-1se', "
+                                 f"got {a!r}.")
+        elif not isinstance(a, numbers.Real) or isinstance(a, bool) or not a >= 0:
+            raise ValueError(f"{name}: ccp_alpha must be a number >= 0, 'cv-min' or 'cv-1se', "
+                             f"got {a!r}.")
+        if not isinstance(self.cv, numbers.Integral) or isinstance(self.cv, bool) or self.cv < 2:
+            raise ValueError(f"{name}: cv must be an integer >= 2, got {self.cv!r}.")
+        ms = self.max_surrogates
+        if not isinstance(ms, numbers.Integral) or isinstance(ms, bool) or ms < 0:
+            raise ValueError(f"{name}: max_surrogates must be an integer >= 0, got {ms!r}.")
+
+    def _cart_policy(self, criterion: str, **extra) -> Policy:
+        return Policy(criterion=criterion, selection="gain", categorical_split="subset",
+                      numeric_as_category=False, missing="surrogate", max_depth=self.max_depth,
+                      min_samples_split=float(self.min_samples_split),
+                      min_samples_leaf=float(self.min_samples_leaf),
+                      min_impurity_decrease=float(self.min_impurity_decrease),
+                      impurity_threshold=float(self.impurity_threshold),
+                      max_leaf_nodes=self.max_leaf_nodes, max_surrogates=int(self.max_surrogates),
+                      prune_on_tie=bool(self.prune_on_tie), **extra)
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> Bunch:
+        """Weakest-link sequence of the unpruned tree: ``ccp_alphas`` and the total leaf impurity
+        ``impurities`` (R(T) = sum over leaves of w_t/W * I(t)) of each subtree, as scikit-learn."""
+        full = self._unpruned_clone().fit(X, y, sample_weight=sample_weight)
+        path = cost_complexity_path(full.tree_)
+        return Bunch(ccp_alphas=path.alphas, impurities=path.impurities)
+
+    def _unpruned_clone(self):
+        from sklearn.base import clone
+
+        return clone(self).set_params(pruning=None)
+
+
+class CARTClassifier(_CART, _ClassificationTree):
+    """CART classification tree (seed 001 §2): binary splits minimising the Gini index.
+
+        Gini(D) = 1 - sum_k p_k^2,  Gini_index(D, a) = |D1|/|D| Gini(D1) + |D2|/|D| Gini(D2)
+
+    Continuous attributes split at midpoints of adjacent distinct values; categorical attributes
+    split into a subset of categories against the rest and may be split again below. A missing
+    value follows surrogate splits, else the larger child. Pruned by cost-complexity with alpha
+    chosen by cross-validation (Breiman's one-standard-error rule) by default.
+
+    Parameters
+    ----------
+    criterion : "gini" (default) or "entropy"
+    ccp_alpha : float, "cv-min" or "cv-1se" (default)
+        A fixed complexity parameter, or the alpha whose subtree has the lowest K-fold CV error
+        ("cv-min") or is the simplest within one standard error of it ("cv-1se").
+    cv : int, default 10
+    pruning : "cost-complexity" (default), None, "pre" or "reduced-error"
+    impurity_threshold : float, default 0
+        A node whose impurity is below this is not split (seed 001 §2.5, step 2).
+    max_surrogates : int, default 5
+    class_weight : dict, "balanced" or None
+    """
+
+    def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
+                 max_leaf_nodes=None, class_weight=None, max_surrogates=5,
+                 pruning="cost-complexity", ccp_alpha="cv-1se", cv=10,
+                 categorical_features="auto", validation_fraction=0.3, prune_on_tie=True,
+                 random_state=None):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.impurity_threshold = impurity_threshold
+        self.max_leaf_nodes = max_leaf_nodes
+        self.class_weight = class_weight
+        self.max_surrogates = max_surrogates
+        self.pruning = pruning
+        self.ccp_alpha = ccp_alpha
+        self.cv = cv
+        self.categorical_features = categorical_features
+        self.validation_fraction = validation_fraction
+        self.prune_on_tie = prune_on_tie
+        self.random_state = random_state
+
+    def _policy(self) -> Policy:
+        if self.criterion not in ("gini", "entropy"):
+            raise ValueError(f"CARTClassifier: criterion must be 'gini' or 'entropy', got "
+                             f"{self.criterion!r}.")
+        return self._cart_policy(self.criterion)
+
+
+class CARTRegressor(_CART, RegressorMixin):
+    """CART regression tree (seed 001 §3): binary splits minimising the squared error
+
+        min_{a,s} [ min_c1 sum_{D1} (y - c1)^2 + min_c2 sum_{D2} (y - c2)^2 ],
+
+    leaves predicting the weighted mean (default) or median of their rows (seed 001 §3.2).
+    Splits, surrogates and pruning as in ``CARTClassifier``.
+    """
+
+    _regression = True
+
+    def __init__(self, *, leaf_value="mean", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
+                 max_leaf_nodes=None, max_surrogates=5, pruning="cost-complexity",
+                 ccp_alpha="cv-1se", cv=10, categorical_features="auto",
+                 validation_fraction=0.3, prune_on_tie=True, random_state=None):
+        self.leaf_value = leaf_value
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.impurity_threshold = impurity_threshold
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_surrogates = max_surrogates
+        self.pruning = pruning
+        self.ccp_alpha = ccp_alpha
+        self.cv = cv
+        self.categorical_features = categorical_features
+        self.validation_fraction = validation_fraction
+        self.prune_on_tie = prune_on_tie
+        self.random_state = random_state
+
+    def _policy(self) -> Policy:
+        if self.leaf_value not in ("mean", "median"):
+            raise ValueError(f"CARTRegressor: leaf_value must be 'mean' or 'median', got "
+                             f"{self.leaf_value!r}.")
+        return self._cart_policy("squared_error", leaf_value=self.leaf_value)
+
+    def predict(self, X) -> np.ndarray:
+        """The value (mean or median of the training rows) of the node each row ends in."""
+        Xe = self._encode(X)
+        return self.tree_.value[self.tree_.apply(Xe), 0]

@@ -19,7 +19,8 @@ def random_tree(rng, n_categories, max_depth):
         for name, v in dict(feature=-1, kind=LEAF, threshold=np.nan, first_child=-1, n_children=0,
                             pool_offset=-1, missing_branch=MISSING_STOP, parent=parent, depth=depth,
                             impurity=0.0, n_node_samples=0, weighted_n_node_samples=0.0,
-                            branch_fraction=1.0).items():
+                            branch_fraction=1.0, surrogate_offset=-1,
+                        n_surrogates=0).items():
             nodes[name].append(v)
         return len(nodes["kind"]) - 1
 
@@ -74,8 +75,7 @@ def test_routing_matches_naive(seed):
     X = random_rows(rng, n_categories, 200)
     paths = [naive.naive_route(row, nodes, pool, n_categories) for row in X]
 
-    args = (tree.feature, tree.kind, tree.threshold, tree.first_child, tree.pool_offset, tree.pool,
-            tree.n_categories, tree.missing_branch, tree.max_depth)
+    args = tree._args()  # the kernels' argument list, surrogate table included
     np.testing.assert_array_equal(apply_rows(X, *args), [p[-1] for p in paths])
     indptr, indices = path_rows(X, *args)
     np.testing.assert_array_equal(indptr, np.cumsum([0] + [len(p) for p in paths]))

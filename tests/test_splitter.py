@@ -142,9 +142,11 @@ def test_partition_keeps_branch_order_and_weights():
     node = NodeData(np.array([4, 3, 2, 0], dtype=np.int64), np.array([0.5, 1.0, 0.0, 2.0]))
     split = Candidate(feature=0, kind=MULTIWAY, gain=1.0, iv=1.0, gain_ratio=1.0, rho=1.0,
                       table=np.zeros((4, 2)), branch_of_category=np.arange(4, dtype=np.int32))
-    parts = splitter.partition(node, split)
+    parts, fractions = splitter.partition(node, split)
     assert [p.idx.tolist() for p in parts] == [[4], [3], [2, 0], []]
     assert [p.w.tolist() for p in parts] == [[0.5], [1.0], [0.0, 2.0], []]
+    # r_v: each branch's share of the known weight, 0.5 + 1.0 + 2.0 = 3.5
+    np.testing.assert_allclose(fractions, [0.5 / 3.5, 1.0 / 3.5, 2.0 / 3.5, 0.0])
 
 
 def test_seed_002_second_node_gains():

@@ -35,6 +35,8 @@ def hand_tree_parts():
         "n_node_samples": [10, 6, 4, 3, 3, 2, 2],
         "weighted_n_node_samples": [10.0, 6.0, 4.0, 3.0, 3.0, 2.0, 2.0],
         "branch_fraction": [1.0, 0.6, 0.4, 0.5, 0.5, 0.5, 0.5],
+        "surrogate_offset": [-1] * 7,
+        "n_surrogates": [0] * 7,
     }
     value = [[5, 5], [3, 3], [2, 2], [3, 0], [0, 3], [2, 0], [0, 2]]
     pool = [1, 0, -1, 0, 1, 1, -1]
@@ -183,7 +185,9 @@ def _extra_unreached_leaf(parts):
     nodes = parts[0]
     for name, v in dict(feature=-1, kind=LEAF, threshold=NAN, first_child=-1, n_children=0,
                         pool_offset=-1, missing_branch=-1, parent=2, depth=2, impurity=0.0,
-                        n_node_samples=0, weighted_n_node_samples=0.0, branch_fraction=0.0).items():
+                        n_node_samples=0, weighted_n_node_samples=0.0, branch_fraction=0.0,
+                        surrogate_offset=-1,
+                        n_surrogates=0).items():
         nodes[name].append(v)
     parts[1].append([0, 0])
 

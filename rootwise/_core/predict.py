@@ -1,9 +1,10 @@
-"""Routing rows through the flat tree arrays: apply (node reached) and decision paths."""
+"""Routing rows through the flat tree arrays: apply (node reached), decision paths, and C4.5's
+fractional prediction for rows with missing values."""
 
 import numpy as np
 from numba import njit
 
-from .._config import LEAF, THRESHOLD
+from .._config import LEAF, MISSING_FRACTIONAL, THRESHOLD
 
 
 @njit(cache=True)
@@ -19,52 +20,84 @@ def _branch(x, node, feature, kind, threshold, pool_offset, pool, n_categories):
 
 
 @njit(cache=True)
-def _route(X, i, feature, kind, threshold, first_child, pool_offset, pool, n_categories,
-           missing_branch, path, depth_limit):
-    """Walk row ``i`` from the root; record visited nodes into ``path`` (if non-empty).
-    Returns (node reached, number of nodes visited). A row stops at a split node when its value is
-    missing and the node routes missing values nowhere, or when the node has no branch for it."""
-    node = 0
-    n = 0
-    while True:
-        if path.shape[0] > 0:
-            path[n] = node
-        n += 1
-        if kind[node] == LEAF or n > depth_limit:
-            return node, n
-        x = X[i, feature[node]]
+def _surrogate_branch(X, i, node, pool, n_categories, sur_offset, n_sur, s_feature, s_kind,
+                      s_threshold, s_left, s_pool_offset):
+    """Child slot given by the first surrogate of ``node`` whose value row ``i`` has; -1 if none."""
+    for s in range(sur_offset[node], sur_offset[node] + n_sur[node]):
+        x = X[i, s_feature[s]]
         if np.isnan(x):
-            b = missing_branch[node]
-        else:
-            b = _branch(x, node, feature, kind, threshold, pool_offset, pool, n_categories)
+            continue
+        if s_kind[s] == THRESHOLD:
+            return s_left[s] if x <= s_threshold[s] else 1 - s_left[s]
+        code = np.int64(x)
+        if code < 0 or code >= n_categories[s_feature[s]]:
+            continue
+        b = pool[s_pool_offset[s] + code]
+        if b >= 0:
+            return b
+    return -1
+
+
+@njit(cache=True)
+def _next(X, i, node, feature, kind, threshold, first_child, pool_offset, pool, n_categories,
+          missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold, s_left, s_pool_offset):
+    """The child row ``i`` moves to from split ``node``, or -1 to stop there. A missing value
+    tries the surrogates, then ``missing_branch`` (a child, or a negative code meaning stop)."""
+    x = X[i, feature[node]]
+    if np.isnan(x):
+        b = _surrogate_branch(X, i, node, pool, n_categories, sur_offset, n_sur, s_feature,
+                              s_kind, s_threshold, s_left, s_pool_offset)
         if b < 0:
-            return node, n
-        node = first_child[node] + b
+            b = missing_branch[node]
+    else:
+        b = _branch(x, node, feature, kind, threshold, pool_offset, pool, n_categories)
+    if b < 0:
+        return -1
+    return first_child[node] + b
 
 
 @njit(cache=True)
 def apply_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_categories,
-               missing_branch, max_depth):
-    """Index of the node each row ends in."""
+               missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold, s_left,
+               s_pool_offset, max_depth):
+    """Index of the node each row ends in. A row stops at a split node that has no branch for
+    it (unseen category, or a missing value routed nowhere, e.g. C4.5's fractional split)."""
     out = np.empty(X.shape[0], dtype=np.int64)
-    empty = np.empty(0, dtype=np.int64)
     for i in range(X.shape[0]):
-        node, _ = _route(X, i, feature, kind, threshold, first_child, pool_offset, pool,
-                         n_categories, missing_branch, empty, max_depth + 1)
+        node = 0
+        while kind[node] != LEAF:
+            nxt = _next(X, i, node, feature, kind, threshold, first_child, pool_offset, pool,
+                        n_categories, missing_branch, sur_offset, n_sur, s_feature, s_kind,
+                        s_threshold, s_left, s_pool_offset)
+            if nxt < 0:
+                break
+            node = nxt
         out[i] = node
     return out
 
 
 @njit(cache=True)
 def path_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_categories,
-              missing_branch, max_depth):
+              missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold, s_left,
+              s_pool_offset, max_depth):
     """Decision paths as CSR parts (indptr, indices): the nodes each row visits, root first."""
     n = X.shape[0]
     buf = np.empty((n, max_depth + 1), dtype=np.int64)
     lengths = np.empty(n, dtype=np.int64)
     for i in range(n):
-        _, m = _route(X, i, feature, kind, threshold, first_child, pool_offset, pool,
-                      n_categories, missing_branch, buf[i], max_depth + 1)
+        node = 0
+        m = 0
+        while True:
+            buf[i, m] = node
+            m += 1
+            if kind[node] == LEAF:
+                break
+            nxt = _next(X, i, node, feature, kind, threshold, first_child, pool_offset, pool,
+                        n_categories, missing_branch, sur_offset, n_sur, s_feature, s_kind,
+                        s_threshold, s_left, s_pool_offset)
+            if nxt < 0:
+                break
+            node = nxt
         lengths[i] = m
     indptr = np.zeros(n + 1, dtype=np.int64)
     for i in range(n):
@@ -73,3 +106,47 @@ def path_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_cat
     for i in range(n):
         indices[indptr[i]:indptr[i + 1]] = buf[i, :lengths[i]]
     return indptr, indices
+
+
+@njit(cache=True)
+def fractional_distribution(X, feature, kind, threshold, first_child, n_children, pool_offset,
+                            pool, n_categories, missing_branch, branch_fraction, value):
+    """C4.5's prediction (seed 000 §4.2): a row whose tested value is missing at a node with
+    fractional routing goes down every branch with weight r_v (``branch_fraction``), and the
+    class distributions it reaches are combined with those weights. ``value`` rows must already
+    be normalised distributions. Returns one combined distribution per row."""
+    n = X.shape[0]
+    n_nodes = feature.shape[0]
+    out = np.zeros((n, value.shape[1]))
+    stack_node = np.empty(n_nodes, dtype=np.int64)
+    stack_w = np.empty(n_nodes, dtype=np.float64)
+    for i in range(n):
+        top = 1
+        stack_node[0] = 0
+        stack_w[0] = 1.0
+        while top > 0:
+            top -= 1
+            node = stack_node[top]
+            w = stack_w[top]
+            if kind[node] == LEAF:
+                out[i] += w * value[node]
+                continue
+            x = X[i, feature[node]]
+            if np.isnan(x):
+                if missing_branch[node] == MISSING_FRACTIONAL:
+                    for c in range(first_child[node], first_child[node] + n_children[node]):
+                        if branch_fraction[c] > 0.0:
+                            stack_node[top] = c
+                            stack_w[top] = w * branch_fraction[c]
+                            top += 1
+                    continue
+                b = missing_branch[node]
+            else:
+                b = _branch(x, node, feature, kind, threshold, pool_offset, pool, n_categories)
+            if b < 0:
+                out[i] += w * value[node]
+            else:
+                stack_node[top] = first_child[node] + b
+                stack_w[top] = w
+                top += 1
+    return out

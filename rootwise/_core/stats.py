@@ -32,3 +32,18 @@ def category_table(X, j, y, idx, w, n_categories, n_classes):
         else:
             table[np.int64(v), y[r]] += w[t]
     return table
+
+
+@njit(cache=True)
+def regression_table(X, j, y, idx, w, n_categories):
+    """Per category code of column ``j``: (sum w, sum w y, sum w y^2) over the rows ``idx``; the
+    last row (index n_categories) collects rows whose value is missing."""
+    table = np.zeros((n_categories + 1, 3), dtype=np.float64)
+    for t in range(idx.shape[0]):
+        r = idx[t]
+        v = X[r, j]
+        c = n_categories if np.isnan(v) else np.int64(v)
+        table[c, 0] += w[t]
+        table[c, 1] += w[t] * y[r]
+        table[c, 2] += w[t] * y[r] * y[r]
+    return table
