@@ -1,4 +1,4 @@
-"""Exporters: they read only the fitted Tree and the schema."""
+"""Exporters: they read only the fitted Tree, the schema and the class labels."""
 
 from .graphviz import export_graphviz
 from .text import export_text

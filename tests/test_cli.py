@@ -1,0 +1,224 @@
+"""The rootwise command: fit / predict / show / explain in-process, one run of the real script."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import rootwise
+from rootwise.cli import main
+
+WATERMELON = str(rootwise.datasets.path("watermelon_2_0"))
+FIT = ["fit", WATERMELON, "--target", "好瓜", "--ignore", "编号"]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def rows(text: str) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def watermelon_rows() -> list[dict]:
+    with open(WATERMELON, encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture
+def model_file(tmp_path, capsys):
+    path = tmp_path / "model.json"
+    assert main([*FIT, "--out", str(path)]) == 0
+    capsys.readouterr()
+    return path
+
+
+def test_fit_prints_the_textbook_tree_and_saves(tmp_path, capsys):
+    out_file = tmp_path / "m.json"
+    code, out, err = run(capsys, *FIT, "--out", str(out_file))
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == "├── 纹理 = 清晰" and lines[-2] == "└── 纹理 = 模糊"
+    assert "│   │   └── class: 是 (否: 0, 是: 5)" in lines  # 清晰 -> 蜷缩
+    assert "    └── class: 否 (否: 3, 是: 0)" in lines  # 模糊
+    assert sum("empty branch" in line for line in lines) == 1  # 清晰 -> 稍蜷 -> 浅白
+    assert not any("编号" in line for line in lines)  # --ignore worked
+    assert rootwise.load(out_file).tree_.n_leaves == 9
+
+
+def test_fit_options_reach_the_estimator(capsys):
+    code, out, _ = run(capsys, *FIT, "--max-depth", "1")
+    assert code == 0
+    assert out.splitlines() == ["├── 纹理 = 清晰", "│   └── class: 是 (否: 2, 是: 7)",
+                                "├── 纹理 = 稍糊", "│   └── class: 否 (否: 4, 是: 1)",
+                                "└── 纹理 = 模糊", "    └── class: 否 (否: 3, 是: 0)"]
+    # a gain threshold above every gain at the root (纹理: 0.381) leaves a single leaf
+    code, out, _ = run(capsys, *FIT, "--epsilon", "0.5")
+    assert code == 0 and out == "class: 否 (否: 9, 是: 8)\n"
+
+
+def test_fit_reads_a_bom_and_only_empty_cells_are_missing(tmp_path, capsys):
+    data = tmp_path / "bom.csv"
+    data.write_text("颜色,标签\nNA,是\nNone,否\nNA,是\n", encoding="utf-8-sig")
+    code, out, err = run(capsys, "fit", str(data), "--target", "标签")
+    assert code == 0, err
+    assert out.splitlines() == ["├── 颜色 = NA", "│   └── class: 是 (否: 0, 是: 2)",
+                                "└── 颜色 = None", "    └── class: 否 (否: 1, 是: 0)"]
+
+
+def test_predict_selects_columns_by_name(model_file, tmp_path, capsys):
+    # columns shuffled, plus the target and the ID: the model picks its six by name
+    source = watermelon_rows()
+    order = ["好瓜", "触感", "编号", "纹理", "色泽", "脐部", "敲声", "根蒂"]
+    data = tmp_path / "shuffled.csv"
+    with open(data, "w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=order)
+        writer.writeheader()
+        writer.writerows(source)
+    code, out, err = run(capsys, "predict", str(model_file), str(data))
+    assert code == 0 and err == ""
+    assert [r["prediction"] for r in rows(out)] == [r["好瓜"] for r in source]  # ID3 fits its data
+
+    code, out, _ = run(capsys, "predict", str(model_file), str(data), "--proba")
+    table = rows(out)
+    assert list(table[0]) == ["prediction", "P(否)", "P(是)"]
+    assert [float(r["P(是)"]) for r in table] == [1.0 if r["好瓜"] == "是" else 0.0 for r in source]
+
+
+def test_predict_to_file_and_unseen_category(model_file, tmp_path, capsys):
+    data = tmp_path / "new.csv"
+    # 纹理 = 清晰, 根蒂 = 稍蜷, 色泽 = 浅白: the empty branch -> 是; an unseen 纹理 stops at the root
+    data.write_text("色泽,根蒂,敲声,纹理,脐部,触感\n浅白,稍蜷,浊响,清晰,凹陷,硬滑\n"
+                    "青绿,蜷缩,浊响,格子,凹陷,硬滑\n", encoding="utf-8")
+    out_file = tmp_path / "pred.csv"
+    code, out, _ = run(capsys, "predict", str(model_file), str(data), "--proba", "--out", str(out_file))
+    assert code == 0 and out == ""
+    table = rows(out_file.read_text(encoding="utf-8"))
+    assert [r["prediction"] for r in table] == ["是", "否"]
+    assert float(table[0]["P(是)"]) == pytest.approx(2 / 3)  # parent 根蒂=稍蜷: 2 是, 1 否
+    assert float(table[1]["P(是)"]) == pytest.approx(8 / 17)  # root: 8 是, 9 否
+
+
+@pytest.mark.parametrize("algorithm, cls, target", [
+    ("c4.5", rootwise.C45Classifier, "好瓜"),
+    ("cart", rootwise.CARTClassifier, "好瓜"),
+    ("cart-regressor", rootwise.CARTRegressor, "含糖率"),
+])
+def test_other_algorithms(algorithm, cls, target, tmp_path, capsys):
+    # the command must grow the same tree as the library with the same options, and predict with it
+    data = str(rootwise.datasets.path("watermelon_3_0"))
+    frame = rootwise.datasets.load("watermelon_3_0")
+    ignore = [c for c in ("编号", "好瓜") if c != target]
+    model = cls(max_depth=2, random_state=0).fit(frame.drop(columns=[target, *ignore]), frame[target])
+    out_file = tmp_path / "m.json"
+    code, out, err = run(capsys, "fit", data, "--target", target, "--ignore", *ignore,
+                         "--algorithm", algorithm, "--max-depth", "2", "--random-state", "0",
+                         "--out", str(out_file))
+    assert code == 0, err
+    assert out == rootwise.export_text(model)
+    assert rootwise.load(out_file).tree_ == model.tree_
+    code, out, _ = run(capsys, "predict", str(out_file), data)
+    assert code == 0
+    predicted = [r["prediction"] for r in rows(out)]
+    assert predicted == [str(v) for v in model.predict(frame[model.feature_names_in_])]
+
+
+def test_show(model_file, capsys):
+    code, text, _ = run(capsys, "show", str(model_file))
+    assert code == 0 and text.splitlines()[0] == "├── 纹理 = 清晰"
+    code, dot, _ = run(capsys, "show", str(model_file), "--format", "dot")
+    assert code == 0 and dot.startswith("digraph Tree {") and '0 -> 1 [label="清晰"]' in dot
+    code, raw, _ = run(capsys, "show", str(model_file), "--format", "json")
+    assert code == 0 and json.loads(raw)["format"] == "rootwise-model"
+
+
+def test_explain_root_and_a_node(capsys):
+    code, out, _ = run(capsys, "explain", WATERMELON, "--target", "好瓜", "--ignore", "编号")
+    assert code == 0
+    lines = {line.split()[0]: line.split() for line in out.splitlines()[1:]}
+    # Gain(D, 纹理) = 0.998 - (9/17 * 0.764 + 5/17 * 0.722) = 0.381 (seed 000), the largest
+    assert lines["纹理"][4] == "0.381" and lines["纹理"][-1] == "<-"
+    assert lines["根蒂"][4] == "0.143" and lines["触感"][4] == "0.006"
+
+    code, tree, _ = run(capsys, *FIT, "--node-ids")
+    node = next(line.split("[")[1].split("]")[0] for line in tree.splitlines() if "根蒂 = 稍蜷" in line)
+    code, out, _ = run(capsys, "explain", WATERMELON, "--target", "好瓜", "--ignore", "编号",
+                       "--node", node)
+    assert code == 0
+    lines = {line.split()[0]: line.split() for line in out.splitlines()[1:]}
+    # rows 6, 8, 15 (是, 是, 否): 色泽 and 触感 both gain 0.918 - 2/3 = 0.252; the first column wins
+    assert lines["色泽"][4] == "0.252" and lines["触感"][4] == "0.252"
+    assert lines["色泽"][-1] == "<-" and "纹理" not in lines and "根蒂" not in lines
+
+
+def _files(tmp_path):
+    (tmp_path / "empty.csv").write_bytes(b"")
+    (tmp_path / "header.csv").write_text("a,b\n", encoding="utf-8")
+    (tmp_path / "binary.csv").write_bytes(b"a,b\n\xff\xfe\x00,1\n")
+    (tmp_path / "nolabel.csv").write_text("a,y\nx,1\nz,\n", encoding="utf-8")
+    (tmp_path / "v2.json").write_text('{"format": "rootwise-model", "version": 2}', encoding="utf-8")
+    (tmp_path / "cut.json").write_text('{"format": "rootwise-model", "vers', encoding="utf-8")
+    (tmp_path / "loan.csv").write_text("有房情况,婚姻状况\n是,单身\n", encoding="utf-8")
+
+
+USER_ERRORS = {
+    "no command": ([], "required: COMMAND"),
+    "missing data": (["fit", "{tmp}/nope.csv", "--target", "y"], "nope.csv: No such file"),
+    "empty csv": (["fit", "{tmp}/empty.csv", "--target", "a"], "empty.csv: the file is empty"),
+    "header only": (["fit", "{tmp}/header.csv", "--target", "a"], "header.csv: no data rows"),
+    "not utf-8": (["fit", "{tmp}/binary.csv", "--target", "a"], "binary.csv: not UTF-8"),
+    "unknown target": (FIT[:2] + ["--target", "好"], "no column '好'"),
+    "unknown ignore": (FIT + ["甜度"], "no column '甜度'"),
+    "target ignored": (FIT[:4] + ["--ignore", "好瓜"], "both the --target and in --ignore"),
+    "no features": (["fit", "{tmp}/nolabel.csv", "--target", "y", "--ignore", "a"], "no feature columns"),
+    "missing label": (["fit", "{tmp}/nolabel.csv", "--target", "y"], "missing label"),
+    "bad depth": (FIT + ["--max-depth", "0"], "max_depth"),
+    "depth not int": (FIT + ["--max-depth", "two"], "invalid int value: 'two'"),
+    "bad leaf": (FIT + ["--min-samples-leaf", "-1"], "min_samples_leaf"),
+    "unknown algorithm": (FIT + ["--algorithm", "c9"], "invalid choice: 'c9'"),
+    "out is a directory": (FIT + ["--out", "{tmp}"], "Is a directory"),
+    "option of another algorithm": (FIT + ["--algorithm", "cart", "--epsilon", "0.1"],
+                                    "--epsilon is not an option of cart"),
+    "explain a regression": (["explain", WATERMELON, "--target", "编号", "--algorithm", "cart-regressor"],
+                             "explain needs a classification algorithm"),
+    "model missing": (["predict", "{tmp}/nope.json", WATERMELON], "nope.json: No such file"),
+    "model version": (["show", "{tmp}/v2.json"], "v2.json: unsupported format version 2"),
+    "model truncated": (["show", "{tmp}/cut.json"], "cut.json: not a rootwise model file"),
+    "csv as model": (["show", WATERMELON], "invalid JSON"),
+    "column missing": (["predict", "{model}", "{tmp}/loan.csv"], "no column '色泽', which the model uses"),
+    "node out of range": (["explain", WATERMELON, "--target", "好瓜", "--node", "99"], "node must be"),
+}
+
+
+@pytest.mark.parametrize("argv, message", USER_ERRORS.values(), ids=USER_ERRORS.keys())
+def test_user_errors_are_one_line(argv, message, model_file, tmp_path, capsys):
+    _files(tmp_path)
+    argv = [a.format(tmp=tmp_path, model=model_file) for a in argv]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("rootwise: error: ") and err.endswith("\n") and err.count("\n") == 1, err
+    assert message in err
+
+
+def test_help_and_version(capsys):
+    assert main(["--help"]) == 0 and "fit" in capsys.readouterr().out
+    assert main(["--version"]) == 0 and capsys.readouterr().out.strip() == f"rootwise {rootwise.__version__}"
+
+
+def test_console_script(tmp_path):
+    # one run of the real entry point: UTF-8 tree on stdout, the model saved, status 0
+    target = tmp_path / "m.json"
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    done = subprocess.run([sys.executable, "-m", "rootwise.cli", *FIT, "--out", str(target)],
+                          capture_output=True, env=env, timeout=120)
+    assert done.returncode == 0 and done.stderr == b""
+    assert done.stdout.decode("utf-8").startswith("├── 纹理 = 清晰\n")
+    assert rootwise.load(target).tree_.node_count == 14
