@@ -1,13 +1,26 @@
-"""C4.5's error-based (pessimistic) pruning with subtree raising (Quinlan 1993, ch. 4).
+"""C4.5's error-based (pessimistic) pruning with subtree raising (Quinlan 1993, ch. 4), and release
+8's collapse of subtrees that do not lower the training error, as J48 does them
+(``C45PruneableClassifierTree`` in Weka 3.6).
 
 A leaf holding N training cases (weighted, fractional) with E errors is expected to make
-E + pessimistic_errors(N, E, CF) errors on unseen cases. Bottom-up, each node is compared as
-  - a leaf:                      the estimate for its own class distribution;
-  - its subtree:                 the sum of the estimates of its leaves;
+E + pessimistic_errors(N, E, CF) errors on unseen cases. Bottom-up, after its branches have been
+pruned, each node is compared as
+  - a leaf:                       the estimate for its own class distribution;
+  - its subtree:                  the sum of the estimates of its leaves;
   - its largest branch (raising): that branch's subtree with all the node's cases sent into it.
 The node becomes a leaf if that is no worse than both others (within 0.1 case, as release 8 and
-J48 do), else it is replaced by its largest branch if that is no worse than the subtree. Raising
-moves cases, so distributions are recomputed by routing the training rows again.
+J48 do), else it is replaced by its largest branch if that is no worse than the subtree; the
+raised subtree then takes all the node's cases and is pruned again.
+
+Every node keeps, as J48 does, the rows that reach it with their weights there (``data``) and the
+fractions r_v with which a row whose tested value is unknown goes down each branch
+(``fractions``). When cases are moved (raising), the fractions are recomputed from the known values
+of the rows that now reach the node (J48's ``C45Split.resetDistribution``). ``release8`` uses
+J48's tolerances: a branch with r_v <= 1e-6 receives no unknown rows, comparisons allow 1e-6, and
+of equally large branches the last one is raised.
+
+Collapse (``collapse=True``, J48 always does it, before pruning): top-down, a subtree whose leaves
+make at least as many training errors as its root would as a leaf (within 1e-3) becomes that leaf.
 """
 
 from __future__ import annotations
@@ -16,121 +29,253 @@ import numpy as np
 
 from ._config import LEAF, MISSING_FRACTIONAL
 from ._core.criteria import impurity
+from ._core.release8 import SMALL
 from ._core.stats import class_counts
 from ._pruning import pessimistic_errors
 from ._splitter import NodeData, Splitter
 from ._tree import Tree
 
-_SLACK = 0.1  # release 8 prefers the simpler tree unless it is worse by more than 0.1 case
+SLACK = 0.1  # release 8 prefers the simpler tree unless it is worse by more than 0.1 case
+COLLAPSE_SLACK = 1e-3  # J48's collapse: subtree errors >= leaf errors - 1e-3
 
 
 class _Node:
     """A mutable node used only while pruning (the fitted model keeps flat arrays)."""
 
-    __slots__ = ("feature", "kind", "threshold", "branch_of_category", "children")
+    __slots__ = ("feature", "kind", "threshold", "branch_of_category", "children", "fractions",
+                 "data")
 
-    def __init__(self, feature, kind, threshold, branch_of_category, children):
+    def __init__(self, feature, kind, threshold, branch_of_category, children, fractions, data):
         self.feature = feature
         self.kind = kind
         self.threshold = threshold
         self.branch_of_category = branch_of_category
         self.children = children  # None for a leaf
+        self.fractions = fractions  # r_v per branch (split nodes)
+        self.data = data  # rows reaching the node and their weights here
 
     @property
     def n_branches(self) -> int:
         return len(self.children)
 
+    def make_leaf(self) -> None:
+        self.children = None
+        self.fractions = None
+        self.kind, self.feature, self.threshold, self.branch_of_category = LEAF, -1, np.nan, None
 
-def _from_tree(tree: Tree, node: int) -> _Node:
-    if tree.kind[node] == LEAF:
-        return _Node(-1, LEAF, np.nan, None, None)
-    boc = tree.branch_of_category(node).copy() if tree.pool_offset[node] >= 0 else None
-    return _Node(int(tree.feature[node]), int(tree.kind[node]), float(tree.threshold[node]), boc,
-                 [_from_tree(tree, c) for c in tree.children(node)])
+    def take_test_of(self, other: _Node) -> None:
+        self.feature, self.kind, self.threshold = other.feature, other.kind, other.threshold
+        self.branch_of_category, self.children = other.branch_of_category, other.children
+        self.fractions = other.fractions
 
 
-class _Pruner:
-    def __init__(self, splitter: Splitter, confidence: float, subtree_raising: bool):
+class _C45Tree:
+    """The tree being pruned, with the training rows that were used to grow it."""
+
+    def __init__(self, splitter: Splitter, confidence: float, subtree_raising: bool,
+                 release8: bool):
         self.sp = splitter
-        self.cf = confidence
+        # J48 keeps CF as a Java float
+        self.cf = float(np.float32(confidence)) if release8 else float(confidence)
         self.raising = subtree_raising
+        self.release8 = release8
+        self.tol = SMALL if release8 else 0.0
 
+    # ----------------------------------------------------------------- rows and weights
     def counts(self, data: NodeData) -> np.ndarray:
         return class_counts(self.sp.y, data.idx, data.w, self.sp.n_classes)
 
-    def leaf_errors(self, data: NodeData) -> float:
-        """Estimated errors of a leaf holding ``data``: E + pessimistic_errors(N, E, CF)."""
-        counts = self.counts(data)
-        n = counts.sum()
-        if n <= 0:
+    def _branches(self, node: _Node, data: NodeData) -> tuple[np.ndarray, np.ndarray]:
+        """Branch of each row (-1: tested value unknown) and the known weight per branch."""
+        branch = self.sp.branch_of_rows(node, data.idx)
+        known = branch >= 0
+        known_w = np.bincount(branch[known], weights=data.w[known], minlength=node.n_branches)
+        return branch, known_w
+
+    def known_fractions(self, node: _Node, data: NodeData) -> np.ndarray:
+        """r_v from the known values of ``data`` (equal shares when none is known)."""
+        _, known_w = self._branches(node, data)
+        total = known_w.sum()
+        return known_w / total if total > 0 else np.full(node.n_branches, 1.0 / node.n_branches)
+
+    def reset_fractions(self, node: _Node, data: NodeData) -> np.ndarray:
+        """r_v once ``data`` reaches ``node`` (J48's ``C45Split.resetDistribution``): the known
+        shares of ``data``."""
+        return self.known_fractions(node, data)
+
+    def split(self, node: _Node, data: NodeData) -> list[NodeData]:
+        """Rows of each branch: known values by the test, unknown ones down every branch whose
+        fraction is positive (release8: above 1e-6) with weight w * r_v."""
+        branch = self.sp.branch_of_rows(node, data.idx)
+        lost = branch < 0
+        any_lost = bool(lost.any())
+        parts = []
+        for b in range(node.n_branches):
+            mask = branch == b
+            idx, w = data.idx[mask], data.w[mask]
+            if any_lost and node.fractions[b] > self.tol:
+                idx = np.concatenate([idx, data.idx[lost]])
+                w = np.concatenate([w, data.w[lost] * node.fractions[b]])
+            parts.append(NodeData(idx, w))
+        return parts
+
+    # ----------------------------------------------------------------- the grown tree
+    def load(self, tree: Tree, node: int, data: NodeData) -> _Node:
+        """Node ``node`` of a grown tree with the rows that reach it, routed as when it was grown."""
+        if tree.kind[node] == LEAF:
+            return _Node(-1, LEAF, np.nan, None, None, None, data)
+        boc = tree.branch_of_category(node).copy() if tree.pool_offset[node] >= 0 else None
+        out = _Node(int(tree.feature[node]), int(tree.kind[node]), float(tree.threshold[node]), boc,
+                    list(tree.children(node)), None, data)
+        out.fractions = self.known_fractions(out, data)
+        parts = self.split(out, data)
+        out.children = [self.load(tree, c, p) for c, p in zip(out.children, parts, strict=True)]
+        return out
+
+    # ----------------------------------------------------------------- error estimates
+    def leaf_errors(self, counts: np.ndarray) -> float:
+        """E + pessimistic_errors(N, E, CF) of a leaf with these class counts (0 when empty)."""
+        n = float(counts.sum())
+        if n <= self.tol:
             return 0.0
-        e = n - counts.max()
+        e = n - float(counts.max())
         return e + pessimistic_errors(n, e, self.cf)
 
-    def parts(self, node: _Node, data: NodeData) -> list[NodeData]:
-        return self.sp.partition(data, node, MISSING_FRACTIONAL)[0]
-
-    def subtree_errors(self, node: _Node, data: NodeData) -> float:
-        """Sum of the leaves' estimates when ``data`` is routed through ``node``'s subtree."""
+    def estimated_errors(self, node: _Node) -> float:
+        """The subtree's estimate: the sum over its leaves, each with the rows it holds now."""
         if node.children is None:
-            return self.leaf_errors(data)
-        pairs = zip(node.children, self.parts(node, data), strict=True)
-        return sum(self.subtree_errors(c, p) for c, p in pairs)
+            return self.leaf_errors(self.counts(node.data))
+        return sum(self.estimated_errors(c) for c in node.children)
 
-    def prune(self, node: _Node, data: NodeData) -> None:
+    def errors_for_branch(self, node: _Node, data: NodeData) -> float:
+        """The estimate of ``node``'s subtree if ``data`` (a parent's rows) went into it; nothing
+        is changed."""
+        if node.children is None:
+            return self.leaf_errors(self.counts(data))
+        saved = node.fractions
+        node.fractions = self.reset_fractions(node, data)
+        parts = self.split(node, data)
+        node.fractions = saved
+        return sum(self.errors_for_branch(c, p) for c, p in zip(node.children, parts, strict=True))
+
+    def training_errors(self, node: _Node) -> float:
+        if node.children is None:
+            counts = self.counts(node.data)
+            return float(counts.sum() - counts.max())
+        return sum(self.training_errors(c) for c in node.children)
+
+    def largest_branch(self, node: _Node) -> int:
+        """The branch with the most weight (unknown rows spread by the fractions, so the weights
+        are r_v * W); on a tie the first, or with release8 the last (J48's ``maxBag``)."""
+        bags = node.fractions * node.data.w.sum()
+        if not self.release8:
+            return int(np.argmax(bags))
+        best, most = -1, 0.0
+        for b, size in enumerate(bags):
+            if most - size < SMALL:
+                best, most = b, size
+        return best
+
+    def not_worse(self, a: float, b: float) -> bool:
+        """a <= b + 0.1 case (release8: within J48's 1e-6 too)."""
+        return a - (b + SLACK) < SMALL if self.release8 else a <= b + SLACK
+
+    # ----------------------------------------------------------------- the passes
+    def collapse(self, node: _Node) -> None:
         if node.children is None:
             return
-        parts = self.parts(node, data)
-        for child, part in zip(node.children, parts, strict=True):
-            self.prune(child, part)
-        sizes = [p.w.sum() for p in parts]
-        largest = node.children[int(np.argmax(sizes))]
-        as_leaf = self.leaf_errors(data)
-        as_tree = self.subtree_errors(node, data)
-        as_largest = self.subtree_errors(largest, data) if self.raising else np.inf
-        if as_leaf <= as_tree + _SLACK and as_leaf <= as_largest + _SLACK:
-            node.children = None
-            node.kind, node.feature, node.threshold, node.branch_of_category = LEAF, -1, np.nan, None
-        elif as_largest <= as_tree + _SLACK:
-            # subtree raising: the largest branch takes the node's place and all its cases
-            node.feature, node.kind, node.threshold = largest.feature, largest.kind, largest.threshold
-            node.branch_of_category, node.children = largest.branch_of_category, largest.children
-            self.prune(node, data)
+        counts = self.counts(node.data)
+        as_leaf = float(counts.sum() - counts.max())
+        if self.training_errors(node) >= as_leaf - COLLAPSE_SLACK:
+            node.make_leaf()
+            return
+        for child in node.children:
+            self.collapse(child)
+
+    def prune(self, node: _Node) -> None:
+        if node.children is None:
+            return
+        for child in node.children:
+            self.prune(child)
+        largest = node.children[self.largest_branch(node)]
+        as_largest = self.errors_for_branch(largest, node.data) if self.raising else np.inf
+        as_leaf = self.leaf_errors(self.counts(node.data))
+        as_tree = self.estimated_errors(node)
+        if self.not_worse(as_leaf, as_tree) and self.not_worse(as_leaf, as_largest):
+            node.make_leaf()
+        elif self.not_worse(as_largest, as_tree):
+            # subtree raising: the largest branch takes the node's place and all its rows
+            node.take_test_of(largest)
+            self.redistribute(node, node.data)
+            self.prune(node)
+
+    def redistribute(self, node: _Node, data: NodeData) -> None:
+        """Send ``data`` through ``node``'s subtree, updating rows and fractions on the way."""
+        node.data = data
+        if node.children is None:
+            return
+        node.fractions = self.reset_fractions(node, data)
+        for child, part in zip(node.children, self.split(node, data), strict=True):
+            self.redistribute(child, part)
+
+    # ----------------------------------------------------------------- the flat tree
+    def write(self, root: _Node, n_categories: np.ndarray) -> Tree:
+        """Flat tree; each node's value is the class distribution of the rows it holds, an empty
+        node takes its parent's (seed 000's empty branch)."""
+        from ._builder import _Recorder
+
+        rec = _Recorder(self.sp.n_classes)
+        first = rec.new_node(parent=-1, depth=0, branch_fraction=1.0)
+        stack = [(first, root, None)]
+        crit = self.sp.criterion
+        while stack:
+            nid, node, parent_counts = stack.pop()
+            counts = self.counts(node.data)
+            total = float(counts.sum())
+            value = counts if total > 0 or parent_counts is None else parent_counts
+            rec.value[nid] = value.copy()
+            rec.set(nid, impurity=impurity(value, crit),
+                    n_node_samples=int(np.count_nonzero(node.data.w > 0)),
+                    weighted_n_node_samples=total)
+            if node.children is None:
+                continue
+            kids = [rec.new_node(parent=nid, depth=rec.fields["depth"][nid] + 1,
+                                 branch_fraction=float(node.fractions[b]))
+                    for b in range(node.n_branches)]
+            pool_offset = rec.add_to_pool(node.branch_of_category) \
+                if node.branch_of_category is not None else -1
+            rec.set(nid, feature=node.feature, kind=node.kind, threshold=node.threshold,
+                    first_child=kids[0], n_children=len(kids), pool_offset=pool_offset,
+                    missing_branch=MISSING_FRACTIONAL)
+            for b in range(node.n_branches - 1, -1, -1):
+                stack.append((kids[b], node.children[b], value))
+        return rec.tree(n_categories)
+
+
+def _run(tree: Tree, splitter: Splitter, w: np.ndarray, *, confidence: float,
+         subtree_raising: bool, collapse: bool, prune: bool, release8: bool) -> Tree:
+    state = _C45Tree(splitter, confidence, subtree_raising, release8)
+    data = NodeData(np.arange(len(w), dtype=np.int64), np.asarray(w, dtype=np.float64))
+    root = state.load(tree, 0, data)
+    if collapse:
+        state.collapse(root)
+    if prune:
+        state.prune(root)
+    return state.write(root, tree.n_categories)
 
 
 def error_based_prune(tree: Tree, splitter: Splitter, w: np.ndarray, *, confidence: float = 0.25,
-                      subtree_raising: bool = True) -> Tree:
-    """The pruned tree; ``splitter`` holds the training rows the tree was grown on, weighted ``w``."""
-    from ._builder import _Recorder
+                      subtree_raising: bool = True, collapse: bool = False,
+                      release8: bool = False) -> Tree:
+    """The pruned tree. ``splitter`` holds the training rows the tree was grown on, weighted ``w``
+    (rows of weight 0 are carried along and count for nothing); ``collapse`` first collapses
+    subtrees that do not lower the training error; ``release8`` follows J48 (module docstring)."""
+    return _run(tree, splitter, w, confidence=confidence, subtree_raising=subtree_raising,
+                collapse=collapse, prune=True, release8=release8)
 
-    root = _from_tree(tree, 0)
-    data = NodeData(np.arange(len(w), dtype=np.int64), np.asarray(w, dtype=np.float64))
-    pruner = _Pruner(splitter, confidence, subtree_raising)
-    pruner.prune(root, data)
 
-    # write the pruned tree with distributions recomputed from the rows that now reach each node
-    rec = _Recorder(splitter.n_classes)
-    first = rec.new_node(parent=-1, depth=0, branch_fraction=1.0)
-    stack = [(first, root, data, None)]
-    crit = splitter.criterion
-    while stack:
-        nid, node, d, parent_counts = stack.pop()
-        counts = pruner.counts(d)
-        total = counts.sum()
-        value = counts if total > 0 else parent_counts
-        rec.value[nid] = value.copy()
-        rec.set(nid, impurity=impurity(value, crit), n_node_samples=len(d.idx),
-                weighted_n_node_samples=float(total))
-        if node.children is None:
-            continue
-        parts, fractions = splitter.partition(d, node, MISSING_FRACTIONAL)
-        kids = [rec.new_node(parent=nid, depth=rec.fields["depth"][nid] + 1,
-                             branch_fraction=float(fractions[b])) for b in range(len(parts))]
-        pool_offset = rec.add_to_pool(node.branch_of_category) \
-            if node.branch_of_category is not None else -1
-        rec.set(nid, feature=node.feature, kind=node.kind, threshold=node.threshold,
-                first_child=kids[0], n_children=len(kids), pool_offset=pool_offset,
-                missing_branch=MISSING_FRACTIONAL)
-        for b in range(len(parts) - 1, -1, -1):
-            stack.append((kids[b], node.children[b], parts[b], value))
-    return rec.tree(tree.n_categories)
+def collapse_tree(tree: Tree, splitter: Splitter, w: np.ndarray, *, release8: bool = True) -> Tree:
+    """Release 8's collapse alone (what J48 -U does after growing): every subtree whose leaves make
+    at least as many training errors as its root would as a leaf (within 1e-3) becomes that leaf."""
+    return _run(tree, splitter, w, confidence=0.25, subtree_raising=False, collapse=True,
+                prune=False, release8=release8)

@@ -7,7 +7,14 @@
     Gain_ratio  = Gain / IV
     Gini(D)     = 1 - sum_k p_k^2; Gini_index(D, a) = sum_v |D^v|/|D| Gini(D^v)   (seed 001 §2.1)
 
-The numbers come from the same kernels that grow the tree.
+Entropies and Gini are those of D~, the rows of the node whose value of the attribute is known,
+and of its branches. A continuous attribute is shown with its best threshold (seed 000 §4.1: the
+midpoint with the largest gain) and its two branches. The rows of a node carry the weights they
+have there: C4.5 sends a row whose tested value is missing down every branch with weight w * r_v
+(seed 000 §4.2); ``node_weights`` lists them.
+
+The numbers come from the same splitter that grows the tree, so the table shows what chose the
+split.
 """
 
 from __future__ import annotations
@@ -17,10 +24,10 @@ import pandas as pd
 from sklearn.base import clone
 
 from . import _encoding as enc
-from ._config import CATEGORICAL, ENTROPY, GINI
+from ._config import CATEGORICAL, ENTROPY, GINI, MISSING_FRACTIONAL, MULTIWAY, THRESHOLD
 from ._core.criteria import conditional_impurity, entropy, gini, intrinsic_value, parent_counts
 from ._core.stats import category_table
-from ._splitter import NodeData
+from ._splitter import NodeData, make_splitter
 
 COLUMNS = ["attribute", "n_branches", "entropy", "conditional_entropy", "gain", "rho",
            "intrinsic_value", "gain_ratio", "gini", "gini_index", "chosen"]
@@ -33,6 +40,23 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
     so that the table matches the tree it would grow; fitted, ``X, y`` must be its training data
     and any node of its tree can be explained. The ``chosen`` column marks the attribute the
     node's test uses (all False at a leaf).
+
+    Models with thresholds (C4.5, CART) add ``threshold``: a continuous attribute's best cut
+    (x <= threshold | x > threshold), NaN for a categorical one. Models that select by gain ratio
+    (C4.5) add ``above_average``: whether the gain reaches the average gain of the candidates
+    that may split the node (seed 000 §2.2); the average is in ``table.attrs["average_gain"]``.
+    Models with thresholds also add ``admissible``: whether the test leaves enough weight in its
+    branches (``min_samples_leaf``; C4.5: in at least two of them). Only admissible tests count
+    in the average and can be chosen.
+    ``C45Classifier(release8=True)`` also shows ``midpoint`` (the cut before it is moved down to
+    a training value) and ``mdl_penalty`` (log2(cuts)/|D|, already taken off ``gain``); its
+    ``intrinsic_value`` counts unknown values as a branch, as release 8 does.
+
+    ``table.attrs`` also holds ``node``, ``n_rows`` (rows with weight at the node) and ``weight``
+    (their total weight), and at a split node ``rule_choice``: the attribute the selection rule
+    picks on these rows. In a pruned C4.5 tree they can differ: subtree raising puts a branch's
+    test, chosen on that branch's rows, in its parent's place (``format_table`` then adds a
+    note); explain a ``pruning=None`` model to see the choices of growth alone.
     """
     if model is None:
         from .estimators import ID3Classifier
@@ -41,10 +65,123 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
     if not hasattr(model, "tree_"):
         model = clone(model).fit(X, y, sample_weight=sample_weight)
     tree = model.tree_
+    _check_node(tree, node)
+    Xe, w = _training_matrix(model, X, sample_weight)
+    classes = np.asarray(model.classes_)
+    yc = _recode(y, classes)
+    if len(yc) != Xe.shape[0]:
+        # the kernels index y by row number without bounds checks
+        raise ValueError(f"X and y have different numbers of rows: {Xe.shape[0]} and {len(yc)}.")
+    policy = model._policy()
+    rows, weights = _weights_at_node(tree, Xe, w, node, policy)
+    data = NodeData(rows, weights)
+
+    # a multiway test uses its attribute up on the path below it
+    available = np.ones(Xe.shape[1], dtype=bool)
+    for a in _ancestors(tree, node):
+        if tree.kind[a] == MULTIWAY:
+            available[int(tree.feature[a])] = False
+
+    schema = model.schema_
+    splitter = make_splitter(Xe, yc, schema.kinds_array, schema.n_categories, len(classes), policy)
+    thresholds = not policy.numeric_as_category
+    by_ratio = policy.selection == "gain_ratio"
+    release8 = policy.release8
+    chosen = int(tree.feature[node])
+    features = [int(j) for j in np.flatnonzero(available)]
+    candidates = {j: splitter.evaluate_feature(data, j) for j in features}
+    found = [c for c in candidates.values() if c is not None]
+    average = splitter.average_gain(found) if by_ratio else None
+
+    out = []
+    for j in features:
+        cand = candidates[j]
+        if cand is not None:
+            known = cand.table
+        elif schema.kinds_array[j] == CATEGORICAL:
+            k = int(schema.n_categories[j])
+            known = category_table(Xe, j, yc, data.idx, data.w, k, len(classes))[:k]
+        else:  # a continuous attribute without an admissible cut: its known rows, unsplit
+            x = Xe[data.idx, j]
+            keep = ~np.isnan(x)
+            known = np.zeros((1, len(classes)))
+            np.add.at(known[0], yc[data.idx[keep]], data.w[keep])
+        h = entropy(parent_counts(known))
+        h_cond = conditional_impurity(known, ENTROPY)
+        if cand is not None and policy.criterion == "entropy":
+            gain, rho, iv, ratio = cand.gain, cand.rho, cand.iv, cand.gain_ratio
+        else:  # the entropy measures of the test, whatever criterion chose it
+            total = float(data.w.sum())
+            rho = float(known.sum()) / total if total > 0 else 0.0
+            gain = max(rho * (h - h_cond), 0.0)
+            iv = intrinsic_value(known)
+            ratio = gain / iv if iv > 0 else 0.0
+        row = {
+            "attribute": schema.feature_names[j],
+            "n_branches": int(np.count_nonzero(known.sum(axis=1) > 0)) if cand is not None
+            or schema.kinds_array[j] == CATEGORICAL else 0,
+            "threshold": cand.threshold if cand is not None and cand.kind == THRESHOLD else np.nan,
+            "midpoint": getattr(cand, "midpoint", np.nan) if cand is not None else np.nan,
+            "entropy": h,
+            "conditional_entropy": h_cond,
+            "gain": gain,
+            "mdl_penalty": getattr(cand, "mdl_penalty", 0.0) if cand is not None else 0.0,
+            "rho": rho,
+            "intrinsic_value": iv,
+            "gain_ratio": ratio,
+            "above_average": cand is not None and splitter.above_average(cand, average),
+            "admissible": cand is not None and bool(cand.admissible),
+            "gini": gini(parent_counts(known)),
+            "gini_index": conditional_impurity(known, GINI),
+            "chosen": j == chosen,
+        }
+        out.append(row)
+
+    columns = list(COLUMNS)
+    if thresholds:
+        columns.insert(columns.index("n_branches") + 1, "threshold")
+        if release8:
+            columns.insert(columns.index("threshold") + 1, "midpoint")
+    if release8:
+        columns.insert(columns.index("gain") + 1, "mdl_penalty")
+    if by_ratio:
+        columns.insert(columns.index("gain_ratio") + 1, "above_average")
+    if thresholds:
+        columns.insert(columns.index("chosen"), "admissible")
+    table = pd.DataFrame(out, columns=columns)
+    if by_ratio:
+        table.attrs["average_gain"] = average
+    table.attrs.update(node=int(node), n_rows=len(rows), weight=float(weights.sum()))
+    if chosen >= 0:
+        # after subtree raising a node's test was chosen on other rows: say so when the rule
+        # would pick another attribute on the rows the node holds now
+        pick, _ = splitter.select(found)
+        table.attrs["rule_choice"] = None if pick is None else schema.feature_names[pick.feature]
+    return table
+
+
+def node_weights(X, model, *, node: int = 0, sample_weight=None) -> pd.Series:
+    """The training rows at ``node`` of a fitted tree and their weights there, indexed by the rows'
+    labels in ``X`` (row numbers for arrays), in row order; rows with no weight left out.
+
+    A row whose tested value is missing at a C4.5 split goes down every branch with weight
+    w * r_v (seed 000 §4.2), so it appears under each branch with its fraction: on watermelon 2.0α
+    row 8 (纹理 missing) enters the 清晰 / 稍糊 / 模糊 branches with weights 7/15, 5/15, 3/15."""
+    tree = model.tree_
+    _check_node(tree, node)
+    Xe, w = _training_matrix(model, X, sample_weight)
+    rows, weights = _weights_at_node(tree, Xe, w, node, model._policy())
+    index = X.index[rows] if isinstance(X, pd.DataFrame) else pd.Index(rows)
+    return pd.Series(weights, index=index, name="weight")
+
+
+def _check_node(tree, node) -> None:
     if (not isinstance(node, (int, np.integer)) or isinstance(node, bool)
             or not 0 <= node < tree.node_count):
         raise ValueError(f"node must be an integer in [0, {tree.node_count - 1}], got {node!r}.")
 
+
+def _training_matrix(model, X, sample_weight) -> tuple[np.ndarray, np.ndarray]:
     Xe = model._encode(X)
     # UNSEEN_CODE in a categorical column: the category tables have no row for such a value
     unseen = (Xe < 0) & (model.schema_.kinds_array == CATEGORICAL)
@@ -54,49 +191,44 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
             f"explain needs the model's training data: column {model.schema_.feature_names[j]!r} "
             f"holds a value never seen in training (row {int(np.flatnonzero(unseen[:, j])[0])})."
         )
-    classes = np.asarray(model.classes_)
-    yc = _recode(y, classes)
-    if len(yc) != Xe.shape[0]:
-        # the kernels index y by row number without bounds checks
-        raise ValueError(f"X and y have different numbers of rows: {Xe.shape[0]} and {len(yc)}.")
-    w = enc.check_sample_weight(sample_weight, Xe.shape[0])
-    rows = tree.decision_path(Xe)[:, node].nonzero()[0].astype(np.int64)
-    data = NodeData(rows, w[rows])
+    return Xe, enc.check_sample_weight(sample_weight, Xe.shape[0])
 
-    ancestors = _ancestors(tree, node)
-    policy = model._policy()
-    available = np.ones(Xe.shape[1], dtype=bool)
-    if not policy.reuse_categorical:
-        available[[int(tree.feature[a]) for a in ancestors]] = False
 
-    schema = model.schema_
-    n_classes = len(classes)
-    chosen = int(tree.feature[node])
-    out = []
-    for j in np.flatnonzero(available):
-        k = int(schema.n_categories[j])
-        table = category_table(Xe, int(j), yc, data.idx, data.w, k, n_classes)
-        known = table[:k]
-        total = table.sum()
-        rho = known.sum() / total if total > 0 else 0.0
-        h = entropy(parent_counts(known))
-        h_cond = conditional_impurity(known, ENTROPY)
-        gain = max(rho * (h - h_cond), 0.0)
-        iv = intrinsic_value(known)
-        out.append({
-            "attribute": schema.feature_names[j],
-            "n_branches": int(np.count_nonzero(known.sum(axis=1) > 0)),
-            "entropy": h,
-            "conditional_entropy": h_cond,
-            "gain": gain,
-            "rho": rho,
-            "intrinsic_value": iv,
-            "gain_ratio": gain / iv if iv > 0 else 0.0,
-            "gini": gini(parent_counts(known)),
-            "gini_index": conditional_impurity(known, GINI),
-            "chosen": int(j) == chosen,
-        })
-    return pd.DataFrame(out, columns=COLUMNS)
+def _weights_at_node(tree, Xe, w, node: int, policy) -> tuple[np.ndarray, np.ndarray]:
+    """(row positions, weights) of the training rows at ``node``, those with positive weight.
+
+    Without fractional splits on the way, a row is at the node when its decision path passes it.
+    Through a C4.5 split, a row with the tested value missing goes on with weight w * r_v (the
+    tree's ``branch_fraction``; release 8 drops r_v <= 1e-6, as J48)."""
+    path = [*reversed(_ancestors(tree, node)), node]
+    if not any(tree.missing_branch[a] == MISSING_FRACTIONAL for a in path[:-1]):
+        rows = tree.decision_path(Xe)[:, node].nonzero()[0].astype(np.int64)
+        keep = w[rows] > 0
+        return rows[keep], w[rows][keep].astype(np.float64)
+    weights = np.asarray(w, dtype=np.float64).copy()
+    for a, c in zip(path[:-1], path[1:], strict=True):
+        slot = c - int(tree.first_child[a])
+        x = Xe[:, int(tree.feature[a])]
+        known = ~np.isnan(x)
+        branch = np.full(len(x), -1, dtype=np.int64)
+        if tree.kind[a] == THRESHOLD:
+            branch[known] = np.where(x[known] <= tree.threshold[a], 0, 1)
+        else:
+            codes = x[known].astype(np.int64)
+            pool = tree.branch_of_category(a)
+            ok = (codes >= 0) & (codes < len(pool))
+            b = np.full(len(codes), -1, dtype=np.int64)
+            b[ok] = pool[codes[ok]]
+            branch[known] = b
+        factor = (branch == slot).astype(np.float64)
+        if tree.missing_branch[a] == MISSING_FRACTIONAL:
+            r = float(tree.branch_fraction[c])
+            factor[~known] = r if r > (1e-6 if policy.release8 else 0.0) else 0.0
+        else:
+            factor[~known] = float(tree.missing_branch[a] == slot)
+        weights *= factor
+    rows = np.flatnonzero(weights > 0).astype(np.int64)
+    return rows, weights[rows]
 
 
 def _recode(y, classes) -> np.ndarray:
@@ -118,7 +250,24 @@ def _ancestors(tree, node: int) -> list[int]:
 
 
 def format_table(table: pd.DataFrame, digits: int = 3) -> str:
-    """The table as aligned text, numbers rounded to ``digits`` as the seeds print them."""
+    """The table as aligned text, numbers rounded to ``digits`` as the seeds print them; thresholds
+    in full (up to 6 significant digits), and for C4.5 a last line with the average gain."""
     shown = table.copy()
     shown["chosen"] = np.where(shown["chosen"], "<-", "")
-    return shown.to_string(index=False, float_format=lambda v: f"{v:.{digits}f}")
+    for col in ("threshold", "midpoint"):
+        if col in shown:
+            shown[col] = [("" if np.isnan(v) else f"{v:.6g}") for v in shown[col]]
+    for col in ("above_average", "admissible"):
+        if col in shown:
+            shown[col] = np.where(shown[col], "yes", "no")
+    text = shown.to_string(index=False, float_format=lambda v: f"{v:.{digits}f}")
+    average = table.attrs.get("average_gain", False)
+    if average is not False:
+        text += "\naverage gain: " + ("-" if average is None else f"{average:.{digits}f}") + \
+            " (gain ratio decides among the candidates whose gain reaches it)"
+    rule = table.attrs.get("rule_choice")
+    tested = table.loc[table["chosen"], "attribute"].tolist()
+    if rule is not None and tested and rule != tested[0]:
+        text += (f"\nnote: on these rows the rule picks {rule}; the node tests {tested[0]}, "
+                 "chosen on other rows (subtree raising moved it here)")
+    return text
