@@ -1,0 +1,56 @@
+"""When and how to grow with the fast exact builder (``_core/grow.py``).
+
+It covers CART on continuous columns: no categorical column, no missing cell, positive weights,
+depth-first growth, mean leaves. Anything else goes to the reference builder, which grows the same
+tree the slow way (and is what the fast one is tested against).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._config import CONTINUOUS, LEAF, THRESHOLD
+from ._core.grow import grow
+from ._missing import MIN_ADJUSTED_AGREEMENT, MIN_SURROGATE_SIDE
+from ._policy import Policy
+from ._tree import Tree
+
+
+def applies(X: np.ndarray, w: np.ndarray, kinds: np.ndarray, policy: Policy) -> bool:
+    return (policy.categorical_split == "subset" and policy.selection == "gain"
+            and policy.max_leaf_nodes is None and policy.leaf_value == "mean"
+            and policy.epsilon == 0.0 and policy.min_leaf_rule == "all_branches"
+            and bool(np.all(kinds == CONTINUOUS)) and X.shape[0] > 0
+            and not np.isnan(X).any() and bool(np.all(w > 0)))
+
+
+def grow_fast(X, y, w, n_categories, n_classes: int, policy: Policy) -> Tree:
+    """The tree the reference builder grows for this policy, grown in one numba call."""
+    max_depth = np.iinfo(np.int64).max if policy.max_depth is None else int(policy.max_depth)
+    max_sur = int(policy.max_surrogates) if policy.missing == "surrogate" else 0
+    # one compiled signature for both tasks: the unused target is an empty array
+    if policy.regression:
+        yc, yr = np.zeros(0, dtype=np.int64), np.asarray(y, dtype=np.float64)
+    else:
+        yc, yr = np.asarray(y, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    (feature, threshold, first_child, parent, depth, impurity, n_samples, wsum, fraction,
+     missing_branch, improvement, s_offset, s_count, value, s_feature, s_threshold, s_left,
+     s_agree, s_adj) = grow(np.ascontiguousarray(X, dtype=np.float64), yc, yr,
+                            np.asarray(w, dtype=np.float64), n_classes, policy.criterion_code, policy.regression, max_depth,
+                   float(policy.min_samples_split), float(policy.min_samples_leaf),
+                   float(policy.min_impurity_decrease), float(policy.impurity_threshold), max_sur,
+                   MIN_SURROGATE_SIDE, MIN_ADJUSTED_AGREEMENT)
+    split = first_child >= 0
+    nodes = {
+        "feature": feature, "kind": np.where(split, THRESHOLD, LEAF), "threshold": threshold,
+        "first_child": first_child, "n_children": np.where(split, 2, 0),
+        "pool_offset": np.full(len(feature), -1), "missing_branch": missing_branch,
+        "parent": parent, "depth": depth, "impurity": impurity, "n_node_samples": n_samples,
+        "weighted_n_node_samples": wsum, "branch_fraction": fraction,
+        "surrogate_offset": s_offset, "n_surrogates": s_count, "improvement": improvement,
+    }
+    surrogates = {"feature": s_feature, "kind": np.full(len(s_feature), THRESHOLD),
+                  "threshold": s_threshold, "left_branch": s_left,
+                  "pool_offset": np.full(len(s_feature), -1), "agreement": s_agree,
+                  "adjusted_agreement": s_adj}
+    return Tree(nodes, value, np.zeros(0, dtype=np.int32), n_categories, surrogates)
