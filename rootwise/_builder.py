@@ -19,14 +19,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY
+from . import _fast
+from ._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET
 from ._core.criteria import impurity
 from ._core.stats import class_counts
-from ._missing import find_surrogates, route_missing
+from ._missing import find_surrogates, larger_child, route_missing
 from ._policy import Policy
 from ._pruning import PruningStep
 from ._pruning import score as _score
-from ._splitter import Candidate, NodeData, Splitter
+from ._splitter import Candidate, NodeData, Splitter, make_splitter
 from ._tree import NODE_FIELDS, SURROGATE_FIELDS, Tree
 
 
@@ -45,7 +46,8 @@ class _Recorder:
         defaults = dict(feature=-1, kind=LEAF, threshold=np.nan, first_child=-1, n_children=0,
                         pool_offset=-1, missing_branch=MISSING_STOP, parent=parent, depth=depth,
                         impurity=0.0, n_node_samples=0, weighted_n_node_samples=0.0,
-                        branch_fraction=branch_fraction, surrogate_offset=-1, n_surrogates=0)
+                        branch_fraction=branch_fraction, surrogate_offset=-1, n_surrogates=0,
+                        improvement=0.0)
         for name, v in defaults.items():
             self.fields[name].append(v)
         self.value.append(np.zeros(self.n_outputs))
@@ -100,7 +102,7 @@ class _Growth:
             raise ValueError("sample weights sum to zero: there is nothing to grow a tree on.")
         self.X, self.y, self.policy = X, y, policy
         self.n_classes = n_classes
-        self.splitter = Splitter(X, y, kinds, n_categories, n_classes, policy)
+        self.splitter = make_splitter(X, y, kinds, n_categories, n_classes, policy)
         self.rec = _Recorder(1 if policy.regression else n_classes)
         self.n_categories = n_categories
         self.total_w = float(w.sum())
@@ -162,7 +164,9 @@ class _Growth:
             surrogates, majority = find_surrogates(self.splitter, data, split, p.max_surrogates)
             routed = route_missing(self.splitter, data, split, surrogates, majority)
             parts, fractions = self.splitter.partition(data, split, routed)
-            missing_branch = majority
+            # fitting sends a row without primary and surrogates to the majority branch (side
+            # with more primary-known weight); prediction sends it to the larger child
+            missing_branch = larger_child(parts)
         elif p.missing == "fractional":
             parts, fractions = self.splitter.partition(data, split, MISSING_FRACTIONAL)
             missing_branch = MISSING_FRACTIONAL
@@ -171,8 +175,9 @@ class _Growth:
             missing_branch = MISSING_STOP
         val_parts = None
         if item.val is not None:
-            val_parts = self._route_validation(item.val, split, surrogates, majority)
-            if not self._split_helps(item, parts, val_parts):
+            val_parts, stopped = self._route_validation(item.val, split, surrogates,
+                                                        missing_branch, fractions)
+            if not self._split_helps(item, parts, val_parts, stopped):
                 return None
         rec = self.rec
         depth = rec.fields["depth"][item.node] + 1
@@ -185,7 +190,8 @@ class _Growth:
             pool_offset = rec.add_to_pool(split.branch_of_category)
         rec.set(item.node, feature=split.feature, kind=split.kind, threshold=split.threshold,
                 first_child=first, n_children=len(parts), pool_offset=pool_offset,
-                missing_branch=missing_branch)
+                missing_branch=missing_branch,
+                improvement=split.gain * rec.fields["weighted_n_node_samples"][item.node])
         rec.add_surrogates(item.node, surrogates)
         available = item.available
         if split.kind == MULTIWAY:
@@ -195,25 +201,49 @@ class _Growth:
                       None if val_parts is None else val_parts[b]) for b in range(len(parts))]
 
     # ----------------------------------------------------------------- pre-pruning
-    def _route_validation(self, val: NodeData, split, surrogates, majority) -> list[NodeData]:
+    def _route_validation(self, val: NodeData, split, surrogates, missing_branch,
+                          fractions) -> tuple[list[NodeData], NodeData]:
+        """The validation rows of each branch, and those that stop at the node, routed as
+        ``predict`` will route them (``_core.predict._next``): a known value takes its branch; a
+        missing value, or at a subset node a category without a branch there, tries the
+        surrogates, then ``missing_branch``: a child, a stop, or every branch with weight w * r_v,
+        r_v from the training rows (C4.5); at a multiway node a category without a branch (unseen
+        in training) stops here."""
         X_val = self.validation[0]
-        sp = _ValidationSplitter(X_val, self.splitter)
-        if self.policy.missing == "surrogate":
-            routed = route_missing(sp, val, split, surrogates, majority)
-            parts, _ = sp.partition(val, split, routed)
-        elif self.policy.missing == "fractional":
-            parts, _ = sp.partition(val, split, MISSING_FRACTIONAL)
-        else:
-            parts, _ = sp.partition(val, split)
-        return parts
+        branch = _ValidationSplitter(X_val, self.splitter).branch_of_rows(split, val.idx)
+        missing = np.isnan(X_val[val.idx, split.feature])
+        lost = missing | ((branch < 0) & (split.kind == SUBSET))
+        for s in surrogates:
+            rows = np.flatnonzero(lost & (branch < 0))
+            if len(rows) == 0:
+                break
+            branch[rows] = s.branch(X_val[val.idx[rows], s.feature],
+                                    int(self.n_categories[s.feature]))
+        if missing_branch >= 0:
+            branch[lost & (branch < 0)] = missing_branch
+        spread = missing & (missing_branch == MISSING_FRACTIONAL)
+        parts = []
+        for b in range(len(fractions)):
+            idx, w = val.idx[branch == b], val.w[branch == b]
+            if spread.any():
+                idx = np.concatenate([idx, val.idx[spread]])
+                w = np.concatenate([w, val.w[spread] * fractions[b]])
+            parts.append(NodeData(idx, w))
+        stop = (branch < 0) & ~spread
+        return parts, NodeData(val.idx[stop], val.w[stop])
 
-    def _split_helps(self, item: _Item, parts, val_parts) -> bool:
+    def _split_helps(self, item: _Item, parts, val_parts, stopped: NodeData) -> bool:
         """Seed 000 §3.1: split only if the children, as leaves, do better on the validation rows
-        reaching this node than the node itself as a leaf (on a tie, only if not prune_on_tie)."""
+        reaching this node than the node itself as a leaf (on a tie, only if not prune_on_tie).
+        Rows that stop at the node (no branch for their value) keep its prediction either way.
+
+        A validation row missing the value of a C4.5 split counts in every branch with weight
+        w * r_v: its expected loss, which approximates the loss of C4.5's combined prediction
+        (the rest of the tree is not grown yet). Reduced-error pruning scores it exactly."""
         y_val, w_val = self.validation[1], self.validation[2]
         regression = self.policy.regression
         as_leaf = _loss(item.counts, y_val, item.val, regression)
-        as_split = 0.0
+        as_split = _loss(item.counts, y_val, stopped, regression)
         for part, vpart in zip(parts, val_parts, strict=True):
             value, total, _, _ = self.node_value(part)
             as_split += _loss(value if total > 0 else item.counts, y_val, vpart, regression)
@@ -264,16 +294,23 @@ def _weighted_median(y: np.ndarray, w: np.ndarray) -> float:
 
 
 def build_tree(X, y, w, kinds, n_categories, n_classes, policy: Policy,
-               validation=None) -> Tree:
+               validation=None, *, reference: bool = False) -> Tree:
     """Grow a tree on the encoded matrix ``X`` (rows weighted by ``w``); ``y`` holds class codes
     (n_classes > 0) or regression targets. ``validation`` = (X_val, y_val, w_val) turns on
     pre-pruning."""
-    return build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy, validation)[0]
+    return build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy, validation,
+                                  reference=reference)[0]
 
 
 def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Policy,
-                           validation=None) -> tuple[Tree, list[PruningStep]]:
-    """``build_tree``, plus the pre-pruning decisions (empty without validation data)."""
+                           validation=None, *, reference: bool = False
+                           ) -> tuple[Tree, list[PruningStep]]:
+    """``build_tree``, plus the pre-pruning decisions (empty without validation data).
+
+    CART on continuous columns without missing cells grows in one numba call (``_fast``), which
+    grows the same tree; ``reference=True`` forces this module's loop (the tests compare them)."""
+    if not reference and validation is None and _fast.applies(X, w, kinds, policy):
+        return _fast.grow_fast(X, y, w, n_categories, n_classes, policy), []
     g = _Growth(X, y, w, kinds, n_categories, n_classes, policy, validation)
     root = g.rec.new_node(parent=-1, depth=0, branch_fraction=1.0)
     val = None

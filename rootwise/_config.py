@@ -28,7 +28,7 @@ NO_BRANCH = -1
 # Missing-value routing of a split node (Tree.missing_branch), when the tested value is missing.
 MISSING_STOP = -1  # stop at this node and use its distribution
 MISSING_FRACTIONAL = -2  # C4.5: go down every branch with weight r_v
-# values >= 0: go to that child (majority branch, CART's fallback after surrogates)
+# values >= 0: go to that child (CART's fallback after the surrogates: the larger child)
 
 # Code written into the encoded matrix for a category never seen in training.
 UNSEEN_CODE = -1.0

@@ -40,6 +40,10 @@ class Policy:
     min_leaf_rule       "all_branches": every non-empty branch needs min_samples_leaf weight;
                         "two_branches": C4.5's rule, at least two branches need it
     prune_on_tie        pre-pruning: a split that leaves validation accuracy unchanged is not made
+    release8            C4.5 release 8 as Weka's J48 grows it (``_release8``): MDL-penalised gains
+                        of continuous tests, J48's minimum split size, thresholds moved to training
+                        values, split information with unknowns, J48's tolerances; needs
+                        selection="gain_ratio", multiway categorical splits, fractional missing
     """
 
     criterion: str = "entropy"
@@ -59,6 +63,7 @@ class Policy:
     max_exhaustive: int = 12
     min_leaf_rule: str = "all_branches"
     prune_on_tie: bool = True
+    release8: bool = False
 
     @property
     def criterion_code(self) -> int:

@@ -183,8 +183,8 @@ class Splitter:
         if not pool:
             return None, 0.0
         if self.policy.selection == "gain_ratio":
-            average = float(np.mean([c.gain for c in pool]))
-            pool = [c for c in pool if c.gain >= average - TIE_TOLERANCE]
+            average = self.average_gain(pool)
+            pool = [c for c in pool if self.above_average(c, average)]
             key = "gain_ratio"
         else:
             key = "gain"
@@ -192,6 +192,15 @@ class Splitter:
         # first (lowest column) candidate within the tolerance of the maximum
         best = pool[int(np.flatnonzero(scores >= scores.max() - TIE_TOLERANCE)[0])]
         return best, getattr(best, key)
+
+    def average_gain(self, candidates: list[Candidate]) -> float | None:
+        """C4.5's cut: the average gain of the candidates that may split the node (None if none)."""
+        pool = [c.gain for c in candidates if c.admissible]
+        return float(np.mean(pool)) if pool else None
+
+    def above_average(self, c: Candidate, average: float | None) -> bool:
+        """Whether a candidate's gain reaches C4.5's cut (at least the average)."""
+        return average is not None and c.gain >= average - TIE_TOLERANCE
 
     # ----------------------------------------------------------------- partition
     def branch_of_rows(self, split: Candidate, idx: np.ndarray) -> np.ndarray:
@@ -203,8 +212,12 @@ class Splitter:
         if split.kind == THRESHOLD:
             out[known] = np.where(x[known] <= split.threshold, 0, 1)
         else:
+            # validation rows may hold UNSEEN_CODE (-1): no branch, not the last category's
             codes = x[known].astype(np.int64)
-            out[known] = split.branch_of_category[codes]
+            ok = (codes >= 0) & (codes < len(split.branch_of_category))
+            branch = np.full(len(codes), -1, dtype=np.int64)
+            branch[ok] = split.branch_of_category[codes[ok]]
+            out[known] = branch
         return out
 
     def partition(self, node: NodeData, split: Candidate, missing_branch=None):
@@ -232,6 +245,15 @@ class Splitter:
                 w = np.concatenate([w, node.w[lost] * r[b]])
             parts.append(NodeData(idx, w))
         return parts, r
+
+
+def make_splitter(X, y, kinds, n_categories, n_classes, policy: Policy) -> Splitter:
+    """The splitter for a policy: the engine's own, or C4.5 release 8's (``_release8``)."""
+    if policy.release8:
+        from ._release8 import Release8Splitter
+
+        return Release8Splitter(X, y, kinds, n_categories, n_classes, policy)
+    return Splitter(X, y, kinds, n_categories, n_classes, policy)
 
 
 def _total(table: np.ndarray, regression: bool) -> float:

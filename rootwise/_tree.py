@@ -32,6 +32,10 @@ NODE_FIELDS = {
     "branch_fraction": np.float64,
     "surrogate_offset": np.int32,
     "n_surrogates": np.int32,
+    # the split's impurity decrease over the rows whose tested value is known, in weight units:
+    # w(P) I(P) - sum_v w(P_v) I(P_v) (squared error: the drop of the sum of squares); rpart's
+    # ``improve`` and the base of its variable importance. Meaningful for split nodes only.
+    "improvement": np.float64,
 }
 
 # the tree-wide table of surrogate splits (CART); node i owns rows
@@ -46,6 +50,9 @@ SURROGATE_FIELDS = {
     "adjusted_agreement": np.float64,
 }
 
+# fields a plain-data tree may leave out (trees written before they existed)
+_OPTIONAL_NODE_FIELDS = ("improvement",)
+
 
 class Tree:
     """Flat arrays of a fitted tree; see the module docstring for the layout."""
@@ -53,7 +60,8 @@ class Tree:
     def __init__(self, nodes: dict, value: np.ndarray, pool: np.ndarray, n_categories: np.ndarray,
                  surrogates: dict | None = None):
         n = len(nodes["feature"])
-        defaults = {"surrogate_offset": np.full(n, -1), "n_surrogates": np.zeros(n)}
+        defaults = {"surrogate_offset": np.full(n, -1), "n_surrogates": np.zeros(n),
+                    "improvement": np.zeros(n)}
         for name, dtype in NODE_FIELDS.items():
             given = nodes[name] if name in nodes else defaults[name]
             setattr(self, name, np.ascontiguousarray(given, dtype=dtype))
@@ -235,6 +243,8 @@ class Tree:
     def from_dict(cls, data: dict) -> "Tree":
         nodes = {}
         for name, dtype in NODE_FIELDS.items():
+            if name not in data and name in _OPTIONAL_NODE_FIELDS:
+                continue  # informational, not used for routing: the constructor's default
             if name not in data:
                 raise ValueError(f"tree field {name!r} is missing")
             values = data[name]

@@ -50,6 +50,10 @@ TREE_OPTIONS = [
     ("--min-samples-leaf", "min_samples_leaf", number, "X", "every non-empty branch needs weight X"),
     ("--epsilon", "epsilon", float, "X", "a node whose best gain is below X becomes a leaf"),
     ("--random-state", "random_state", int, "N", "seed of the random folds / held-out rows of pruning"),
+    ("--pruning", "pruning", str, "P", "none, pre or reduced-error (judged on held-out rows), "
+     "error-based (c4.5), cost-complexity (cart); default: the algorithm's own"),
+    ("--validation-fraction", "validation_fraction", float, "X",
+     "share of the rows held out to judge pre / reduced-error pruning (default 0.3)"),
 ]
 
 
@@ -70,6 +74,8 @@ def _fit(args) -> int:
     X, y = _split(frame, args.data, args.target, args.ignore)
     model = _estimator(args).fit(X, y)
     text = rootwise.export_text(model, decimals=args.decimals, node_ids=args.node_ids)
+    if args.explain_pruning:  # before saving: a model without pruning decisions is an error
+        text += "\n" + rootwise.pruning_report(model, digits=args.decimals)
     if args.out:  # first, so that a failed save prints nothing but the error
         rootwise.save(model, args.out)
     sys.stdout.write(text)
@@ -176,6 +182,8 @@ def _estimator(args):
         if param not in accepted:
             raise UserError(f"{flag} is not an option of {args.algorithm}")
         params[param] = value
+    if params.get("pruning") == "none":
+        params["pruning"] = None
     return cls(**params)
 
 
@@ -190,6 +198,10 @@ def _parser() -> argparse.ArgumentParser:
     fit = commands.add_parser("fit", help="grow a tree on a CSV table and print it")
     _data_options(fit)
     fit.add_argument("--out", metavar="MODEL.json", help="save the fitted model to this file")
+    fit.add_argument("--explain-pruning", action="store_true",
+                     help="after the tree, print every pruning decision (pre / reduced-error: the "
+                          "validation score with the node as a leaf and as a subtree; "
+                          "cost-complexity: the CP table)")
     _print_options(fit)
     fit.set_defaults(run=_fit)
 

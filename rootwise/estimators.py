@@ -17,7 +17,7 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
+from sklearn.model_selection import KFold, StratifiedKFold, check_cv, train_test_split
 from sklearn.utils import Bunch
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted, column_or_1d
@@ -25,11 +25,15 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from . import _encoding as enc
 from ._config import MISSING_FRACTIONAL
 from ._core.predict import fractional_distribution
-from ._error_based import error_based_prune
+from ._error_based import collapse_tree, error_based_prune
 from ._policy import Policy
 from ._pruning import choose_alpha_by_cv, cost_complexity_path, prune_to_alpha, reduced_error_prune
+from .pruning_report import describe_steps
 
 _VALIDATION_PRUNING = ("pre", "reduced-error")
+# CART with more than two classes tries all 2^(m-1) - 1 subsets of m categories up to max_exhaustive;
+# 2^19 partitions per node and feature is the most we let a user ask for.
+_MAX_EXHAUSTIVE_LIMIT = 20
 
 
 class _TreeEstimator(BaseEstimator):
@@ -98,6 +102,10 @@ class _TreeEstimator(BaseEstimator):
         validation = None
         if self.pruning in _VALIDATION_PRUNING:
             if X_val is not None:
+                names, val_names = enc.input_feature_names(X), enc.input_feature_names(X_val)
+                if names is not None and val_names is not None and list(names) != list(val_names):
+                    raise ValueError(f"X_val's columns {list(val_names)} are not X's "
+                                     f"{list(names)}: give the same columns in the same order.")
                 Xv = enc.encode(enc.as_frame(X_val, what="X_val"), schema)
                 self._check_missing(Xv, schema)
                 yv = self._encode_target_val(y_val, classes, Xv.shape[0])
@@ -110,16 +118,21 @@ class _TreeEstimator(BaseEstimator):
         steps, cptable = None, None
         if self.pruning == "pre":
             tree = grow(train, validation=validation)
-            steps = grow.prepruning_steps
+            steps = describe_steps(grow.prepruning_steps, tree, schema, classes)
         else:
             tree = grow(train)
             if self.pruning == "reduced-error":
+                full = tree  # the tree the steps' node numbers refer to
                 tree, steps = reduced_error_prune(tree, *validation, regression=self._regression,
                                                   prune_on_tie=self.prune_on_tie)
+                steps = describe_steps(steps, full, schema, classes)
             elif self.pruning == "error-based":
                 tree = error_based_prune(tree, grow.splitter_for(train), w[train],
                                          confidence=self.confidence,
-                                         subtree_raising=self.subtree_raising)
+                                         subtree_raising=self.subtree_raising,
+                                         collapse=policy.release8, release8=policy.release8)
+            elif self.pruning is None and policy.release8:  # J48 -U collapses too
+                tree = collapse_tree(tree, grow.splitter_for(train), w[train])
             elif self.pruning == "cost-complexity":
                 tree, cptable = self._cost_complexity(tree, grow, train, yt, w)
 
@@ -156,13 +169,19 @@ class _TreeEstimator(BaseEstimator):
         return enc.encode_target(y, n_rows)
 
     def _encode_target_val(self, y_val, classes, n_rows):
-        if self._regression:
-            return self._encode_target_fit(y_val, n_rows)[1]
-        y_val = np.asarray(y_val.to_numpy() if hasattr(y_val, "to_numpy") else y_val, dtype=object)
-        y_val = y_val.ravel()
+        try:
+            y_val = np.asarray(y_val.to_numpy() if hasattr(y_val, "to_numpy") else y_val,
+                               dtype=np.float64 if self._regression else object).ravel()
+        except (TypeError, ValueError):
+            raise ValueError("y_val must be numeric for a regressor.") from None
         if len(y_val) != n_rows:
             raise ValueError(f"X_val and y_val have different numbers of rows: {n_rows} and "
                              f"{len(y_val)}.")
+        if self._regression:
+            if not np.all(np.isfinite(y_val)):
+                raise ValueError("y_val contains NaN or infinity; every validation row needs a "
+                                 "finite target.")
+            return y_val
         index = {c: i for i, c in enumerate(classes.tolist())}
         unknown = [v for v in y_val if v not in index]
         if unknown:
@@ -194,29 +213,42 @@ class _TreeEstimator(BaseEstimator):
         alpha = self.ccp_alpha
         if not isinstance(alpha, str):
             return prune_to_alpha(tree, float(alpha)), None
-        n_splits = min(self.cv, len(train))
-        if self._regression:
-            splitter = KFold(n_splits, shuffle=True, random_state=self.random_state)
-            folds_of = splitter.split(train)
-        else:
-            counts = np.bincount(yt[train])
-            n_splits = min(n_splits, int(counts[counts > 0].min())) if not self._regression \
-                else n_splits
-            if n_splits < 2:
-                return tree, None  # too few rows per class to cross-validate: keep the full tree
-            splitter = StratifiedKFold(n_splits, shuffle=True, random_state=self.random_state)
-            folds_of = splitter.split(train, yt[train])
-        folds = [(train[a], train[b]) for a, b in folds_of]
-        table = choose_alpha_by_cv(tree, folds, grow, self._row_losses(grow, yt, w), alpha)
+        folds = self._cv_folds(train, yt)
+        if folds is None:
+            return tree, None  # a single row: nothing to cross-validate (the tree is one leaf)
+        table = choose_alpha_by_cv(tree, folds, grow, grow.X, self._row_losses(yt, w), alpha)
         return prune_to_alpha(tree, float(table.alpha[table.chosen])), table
 
-    def _row_losses(self, grow, yt, w):
-        def losses(tree, rows):
-            Xr = grow.X[rows]
+    def _cv_folds(self, train, yt):
+        """(training rows, held-out rows) pairs over ``train``, or None when there are too few rows.
+
+        An integer ``cv`` = K: shuffled K-fold (``random_state``), K capped at the number of rows;
+        stratified by class when every class has at least K rows, plain otherwise -- before, a class
+        with a single row cut K to 1 and silently turned pruning off. A scikit-learn splitter or an
+        iterable of (train, test) index pairs (as ``GridSearchCV`` takes) indexes the rows of ``X``.
+        """
+        cv, y = self.cv, yt[train]
+        if not isinstance(cv, numbers.Integral):
+            pairs = check_cv(cv, y, classifier=not self._regression).split(train, y)
+            return [(train[a], train[b]) for a, b in pairs]
+        n_splits = min(int(cv), len(train))
+        if n_splits < 2:
+            return None
+        counts = None if self._regression else np.bincount(y)
+        if counts is not None and counts[counts > 0].min() >= n_splits:
+            pairs = StratifiedKFold(n_splits, shuffle=True, random_state=self.random_state).split(train, y)
+        else:
+            pairs = KFold(n_splits, shuffle=True, random_state=self.random_state).split(train)
+        return [(train[a], train[b]) for a, b in pairs]
+
+    def _row_losses(self, yt, w):
+        """Weighted loss of predicting row rows[i] by node nodes[i] (as ``predict`` would there):
+        squared error, or 0/1 error of the node's most probable class."""
+        def losses(tree, rows, nodes):
             if self._regression:
-                pred = tree.value[tree.apply(Xr), 0]
-                return w[rows] * (yt[rows] - pred) ** 2, w[rows]
-            pred = np.argmax(self._distribution(tree, Xr), axis=1)
+                return w[rows] * (yt[rows] - tree.value[nodes, 0]) ** 2, w[rows]
+            value = tree.value[nodes]
+            pred = np.argmax(value / value.sum(axis=1, keepdims=True), axis=1)
             return w[rows] * (pred != yt[rows]), w[rows]
         return losses
 
@@ -282,13 +314,7 @@ class _TreeEstimator(BaseEstimator):
         """Total weighted impurity decrease of each feature's splits, normalised to sum to 1:
         sum over its nodes t of w_t I(t) - sum_children w_c I(c)."""
         check_is_fitted(self, "tree_")
-        t = self.tree_
-        out = np.zeros(self.n_features_in_)
-        for node in np.flatnonzero(t.n_children > 0):
-            kids = t.children(int(node))
-            drop = t.weighted_n_node_samples[node] * t.impurity[node] - sum(
-                t.weighted_n_node_samples[c] * t.impurity[c] for c in kids)
-            out[t.feature[node]] += max(drop, 0.0)
+        out = _impurity_decrease_per_feature(self.tree_, self.n_features_in_)
         total = out.sum()
         return out / total if total > 0 else out
 
@@ -297,6 +323,17 @@ class _TreeEstimator(BaseEstimator):
         tags.input_tags.allow_nan = self._missing != "error"
         tags.input_tags.categorical = True
         return tags
+
+
+def _impurity_decrease_per_feature(t, n_features: int) -> np.ndarray:
+    """Sum over each feature's split nodes t of w_t I(t) - sum_children w_c I(c)."""
+    out = np.zeros(n_features)
+    for node in np.flatnonzero(t.n_children > 0):
+        kids = t.children(int(node))
+        drop = t.weighted_n_node_samples[node] * t.impurity[node] - sum(
+            t.weighted_n_node_samples[c] * t.impurity[c] for c in kids)
+        out[t.feature[node]] += max(drop, 0.0)
+    return out
 
 
 class _Grower:
@@ -318,10 +355,10 @@ class _Grower:
         return tree
 
     def splitter_for(self, rows):
-        from ._splitter import Splitter
+        from ._splitter import make_splitter
 
-        return Splitter(self.X[rows], self.y[rows], self.schema.kinds_array,
-                        self.schema.n_categories, self.n_classes, self.policy)
+        return make_splitter(self.X[rows], self.y[rows], self.schema.kinds_array,
+                             self.schema.n_categories, self.n_classes, self.policy)
 
 
 class _ClassificationTree(ClassifierMixin, _TreeEstimator):
@@ -415,6 +452,21 @@ class C45Classifier(_ClassificationTree):
         Error-based pruning may replace a node by its largest branch.
     epsilon : float, default 0
         A node whose best gain ratio is below epsilon becomes a leaf (seed 002 step 4).
+    release8 : bool, default False
+        Quinlan's C4.5 release 8 as Weka's J48 (3.6) implements it, beyond the seeds: the gain
+        of a continuous test is lowered by the MDL penalty log2(cuts)/|D| (cuts: the admissible
+        cut points), each side of a cut needs 0.1 * known weight / classes (clamped to
+        [min_samples_leaf, 25]), the threshold is the largest training value not above the
+        midpoint, the split information counts unknown values as a branch, a candidate needs
+        gain >= average gain - 1e-3 and a positive gain ratio, subtrees that do not lower the
+        training error are collapsed before pruning (also with ``pruning=None``, as J48 -U),
+        and J48's tolerances decide ties. With the defaults it grows J48's tree
+        (``J48 -C 0.25 -M 2``; ``pruning=None`` is ``J48 -U -M 2``; leaf counts and predicted
+        distributions included). Two differences remain: J48 counts the classes declared in the
+        ARFF header, rootwise the classes present in ``y`` (only ``min_split`` depends on it);
+        on a tie between classes J48 predicts the first declared, rootwise the first in
+        ``classes_``. Release 8 counts rows, not weight, where J48 does (rows with a known
+        value for a continuous test, the 0.3 * N rule), so a weight is not a repeated row.
     """
 
     _missing = "fractional"
@@ -422,8 +474,8 @@ class C45Classifier(_ClassificationTree):
 
     def __init__(self, *, confidence=0.25, min_samples_leaf=2, min_samples_split=4,
                  max_depth=None, epsilon=0.0, pruning="error-based", subtree_raising=True,
-                 categorical_features="auto", validation_fraction=0.3, prune_on_tie=True,
-                 random_state=None):
+                 release8=False, categorical_features="auto", validation_fraction=0.3,
+                 prune_on_tie=True, random_state=None):
         self.confidence = confidence
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -431,6 +483,7 @@ class C45Classifier(_ClassificationTree):
         self.epsilon = epsilon
         self.pruning = pruning
         self.subtree_raising = subtree_raising
+        self.release8 = release8
         self.categorical_features = categorical_features
         self.validation_fraction = validation_fraction
         self.prune_on_tie = prune_on_tie
@@ -441,7 +494,7 @@ class C45Classifier(_ClassificationTree):
                       numeric_as_category=False, missing="fractional", epsilon=float(self.epsilon),
                       max_depth=self.max_depth, min_samples_split=float(self.min_samples_split),
                       min_samples_leaf=float(self.min_samples_leaf), min_leaf_rule="two_branches",
-                      prune_on_tie=bool(self.prune_on_tie))
+                      prune_on_tie=bool(self.prune_on_tie), release8=bool(self.release8))
 
 
 class _CART(_TreeEstimator):
@@ -461,8 +514,17 @@ class _CART(_TreeEstimator):
         elif not isinstance(a, numbers.Real) or isinstance(a, bool) or not a >= 0:
             raise ValueError(f"{name}: ccp_alpha must be a number >= 0, 'cv-min' or 'cv-1se', "
                              f"got {a!r}.")
-        if not isinstance(self.cv, numbers.Integral) or isinstance(self.cv, bool) or self.cv < 2:
-            raise ValueError(f"{name}: cv must be an integer >= 2, got {self.cv!r}.")
+        cv = self.cv
+        if isinstance(cv, bool) or isinstance(cv, str) or (
+                isinstance(cv, numbers.Integral) and cv < 2) or not (
+                isinstance(cv, numbers.Integral) or hasattr(cv, "split") or hasattr(cv, "__iter__")):
+            raise ValueError(f"{name}: cv must be an integer >= 2, a cross-validation splitter or an "
+                             f"iterable of (train, test) index pairs, got {cv!r}.")
+        me = getattr(self, "max_exhaustive", None)
+        if me is not None and (not isinstance(me, numbers.Integral) or isinstance(me, bool)
+                               or not 1 <= me <= _MAX_EXHAUSTIVE_LIMIT):
+            raise ValueError(f"{name}: max_exhaustive must be an integer in [1, "
+                             f"{_MAX_EXHAUSTIVE_LIMIT}], got {me!r}.")
         ms = self.max_surrogates
         if not isinstance(ms, numbers.Integral) or isinstance(ms, bool) or ms < 0:
             raise ValueError(f"{name}: max_surrogates must be an integer >= 0, got {ms!r}.")
@@ -489,6 +551,38 @@ class _CART(_TreeEstimator):
 
         return clone(self).set_params(pruning=None)
 
+    def variable_importance(self, kind: str = "impurity", normalize: bool = True) -> np.ndarray:
+        """Importance of each feature, summed over the split nodes t of the fitted tree.
+
+        kind="impurity": the weighted impurity decrease of the feature's own splits,
+        w_t I(t) - sum_children w_c I(c) (``feature_importances_`` when normalised).
+        kind="rpart": rpart's variable importance, which credits surrogates: the primary's feature
+        gets improve(t) and each surrogate's feature improve(t) x its adjusted agreement, where
+        improve(t) = w(P) I(P) - w(P_left) I(P_left) - w(P_right) I(P_right) over the rows P whose
+        primary value is known (the squared-error tree: the drop of the sum of squares). With unit
+        weights and the same tree, the unnormalised values are rpart's ``variable.importance``
+        (classification: n times the Gini decrease; regression: ``improve`` times the node
+        deviance).
+
+        normalize: divide by the total so the values sum to 1 (rpart's ``summary`` scales to 100).
+        """
+        check_is_fitted(self, "tree_")
+        if kind not in ("impurity", "rpart"):
+            raise ValueError(f"{type(self).__name__}: kind must be 'impurity' or 'rpart', got {kind!r}.")
+        t = self.tree_
+        if kind == "impurity":
+            out = _impurity_decrease_per_feature(t, self.n_features_in_)
+        else:
+            out = np.zeros(self.n_features_in_)
+            for node in np.flatnonzero(t.n_children > 0):
+                base = max(float(t.improvement[node]), 0.0)
+                out[t.feature[node]] += base
+                start = int(t.surrogate_offset[node])
+                for s in range(start, start + int(t.n_surrogates[node])):
+                    out[t.surrogates["feature"][s]] += base * t.surrogates["adjusted_agreement"][s]
+        total = out.sum()
+        return out / total if normalize and total > 0 else out
+
 
 class CARTClassifier(_CART, _ClassificationTree):
     """CART classification tree (seed 001 §2): binary splits minimising the Gini index.
@@ -503,20 +597,97 @@ class CARTClassifier(_CART, _ClassificationTree):
     Parameters
     ----------
     criterion : "gini" (default) or "entropy"
-    ccp_alpha : float, "cv-min" or "cv-1se" (default)
-        A fixed complexity parameter, or the alpha whose subtree has the lowest K-fold CV error
-        ("cv-min") or is the simplest within one standard error of it ("cv-1se").
-    cv : int, default 10
-    pruning : "cost-complexity" (default), None, "pre" or "reduced-error"
+    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, max_leaf_nodes
+        As in scikit-learn, except that sample counts are weighted mass (the sum of sample
+        weights, after ``class_weight``), so an integer weight is the same as repeating the row.
+        A node with less than ``min_samples_split`` is not split; every child needs at least
+        ``min_samples_leaf``; a split must lower the total impurity, W_t/W * gain, by at least
+        ``min_impurity_decrease``; ``max_leaf_nodes`` grows best-first (largest weighted impurity
+        decrease first).
     impurity_threshold : float, default 0
         A node whose impurity is below this is not split (seed 001 §2.5, step 2).
+    max_exhaustive : int, default 12
+        Categorical splits with more than two classes try all 2^(m-1) - 1 partitions of the m
+        categories present at the node when m <= max_exhaustive (at most 20); above it, a
+        heuristic (best prefix of the categories ordered by each class's proportion, then single
+        categories moved across while that helps). Two classes need no search: ordering the
+        categories by the proportion of the second class is exact (Breiman), linear after sorting.
+    pruning : "cost-complexity" (default), None, "pre" or "reduced-error"
+    ccp_alpha : float, "cv-min" or "cv-1se" (default)
+        A fixed complexity parameter (weakest-link pruning keeps the smallest subtree minimising
+        R(T) + alpha |T|, as scikit-learn's ``ccp_alpha``), or chosen inside ``fit``: K-fold
+        cross-validation scores every subtree of the weakest-link sequence; "cv-min" takes the
+        lowest CV error, "cv-1se" the simplest subtree whose CV error is within one standard error
+        of that minimum. The default is "cv-1se" because seed 001 (§2.6) has CART prune by
+        cross-validation, and Breiman et al. (1984, ch. 3) recommend the 1-SE rule: the CV
+        error curve is flat and noisy near its minimum, and the rule picks a smaller tree that
+        is as accurate within the noise of the estimate. The sequence and its CV errors are kept
+        in ``cp_table_`` (like rpart's cptable).
+    cv : int, cross-validation splitter or iterable of (train, test) pairs, default 10
+        Folds for ``ccp_alpha="cv-min"`` / ``"cv-1se"``. An integer K gives shuffled K-fold
+        (``random_state``), stratified when every class has at least K rows; with fewer than K
+        rows, one fold per row.
     max_surrogates : int, default 5
+        Surrogate splits kept per split node (see "Missing values"); 0 sends every row missing
+        the primary to the majority branch.
     class_weight : dict, "balanced" or None
+        Multiplies the sample weights, as in scikit-learn; the stopping rules see the product.
+    random_state : int or None
+        Shuffles the cross-validation folds (and the held-out rows of ``pruning="pre"`` /
+        ``"reduced-error"``). Growing a tree is deterministic: ties between attributes go to
+        the lowest column index, ties between thresholds to the lowest threshold.
+
+    Attributes
+    ----------
+    tree_, classes_, n_classes_, n_features_in_, feature_importances_
+    cp_table_ : CPTable or None
+        With ccp_alpha "cv-min" / "cv-1se": per subtree of the sequence its alpha, leaves,
+        training cost R(T), CV error and standard error, and the chosen row
+        (``cp_table_.to_frame()``); None otherwise, and when there is a single row.
+
+    Missing values (seed 001 §2.4), as R's rpart (the reference CART; ``tests/test_rpart_parity.py``
+    checks splits, surrogates, agreements and predictions against rpart 4.1.19):
+
+    - a candidate split is scored on the rows whose value is known, and its gain is multiplied by
+      their share of the node's weight (for Gini: rpart's ``improve`` divided by the node weight;
+      ``tree_.improvement`` keeps it in rpart's units);
+    - every split node keeps up to ``max_surrogates`` surrogate splits on other attributes, best
+      agreement first (ties: lower column). Agreement is the share of the primary-known weight a
+      surrogate sends the primary's way (rows missing the surrogate disagree); a surrogate must
+      beat the majority rule (adjusted agreement > 0) and send at least two such rows each way.
+      Threshold surrogates cut between distinct values of all the node's rows that have them;
+    - while fitting, a row missing the primary follows the first surrogate it has a value for,
+      else the side with more primary-known weight. At prediction it follows the first surrogate
+      it has, else the larger child (more training weight); when both children weigh the same it
+      stays at the node and gets the node's distribution. A category without a branch at a node
+      (absent there in training, or unseen) is treated as missing. No row is ever dropped: rows
+      with every attribute missing are kept, and every child weight adds up to its parent's.
+
+    Deliberate differences from rpart: rpart drops rows with every predictor missing, and leaves
+    a row inside a split node when the primary sent equal weight each way (rootwise sends it to
+    the side that is heavier after the surrogates, else to the first child); rpart 4.1.19 keeps a
+    categorical surrogate only if at least two rows agree and two disagree, which drops exact
+    categorical copies of the primary (its code comment says "at least 2 each way", which rootwise
+    applies); a surrogate category whose rows split evenly, among surrogate rows that split
+    evenly too, goes to the side with more primary-known weight (rpart: to its "right" side, an
+    artefact of its left/right convention); thresholds send ``x <= t`` to the first child where
+    rpart tests ``x < t`` (they differ only for a value equal to the midpoint);
+    ``min_samples_split`` / ``min_samples_leaf`` count weight where rpart's minsplit / minbucket
+    count rows; and rpart's ``cp = 0`` still removes splits that do not lower the
+    misclassification count, where ``pruning=None`` keeps every split.
+
+    ``variable_importance(kind="rpart")`` is rpart's variable importance, which credits the
+    surrogates; ``feature_importances_`` is the weighted impurity decrease of each feature's splits.
+
+    On numeric data without missing values, an unpruned tree (``pruning=None``) is the tree of
+    scikit-learn's ``DecisionTreeClassifier`` with the same settings whenever no two candidate
+    splits tie (scikit-learn breaks ties at random), and ``cost_complexity_pruning_path`` gives
+    the same alphas.
     """
 
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
-                 max_leaf_nodes=None, class_weight=None, max_surrogates=5,
+                 max_leaf_nodes=None, class_weight=None, max_surrogates=5, max_exhaustive=12,
                  pruning="cost-complexity", ccp_alpha="cv-1se", cv=10,
                  categorical_features="auto", validation_fraction=0.3, prune_on_tie=True,
                  random_state=None):
@@ -529,6 +700,7 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.max_leaf_nodes = max_leaf_nodes
         self.class_weight = class_weight
         self.max_surrogates = max_surrogates
+        self.max_exhaustive = max_exhaustive
         self.pruning = pruning
         self.ccp_alpha = ccp_alpha
         self.cv = cv
@@ -541,10 +713,10 @@ class CARTClassifier(_CART, _ClassificationTree):
         if self.criterion not in ("gini", "entropy"):
             raise ValueError(f"CARTClassifier: criterion must be 'gini' or 'entropy', got "
                              f"{self.criterion!r}.")
-        return self._cart_policy(self.criterion)
+        return self._cart_policy(self.criterion, max_exhaustive=int(self.max_exhaustive))
 
 
-class CARTRegressor(_CART, RegressorMixin):
+class CARTRegressor(RegressorMixin, _CART):  # mixins before the base class (sklearn's rule)
     """CART regression tree (seed 001 §3): binary splits minimising the squared error
 
         min_{a,s} [ min_c1 sum_{D1} (y - c1)^2 + min_c2 sum_{D2} (y - c2)^2 ],

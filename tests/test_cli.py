@@ -222,3 +222,29 @@ def test_console_script(tmp_path):
     assert done.returncode == 0 and done.stderr == b""
     assert done.stdout.decode("utf-8").startswith("├── 纹理 = 清晰\n")
     assert rootwise.load(target).tree_.node_count == 14
+
+
+def test_fit_with_validation_pruning_explains_its_decisions(capsys):
+    """--pruning reduced-error holds out rows (seeded), prunes, and --explain-pruning prints one line
+    per internal node of the unpruned tree with the validation score as subtree and as leaf."""
+    data = str(rootwise.datasets.path("watermelon_2_0"))
+    code, out, err = run(capsys, "fit", data, "--target", "好瓜", "--ignore", "编号",
+                         "--pruning", "reduced-error", "--validation-fraction", "0.4",
+                         "--random-state", "0", "--explain-pruning")
+    assert code == 0 and err == ""
+    X, y = rootwise.datasets.load_watermelon_2_0(return_X_y=True)
+    model = rootwise.ID3Classifier(pruning="reduced-error", validation_fraction=0.4,
+                                   random_state=0).fit(X, y)
+    assert rootwise.export_text(model) in out
+    assert rootwise.pruning_report(model) in out
+    assert len(model.pruning_steps_) >= 1
+
+
+def test_bad_pruning_value_and_missing_report_are_one_line_errors(capsys):
+    data = str(rootwise.datasets.path("watermelon_2_0"))
+    code, out, err = run(capsys, "fit", data, "--target", "好瓜", "--ignore", "编号",
+                         "--pruning", "sometimes")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "pruning" in err
+    code, out, err = run(capsys, "fit", data, "--target", "好瓜", "--ignore", "编号",
+                         "--explain-pruning")
+    assert code == 2 and err.startswith("rootwise: error: ") and err.count("\n") == 1

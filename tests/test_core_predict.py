@@ -20,7 +20,7 @@ def random_tree(rng, n_categories, max_depth):
                             pool_offset=-1, missing_branch=MISSING_STOP, parent=parent, depth=depth,
                             impurity=0.0, n_node_samples=0, weighted_n_node_samples=0.0,
                             branch_fraction=1.0, surrogate_offset=-1,
-                        n_surrogates=0).items():
+                            n_surrogates=0, improvement=0.0).items():
             nodes[name].append(v)
         return len(nodes["kind"]) - 1
 

@@ -19,7 +19,8 @@ def hand_tree_parts():
     """node 0  MULTIWAY on x0: code 0 -> slot 1 (node 2), code 1 -> slot 0 (node 1), code 2 -> no
                branch; missing -> stop
        node 1  THRESHOLD x1 <= 2.5: node 3, else node 4; missing -> slot 1 (node 4)
-       node 2  SUBSET on x2: codes 0 -> node 5, 1 and 2 -> node 6, 3 -> no branch; missing -> slot 0
+       node 2  SUBSET on x2: codes 0 -> node 5, 1 and 2 -> node 6, 3 -> no branch; missing (and no
+               branch, at a subset node) -> slot 0
        nodes 3..6 leaves"""
     nodes = {
         "feature": [0, 1, 2, -1, -1, -1, -1],
@@ -61,10 +62,11 @@ ROUTES = [
     ((0, NAN, 0), [0, 2, 5]),
     ((0, 0.0, 1), [0, 2, 6]),
     ((0, 0.0, 2), [0, 2, 6]),
-    ((0, 0.0, 3), [0, 2]),  # category 3 has no branch at node 2: stop there
+    # a subset (CART) node treats a category without a branch as missing, as rpart does
+    ((0, 0.0, 3), [0, 2, 5]),  # category 3 has no branch at node 2: missing -> slot 0
     ((0, 0.0, NAN), [0, 2, 5]),  # missing at node 2 -> slot 0
-    ((0, 0.0, -1.0), [0, 2]),  # a category unseen in training stops at the node
-    ((0, 0.0, 4.0), [0, 2]),  # a code beyond the categories, too
+    ((0, 0.0, -1.0), [0, 2, 5]),  # a category unseen in training, too
+    ((0, 0.0, 4.0), [0, 2, 5]),  # and a code beyond the categories
     ((2, 0.0, 0), [0]),  # category 2 of x0 has no branch
     ((NAN, 0.0, 0), [0]),  # missing at the root, which stops
     ((-1.0, 0.0, 0), [0]),

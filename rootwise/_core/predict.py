@@ -4,7 +4,7 @@ fractional prediction for rows with missing values."""
 import numpy as np
 from numba import njit
 
-from .._config import LEAF, MISSING_FRACTIONAL, THRESHOLD
+from .._config import LEAF, MISSING_FRACTIONAL, SUBSET, THRESHOLD
 
 
 @njit(cache=True)
@@ -42,15 +42,18 @@ def _surrogate_branch(X, i, node, pool, n_categories, sur_offset, n_sur, s_featu
 def _next(X, i, node, feature, kind, threshold, first_child, pool_offset, pool, n_categories,
           missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold, s_left, s_pool_offset):
     """The child row ``i`` moves to from split ``node``, or -1 to stop there. A missing value
-    tries the surrogates, then ``missing_branch`` (a child, or a negative code meaning stop)."""
+    tries the surrogates, then ``missing_branch`` (a child, or a negative code meaning stop). At a
+    subset node (CART) a category without a branch there says nothing about the split, so it is
+    treated as missing too (rpart); at a multiway node it stops (seed 000's empty branch)."""
     x = X[i, feature[node]]
-    if np.isnan(x):
+    b = -1
+    if not np.isnan(x):
+        b = _branch(x, node, feature, kind, threshold, pool_offset, pool, n_categories)
+    if np.isnan(x) or (b < 0 and kind[node] == SUBSET):
         b = _surrogate_branch(X, i, node, pool, n_categories, sur_offset, n_sur, s_feature,
                               s_kind, s_threshold, s_left, s_pool_offset)
         if b < 0:
             b = missing_branch[node]
-    else:
-        b = _branch(x, node, feature, kind, threshold, pool_offset, pool, n_categories)
     if b < 0:
         return -1
     return first_child[node] + b
