@@ -309,7 +309,7 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
 
     CART on continuous columns without missing cells grows in one numba call (``_fast``), which
     grows the same tree; ``reference=True`` forces this module's loop (the tests compare them)."""
-    if not reference and validation is None and _fast.applies(X, w, kinds, policy):
+    if not reference and validation is None and _fast.applies(X, w, kinds, policy, n_classes):
         return _fast.grow_fast(X, y, w, n_categories, n_classes, policy), []
     g = _Growth(X, y, w, kinds, n_categories, n_classes, policy, validation)
     root = g.rec.new_node(parent=-1, depth=0, branch_fraction=1.0)

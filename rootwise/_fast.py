@@ -1,8 +1,8 @@
 """When and how to grow with the fast exact builder (``_core/grow.py``).
 
 It covers CART on continuous columns: no categorical column, no missing cell, positive weights,
-depth-first growth, mean leaves. Anything else goes to the reference builder, which grows the same
-tree the slow way (and is what the fast one is tested against).
+depth-first growth, mean leaves, at most 256 classes. Anything else goes to the reference
+builder, which grows the same tree the slow way (and is what the fast one is tested against).
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ from ._policy import Policy
 from ._tree import Tree
 
 
-def applies(X: np.ndarray, w: np.ndarray, kinds: np.ndarray, policy: Policy) -> bool:
-    return (policy.categorical_split == "subset" and policy.selection == "gain"
+def applies(X: np.ndarray, w: np.ndarray, kinds: np.ndarray, policy: Policy,
+            n_classes: int = 0) -> bool:
+    """Whether the fast builder grows this fit (class codes travel as bytes: at most 256)."""
+    return (n_classes <= 256 and policy.categorical_split == "subset" and policy.selection == "gain"
             and policy.max_leaf_nodes is None and policy.leaf_value == "mean"
             and policy.epsilon == 0.0 and policy.min_leaf_rule == "all_branches"
             and bool(np.all(kinds == CONTINUOUS)) and X.shape[0] > 0
@@ -35,11 +37,12 @@ def grow_fast(X, y, w, n_categories, n_classes: int, policy: Policy) -> Tree:
         yc, yr = np.asarray(y, dtype=np.int64), np.zeros(0, dtype=np.float64)
     (feature, threshold, first_child, parent, depth, impurity, n_samples, wsum, fraction,
      missing_branch, improvement, s_offset, s_count, value, s_feature, s_threshold, s_left,
-     s_agree, s_adj) = grow(np.ascontiguousarray(X, dtype=np.float64), yc, yr,
-                            np.asarray(w, dtype=np.float64), n_classes, policy.criterion_code, policy.regression, max_depth,
-                   float(policy.min_samples_split), float(policy.min_samples_leaf),
-                   float(policy.min_impurity_decrease), float(policy.impurity_threshold), max_sur,
-                   MIN_SURROGATE_SIDE, MIN_ADJUSTED_AGREEMENT)
+     s_agree, s_adj) = grow(
+        np.ascontiguousarray(X, dtype=np.float64), yc, yr, np.asarray(w, dtype=np.float64),
+        n_classes, policy.criterion_code, policy.regression, max_depth,
+        float(policy.min_samples_split), float(policy.min_samples_leaf),
+        float(policy.min_impurity_decrease), float(policy.impurity_threshold), max_sur,
+        MIN_SURROGATE_SIDE, MIN_ADJUSTED_AGREEMENT)
     split = first_child >= 0
     nodes = {
         "feature": feature, "kind": np.where(split, THRESHOLD, LEAF), "threshold": threshold,

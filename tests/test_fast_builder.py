@@ -78,6 +78,8 @@ def test_fast_path_is_only_taken_where_it_applies():
     assert not _fast.applies(X_nan, w, cont, cart)  # a missing cell
     assert not _fast.applies(X, np.array([1.0, 0.0, 1.0, 1.0]), cont, cart)  # a zero weight
     assert not _fast.applies(X, w, cont, _policy("gini", max_leaf_nodes=3))  # best-first
+    assert _fast.applies(X, w, cont, cart, n_classes=256)
+    assert not _fast.applies(X, w, cont, cart, n_classes=257)  # class codes travel as bytes
     assert not _fast.applies(X, w, cont, _policy("squared_error", leaf_value="median"))
     c45 = Policy(criterion="entropy", selection="gain_ratio", categorical_split="multiway",
                  numeric_as_category=False, missing="fractional")

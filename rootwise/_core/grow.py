@@ -1,8 +1,11 @@
 """The fast exact builder: CART on continuous columns without missing values, grown in numba.
 
 Each feature is sorted once per fit. A node is a segment [start, end) of every feature's sorted
-arrays (values and row ids); splitting a node partitions every feature's segment stably into the
-left rows then the right rows, so each child's segment stays sorted and no node sorts again.
+arrays: values, row ids, and the rows' targets (class code or y) and weights (unless all are 1),
+kept beside the values because loading them by row id misses the cache (measured: 14.5 ns per
+row at 10^6 rows against 3.3 ns in sorted order). Splitting a node partitions every feature's
+segment stably into the left rows then the right rows, so each child's segment stays sorted and
+no node sorts again.
 A scan over a sorted segment updates the children's statistics in O(1) per row:
     Gini:     sum_k c_k^2 changes by 2 c_k w + w^2 when class k gains weight w
     entropy:  sum_k c_k log2 c_k changes only in class k
@@ -20,23 +23,35 @@ from numba import njit, prange
 
 from .._config import ENTROPY, GINI, TIE_TOLERANCE
 from .numeric import midpoint
+from .radix import radix_argsort
 from .surrogates import best_surrogate_threshold
 
 PARALLEL_MIN_WORK = 20000  # rows x features below which a node is searched on one thread
 
 
 @njit(cache=True, parallel=True)
-def presort(X):
-    """Per feature: row ids in ascending order of value (stable) and the sorted values."""
+def presort(X, yc, yr, w, unit):
+    """Per feature: row ids in ascending order of value (stable), the sorted values, and beside
+    them the rows' class codes (uint8) or targets, and weights (left empty when all are 1)."""
     n, d = X.shape
     order = np.empty((d, n), dtype=np.int32)
     values = np.empty((d, n), dtype=np.float64)
+    codes = np.empty((d, n if yc.shape[0] > 0 else 0), dtype=np.uint8)
+    targets = np.empty((d, n if yr.shape[0] > 0 else 0), dtype=np.float64)
+    weights = np.empty((d, 0 if unit else n), dtype=np.float64)
     for j in prange(d):
-        o = np.argsort(X[:, j], kind="mergesort")
+        o = radix_argsort(X[:, j])
         for i in range(n):
-            order[j, i] = o[i]
-            values[j, i] = X[o[i], j]
-    return order, values
+            r = o[i]
+            order[j, i] = r
+            values[j, i] = X[r, j]
+            if codes.shape[1] > 0:
+                codes[j, i] = yc[r]
+            if targets.shape[1] > 0:
+                targets[j, i] = yr[r]
+            if not unit:
+                weights[j, i] = w[r]
+    return order, values, codes, targets, weights
 
 
 # ----------------------------------------------------------------------------- scans
@@ -48,12 +63,47 @@ def _xlogx(c):
 
 
 @njit(cache=True)
-def _scan_class(vals, rows, start, end, y, w, total, n_classes, criterion, min_leaf, recip):
+def _scan_binary_gini(vals, codes, ws, start, end, total, min_leaf, recip):
+    """``_scan_class`` for two classes and Gini, with the class weights in registers: the general
+    loop's per-row update of a counts array in memory is a dependency chain through the cache."""
+    unit = ws.shape[0] == 0
+    t0, t1 = total[0], total[1]
+    w_all = t0 + t1
+    n_all = end - start
+    l0, l1 = 0.0, 0.0
+    best, best_i = -np.inf, -1
+    for i in range(start, end - 1):
+        wr = 1.0 if unit else ws[i]
+        if codes[i] == 0:
+            l0 += wr
+        else:
+            l1 += wr
+        if vals[i + 1] <= vals[i]:
+            continue
+        w_left = l0 + l1
+        w_right = w_all - w_left
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        r0, r1 = t0 - l0, t1 - l1
+        if unit:
+            n_left = i - start + 1
+            proxy = (l0 * l0 + l1 * l1) * recip[n_left] + (r0 * r0 + r1 * r1) * recip[n_all - n_left]
+        else:
+            proxy = (l0 * l0 + l1 * l1) / w_left + (r0 * r0 + r1 * r1) / w_right
+        if proxy > best + TIE_TOLERANCE * max(1.0, abs(best)) or best_i < 0:
+            best, best_i = proxy, i
+    return best, best_i
+
+
+@njit(cache=True)
+def _scan_class(vals, codes, ws, start, end, total, n_classes, criterion, min_leaf, recip):
     """Best boundary of one feature's sorted segment for classification.
     Returns (proxy, i): rows start..i go left; i = -1 if none is admissible.
-    ``recip`` (1/k for k = 0..n) is non-empty when every weight is 1: then no weight is loaded
-    and the two divisions per candidate become table look-ups."""
-    unit = recip.shape[0] > 0
+    With unit weights ``ws`` is empty and ``recip`` (1/k for k = 0..n) turns the two divisions
+    per candidate into table look-ups."""
+    unit = ws.shape[0] == 0
+    if n_classes == 2 and criterion == GINI:
+        return _scan_binary_gini(vals, codes, ws, start, end, total, min_leaf, recip)
     left = np.zeros(n_classes)
     w_all = 0.0
     sq_all = 0.0
@@ -71,9 +121,8 @@ def _scan_class(vals, rows, start, end, y, w, total, n_classes, criterion, min_l
     best, best_i = -np.inf, -1
     gini = criterion == GINI
     for i in range(start, end - 1):
-        r = rows[i]
-        k = y[r]
-        wr = 1.0 if unit else w[r]
+        k = codes[i]
+        wr = 1.0 if unit else ws[i]
         lk = left[k]
         rk = total[k] - lk
         if gini:
@@ -105,60 +154,67 @@ def _scan_class(vals, rows, start, end, y, w, total, n_classes, criterion, min_l
 
 
 @njit(cache=True)
-def _scan_regression(vals, rows, start, end, y, w, min_leaf):
+def _scan_regression(vals, ys, ws, start, end, min_leaf, recip):
     """Best boundary for squared error: maximise (sum_l wy)^2 / W_l + (sum_r wy)^2 / W_r."""
+    unit = ws.shape[0] == 0
     w_all, s_all = 0.0, 0.0
     for i in range(start, end):
-        r = rows[i]
-        w_all += w[r]
-        s_all += w[r] * y[r]
+        wr = 1.0 if unit else ws[i]
+        w_all += wr
+        s_all += wr * ys[i]
+    n_all = end - start
     w_left, s_left = 0.0, 0.0
     best, best_i = -np.inf, -1
     for i in range(start, end - 1):
-        r = rows[i]
-        w_left += w[r]
-        s_left += w[r] * y[r]
+        wr = 1.0 if unit else ws[i]
+        w_left += wr
+        s_left += wr * ys[i]
         if vals[i + 1] <= vals[i]:
             continue
         w_right = w_all - w_left
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
             continue
         s_right = s_all - s_left
-        proxy = s_left * s_left / w_left + s_right * s_right / w_right
+        if unit:
+            n_left = i - start + 1
+            proxy = s_left * s_left * recip[n_left] + s_right * s_right * recip[n_all - n_left]
+        else:
+            proxy = s_left * s_left / w_left + s_right * s_right / w_right
         if best_i < 0 or proxy > best + TIE_TOLERANCE * max(1.0, abs(best)):
             best, best_i = proxy, i
     return best, best_i
 
 
 @njit(cache=True)
-def _search_one(j, order, values, start, end, yc, yr, w, total, n_classes, criterion, min_leaf,
-                regression, recip):
+def _search_one(j, values, codes, targets, weights, start, end, total, n_classes, criterion,
+                min_leaf, regression, recip):
+    ws = weights[j]  # empty when every weight is 1
     if regression:
-        return _scan_regression(values[j], order[j], start, end, yr, w, min_leaf)
-    return _scan_class(values[j], order[j], start, end, yc, w, total, n_classes, criterion,
+        return _scan_regression(values[j], targets[j], ws, start, end, min_leaf, recip)
+    return _scan_class(values[j], codes[j], ws, start, end, total, n_classes, criterion,
                        min_leaf, recip)
 
 
 @njit(cache=True, parallel=True)
-def _search_parallel(order, values, start, end, yc, yr, w, total, n_classes, criterion,
+def _search_parallel(values, codes, targets, weights, start, end, total, n_classes, criterion,
                      min_leaf, regression, recip, proxies, positions):
-    for j in prange(order.shape[0]):
-        p, i = _search_one(j, order, values, start, end, yc, yr, w, total, n_classes, criterion,
-                           min_leaf, regression, recip)
+    for j in prange(values.shape[0]):
+        p, i = _search_one(j, values, codes, targets, weights, start, end, total, n_classes,
+                           criterion, min_leaf, regression, recip)
         proxies[j] = p
         positions[j] = i
 
 
 @njit(cache=True)
-def _search(order, values, start, end, yc, yr, w, total, n_classes, criterion, min_leaf,
+def _search(values, codes, targets, weights, start, end, total, n_classes, criterion, min_leaf,
             regression, recip, proxies, positions):
-    d = order.shape[0]
+    d = values.shape[0]
     if (end - start) * d >= PARALLEL_MIN_WORK:
-        _search_parallel(order, values, start, end, yc, yr, w, total, n_classes, criterion,
-                         min_leaf, regression, recip, proxies, positions)
+        _search_parallel(values, codes, targets, weights, start, end, total, n_classes,
+                         criterion, min_leaf, regression, recip, proxies, positions)
     else:
         for j in range(d):
-            p, i = _search_one(j, order, values, start, end, yc, yr, w, total, n_classes,
+            p, i = _search_one(j, values, codes, targets, weights, start, end, total, n_classes,
                                criterion, min_leaf, regression, recip)
             proxies[j] = p
             positions[j] = i
@@ -168,43 +224,62 @@ def _search(order, values, start, end, yc, yr, w, total, n_classes, criterion, m
 
 
 @njit(cache=True)
-def _partition_one(j, order, values, start, end, goes_left, buf_rows, buf_vals):
-    """Stable partition of feature j's segment: left rows first, each side still sorted."""
+def _split_row(a, start, m, g, buf):
+    """Stable partition of a[start:start+m] by the 0/1 flags g: flagged first. Branch-free (each
+    element is written to both places and the counters advance by the flag) because left or
+    right is close to random and a branch would be mispredicted half the time."""
     n_left = 0
     n_right = 0
-    for i in range(start, end):
-        r = order[j, i]
-        if goes_left[r]:
-            order[j, start + n_left] = r
-            values[j, start + n_left] = values[j, i]
-            n_left += 1
-        else:
-            buf_rows[n_right] = r
-            buf_vals[n_right] = values[j, i]
-            n_right += 1
+    for i in range(m):
+        x = a[start + i]
+        a[start + n_left] = x  # n_left <= i: never overwrites an unread element
+        buf[n_right] = x
+        gi = g[i]
+        n_left += gi
+        n_right += 1 - gi
     for t in range(n_right):
-        order[j, start + n_left + t] = buf_rows[t]
-        values[j, start + n_left + t] = buf_vals[t]
-
-
-@njit(cache=True, parallel=True)
-def _partition_parallel(order, values, start, end, goes_left, skip):
-    for j in prange(order.shape[0]):
-        if j != skip:
-            buf_rows = np.empty(end - start, dtype=np.int32)
-            buf_vals = np.empty(end - start, dtype=np.float64)
-            _partition_one(j, order, values, start, end, goes_left, buf_rows, buf_vals)
+        a[start + n_left + t] = buf[t]
 
 
 @njit(cache=True)
-def _partition(order, values, start, end, goes_left, skip, buf_rows, buf_vals):
+def _partition_one(j, order, values, codes, targets, weights, start, end, goes_left, g, buf_rows,
+                   buf_vals, buf_codes, buf_targets, buf_weights):
+    """Stable partition of feature j's arrays over the segment: left rows first, each side
+    still sorted."""
+    m = end - start
+    for i in range(m):
+        g[i] = goes_left[order[j, start + i]]
+    _split_row(order[j], start, m, g, buf_rows)
+    _split_row(values[j], start, m, g, buf_vals)
+    if codes.shape[1] > 0:
+        _split_row(codes[j], start, m, g, buf_codes)
+    if targets.shape[1] > 0:
+        _split_row(targets[j], start, m, g, buf_targets)
+    if weights.shape[1] > 0:
+        _split_row(weights[j], start, m, g, buf_weights)
+
+
+@njit(cache=True, parallel=True)
+def _partition_parallel(order, values, codes, targets, weights, start, end, goes_left, skip):
+    for j in prange(order.shape[0]):
+        if j != skip:
+            m = end - start
+            _partition_one(j, order, values, codes, targets, weights, start, end, goes_left,
+                           np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int32),
+                           np.empty(m), np.empty(m, dtype=np.uint8), np.empty(m), np.empty(m))
+
+
+@njit(cache=True)
+def _partition(order, values, codes, targets, weights, start, end, goes_left, skip, buffers):
     d = order.shape[0]
     if (end - start) * d >= PARALLEL_MIN_WORK:
-        _partition_parallel(order, values, start, end, goes_left, skip)
+        _partition_parallel(order, values, codes, targets, weights, start, end, goes_left, skip)
     else:
+        g, buf_rows, buf_vals, buf_codes, buf_targets, buf_weights = buffers
         for j in range(d):
             if j != skip:
-                _partition_one(j, order, values, start, end, goes_left, buf_rows, buf_vals)
+                _partition_one(j, order, values, codes, targets, weights, start, end, goes_left,
+                               g, buf_rows, buf_vals, buf_codes, buf_targets, buf_weights)
 
 
 # ----------------------------------------------------------------------------- surrogates
@@ -291,31 +366,30 @@ def _double_rows(a):
 
 
 @njit(cache=True)
-def _node_stats(order, start, end, yc, y, w, n_classes, criterion, regression):
-    """(value, weight, impurity, pure) of the rows of a segment; ``yc`` class codes, ``y``
-    regression targets (only the one the task uses is read)."""
+def _node_stats(j, codes, targets, weights, start, end, n_classes, criterion, regression):
+    """(value, weight, impurity, pure) of the rows of a segment, read from feature j's arrays."""
+    unit = weights.shape[1] == 0
     if regression:
         wsum, s = 0.0, 0.0
         for i in range(start, end):
-            r = order[0, i]
-            wsum += w[r]
-            s += w[r] * y[r]
+            wi = 1.0 if unit else weights[j, i]
+            wsum += wi
+            s += wi * targets[j, i]
         mean = s / wsum
         sse = 0.0
         pure = True
-        y0 = y[order[0, start]]
+        y0 = targets[j, start]
         for i in range(start, end):
-            r = order[0, i]
-            sse += w[r] * (y[r] - mean) ** 2
-            if y[r] != y0:
+            wi = 1.0 if unit else weights[j, i]
+            sse += wi * (targets[j, i] - mean) ** 2
+            if targets[j, i] != y0:
                 pure = False
         value = np.empty(1)
         value[0] = mean
         return value, wsum, sse / wsum, pure
     counts = np.zeros(n_classes)
     for i in range(start, end):
-        r = order[0, i]
-        counts[yc[r]] += w[r]
+        counts[codes[j, i]] += 1.0 if unit else weights[j, i]
     nonzero = 0
     for k in range(n_classes):
         if counts[k] > 0.0:
@@ -350,18 +424,17 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     arrays, the value array and the surrogate table (see ``rootwise._fast``)."""
     n, d = X.shape
     n_out = 1 if regression else n_classes
-    order, values = presort(X)
     total_w = w.sum()
     unit = True
     for r in range(n):
         if w[r] != 1.0:
             unit = False
             break
-    recip = np.empty(n + 1 if unit else 0)
-    if unit:
-        recip[0] = 0.0
-        for k in range(1, n + 1):
-            recip[k] = 1.0 / k
+    order, values, codes, targets, weights = presort(X, yc, yr, w, unit)
+    recip = np.empty(n + 1)
+    recip[0] = 0.0
+    for k in range(1, n + 1):
+        recip[k] = 1.0 / k
 
     cap = 64
     feature = np.full(cap, -1, dtype=np.int32)
@@ -395,8 +468,8 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     count = 1
 
     goes_left = np.zeros(n, dtype=np.uint8)
-    buf_rows = np.empty(n, dtype=np.int32)
-    buf_vals = np.empty(n, dtype=np.float64)
+    buffers = (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int32), np.empty(n),
+               np.empty(n, dtype=np.uint8), np.empty(n), np.empty(n))
     proxies = np.empty(d)
     positions = np.empty(d, dtype=np.int64)
     sf = np.empty(max(max_surrogates, 1), dtype=np.int64)
@@ -407,14 +480,15 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     while top > 0:
         top -= 1
         node, start, end = st_node[top], st_start[top], st_end[top]
-        val, W, imp, pure = _node_stats(order, start, end, yc, yr, w, n_classes, criterion, regression)
+        val, W, imp, pure = _node_stats(0, codes, targets, weights, start, end, n_classes,
+                                        criterion, regression)
         value[node] = val
         wsum[node] = W
         impurity[node] = imp
         n_samples[node] = end - start
         if pure or depth[node] >= max_depth or W < min_samples_split or imp < impurity_threshold:
             continue
-        _search(order, values, start, end, yc, yr, w, val, n_classes, criterion, min_leaf,
+        _search(values, codes, targets, weights, start, end, val, n_classes, criterion, min_leaf,
                 regression, recip, proxies, positions)
         best_j = -1
         best = -np.inf
@@ -430,11 +504,10 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
                 break
         i_best = positions[best_j]
         # the exact decrease, from the children's statistics
-        sub = order[best_j:best_j + 1]
-        _, lw, limp, _ = _node_stats(sub, start, i_best + 1, yc, yr, w, n_classes, criterion,
-                                     regression)
-        _, rw, rimp, _ = _node_stats(sub, i_best + 1, end, yc, yr, w, n_classes, criterion,
-                                     regression)
+        _, lw, limp, _ = _node_stats(best_j, codes, targets, weights, start, i_best + 1,
+                                     n_classes, criterion, regression)
+        _, rw, rimp, _ = _node_stats(best_j, codes, targets, weights, i_best + 1, end, n_classes,
+                                     criterion, regression)
         gain = imp - (lw / W) * limp - (rw / W) * rimp
         if gain < 0.0:
             gain = 0.0
@@ -463,7 +536,8 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
                     s_agree[n_sur + t] = sa[t]
                     s_adj[n_sur + t] = (sa[t] - majority) / (1.0 - majority)
                 n_sur += m
-        _partition(order, values, start, end, goes_left, best_j, buf_rows, buf_vals)
+        _partition(order, values, codes, targets, weights, start, end, goes_left, best_j,
+                   buffers)
         while count + 2 > feature.shape[0]:
             feature = _double_int(feature)
             threshold = _double_float(threshold)
