@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rootwise import ID3Classifier
+from rootwise import CARTClassifier, CARTRegressor, ID3Classifier
 
 ESTIMATORS = [
     ID3Classifier(),
+    # every default, including ccp_alpha="cv-1se" with 10 folds (11 trees per fit: still quick)
+    CARTClassifier(random_state=0),
+    CARTRegressor(random_state=0),
 ]
 
 # class name -> {check name: why it cannot pass}. ID3 passes every check of scikit-learn 1.9 (the
@@ -20,6 +23,8 @@ ESTIMATORS = [
 # passing fail, so this stays a list of real exceptions.
 EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
     "ID3Classifier": {},
+    "CARTClassifier": {},
+    "CARTRegressor": {},
 }
 
 

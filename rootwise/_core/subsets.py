@@ -2,7 +2,9 @@
 (seed 001 §2.3).
 
 Two classes and regression: Breiman's theorem — sort the categories by p(class 1) (or by mean y);
-the best subset is a prefix of that order, so k - 1 candidates suffice. More classes: every one of
+the best subset is a prefix of that order, so k - 1 candidates suffice. With min_samples_leaf only
+the admissible prefixes are tried, as rpart does: an admissible partition that is not a prefix
+can be missed (tests/test_core_subsets.py has an example). More classes: every one of
 the 2^(k-1) - 1 partitions up to ``max_exhaustive`` present categories; above it, a heuristic
 (prefixes of the order by each class's proportion, then single-category moves while they help).
 
