@@ -112,9 +112,11 @@ class Tree:
             raise ValueError(f"encoded X has shape {X.shape}, expected (n, {len(self.n_categories)})")
         return X
 
-    def apply(self, X: np.ndarray) -> np.ndarray:
-        """Node each row of the encoded matrix ends in (a leaf, or the split node where it stops)."""
-        return kernels.apply_rows(self._check_X(X), *self._args())
+    def apply(self, X: np.ndarray, parallel: bool = False) -> np.ndarray:
+        """Node each row of the encoded matrix ends in (a leaf, or the split node where it stops).
+        ``parallel``: blocks of rows on numba's threads (same result)."""
+        kernel = kernels.apply_rows_parallel if parallel else kernels.apply_rows
+        return kernel(self._check_X(X), *self._args())
 
     def decision_path(self, X: np.ndarray) -> sp.csr_matrix:
         """Indicator matrix (rows x nodes): entry (i, j) is 1 when row i passes node j."""

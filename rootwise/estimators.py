@@ -28,6 +28,8 @@ from ._core.predict import fractional_distribution
 from ._error_based import collapse_tree, error_based_prune
 from ._policy import Policy
 from ._pruning import choose_alpha_by_cv, cost_complexity_path, prune_to_alpha, reduced_error_prune
+from ._threads import resolve as resolve_threads
+from ._threads import threads
 from .pruning_report import describe_steps
 
 _VALIDATION_PRUNING = ("pre", "reduced-error")
@@ -50,6 +52,10 @@ class _TreeEstimator(BaseEstimator):
     # ---------------------------------------------------------------- parameter checks
     def _check_params(self) -> None:
         name = type(self).__name__
+        try:
+            resolve_threads(self.n_jobs)
+        except ValueError as e:
+            raise ValueError(f"{name}: {e}") from None
         md = self.max_depth
         if md is not None and (not isinstance(md, numbers.Integral) or isinstance(md, bool)
                                or md < 1):
@@ -114,7 +120,8 @@ class _TreeEstimator(BaseEstimator):
                 train, held = self._carve_validation(yt)
                 validation = (Xe[held], yt[held], w[held])
 
-        grow = _Grower(Xe, yt, w, schema, 0 if classes is None else len(classes), policy)
+        grow = _Grower(Xe, yt, w, schema, 0 if classes is None else len(classes), policy,
+                       self.n_jobs)
         steps, cptable = None, None
         if self.pruning == "pre":
             tree = grow(train, validation=validation)
@@ -270,6 +277,9 @@ class _TreeEstimator(BaseEstimator):
     def _encode(self, X) -> np.ndarray:
         check_is_fitted(self, "tree_")
         enc.check_feature_names(getattr(self, "feature_names_in_", None), X, type(self).__name__)
+        Xe = enc.encode_numeric_array(X, self.schema_)
+        if Xe is not None:  # a plain numeric matrix for an all-continuous model: no table needed
+            return Xe
         frame = enc.as_frame(X)
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(
@@ -284,7 +294,12 @@ class _TreeEstimator(BaseEstimator):
         """Index of the node each row ends in: a leaf, or the split node where it stops (a category
         unseen in training; a missing value at a C4.5 node, which sends it down every branch)."""
         Xe = self._encode(X)  # first: it raises NotFittedError on an unfitted model
-        return self.tree_.apply(Xe)
+        return self._apply(self.tree_, Xe)
+
+    def _apply(self, tree, Xe) -> np.ndarray:
+        """``tree.apply`` on ``n_jobs`` threads (blocks of rows) when there are enough rows."""
+        with threads(getattr(self, "n_jobs", None)) as k:
+            return tree.apply(Xe, parallel=k > 1 and Xe.shape[0] >= 20000)
 
     def decision_path(self, X):
         """Sparse indicator (rows x nodes) of the nodes each row passes."""
@@ -299,7 +314,7 @@ class _TreeEstimator(BaseEstimator):
             return fractional_distribution(
                 Xe, t.feature, t.kind, t.threshold, t.first_child, t.n_children, t.pool_offset,
                 t.pool, t.n_categories, t.missing_branch, t.branch_fraction, value)
-        return value[tree.apply(Xe)]
+        return value[self._apply(tree, Xe)]
 
     def get_depth(self) -> int:
         check_is_fitted(self, "tree_")
@@ -339,17 +354,19 @@ def _impurity_decrease_per_feature(t, n_features: int) -> np.ndarray:
 class _Grower:
     """Grows unpruned trees on subsets of the training rows (the full fit, CV folds)."""
 
-    def __init__(self, X, y, w, schema, n_classes, policy):
+    def __init__(self, X, y, w, schema, n_classes, policy, n_jobs=None):
         self.X, self.y, self.w, self.schema = X, y, w, schema
         self.n_classes, self.policy = n_classes, policy
+        self.n_jobs = n_jobs
         self.prepruning_steps = None
 
     def __call__(self, rows, validation=None):
         from ._builder import build_tree_with_report
 
-        tree, steps = build_tree_with_report(
-            self.X[rows], self.y[rows], self.w[rows], self.schema.kinds_array,
-            self.schema.n_categories, self.n_classes, self.policy, validation)
+        with threads(self.n_jobs):  # the fast builder searches features in parallel
+            tree, steps = build_tree_with_report(
+                self.X[rows], self.y[rows], self.w[rows], self.schema.kinds_array,
+                self.schema.n_categories, self.n_classes, self.policy, validation)
         if validation is not None:
             self.prepruning_steps = steps
         return tree
@@ -405,12 +422,16 @@ class ID3Classifier(_ClassificationTree):
         When splitting (pre) or keeping a subtree (reduced-error) does not change validation
         accuracy, prune — the seed's reading: a branch that does not raise accuracy is cut.
 
+    n_jobs : int or None, default None (all cores)
+        Threads for split search and prediction (as scikit-learn counts: -1 all, n > 0 that
+        many). Results never depend on it.
+
     Ties between attributes of equal gain go to the lowest column index.
     """
 
     def __init__(self, *, epsilon=0.0, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, categorical_features="auto", pruning=None,
-                 validation_fraction=0.3, prune_on_tie=True, random_state=None):
+                 validation_fraction=0.3, prune_on_tie=True, random_state=None, n_jobs=None):
         self.epsilon = epsilon
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -420,6 +441,7 @@ class ID3Classifier(_ClassificationTree):
         self.validation_fraction = validation_fraction
         self.prune_on_tie = prune_on_tie
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _policy(self) -> Policy:
         return Policy(criterion="entropy", selection="gain", categorical_split="multiway",
@@ -475,7 +497,7 @@ class C45Classifier(_ClassificationTree):
     def __init__(self, *, confidence=0.25, min_samples_leaf=2, min_samples_split=4,
                  max_depth=None, epsilon=0.0, pruning="error-based", subtree_raising=True,
                  release8=False, categorical_features="auto", validation_fraction=0.3,
-                 prune_on_tie=True, random_state=None):
+                 prune_on_tie=True, random_state=None, n_jobs=None):
         self.confidence = confidence
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -488,6 +510,7 @@ class C45Classifier(_ClassificationTree):
         self.validation_fraction = validation_fraction
         self.prune_on_tie = prune_on_tie
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _policy(self) -> Policy:
         return Policy(criterion="entropy", selection="gain_ratio", categorical_split="multiway",
@@ -690,7 +713,7 @@ class CARTClassifier(_CART, _ClassificationTree):
                  max_leaf_nodes=None, class_weight=None, max_surrogates=5, max_exhaustive=12,
                  pruning="cost-complexity", ccp_alpha="cv-1se", cv=10,
                  categorical_features="auto", validation_fraction=0.3, prune_on_tie=True,
-                 random_state=None):
+                 random_state=None, n_jobs=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -708,6 +731,7 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.validation_fraction = validation_fraction
         self.prune_on_tie = prune_on_tie
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _policy(self) -> Policy:
         if self.criterion not in ("gini", "entropy"):
@@ -731,7 +755,7 @@ class CARTRegressor(RegressorMixin, _CART):  # mixins before the base class (skl
                  min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
                  max_leaf_nodes=None, max_surrogates=5, pruning="cost-complexity",
                  ccp_alpha="cv-1se", cv=10, categorical_features="auto",
-                 validation_fraction=0.3, prune_on_tie=True, random_state=None):
+                 validation_fraction=0.3, prune_on_tie=True, random_state=None, n_jobs=None):
         self.leaf_value = leaf_value
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -747,6 +771,7 @@ class CARTRegressor(RegressorMixin, _CART):  # mixins before the base class (skl
         self.validation_fraction = validation_fraction
         self.prune_on_tie = prune_on_tie
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _policy(self) -> Policy:
         if self.leaf_value not in ("mean", "median"):
@@ -757,4 +782,4 @@ class CARTRegressor(RegressorMixin, _CART):  # mixins before the base class (skl
     def predict(self, X) -> np.ndarray:
         """The value (mean or median of the training rows) of the node each row ends in."""
         Xe = self._encode(X)
-        return self.tree_.value[self.tree_.apply(Xe), 0]
+        return self.tree_.value[self._apply(self.tree_, Xe), 0]

@@ -2,7 +2,7 @@
 fractional prediction for rows with missing values."""
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .._config import LEAF, MISSING_FRACTIONAL, SUBSET, THRESHOLD
 
@@ -60,15 +60,30 @@ def _next(X, i, node, feature, kind, threshold, first_child, pool_offset, pool, 
 
 
 @njit(cache=True)
-def apply_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_categories,
-               missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold, s_left,
-               s_pool_offset, max_depth):
-    """Index of the node each row ends in. A row stops at a split node that has no branch for
-    it (unseen category, or a missing value routed nowhere, e.g. C4.5's fractional split)."""
-    out = np.empty(X.shape[0], dtype=np.int64)
-    for i in range(X.shape[0]):
+def _step(X, i, node, feature, kind, threshold, first_child, pool_offset, pool, n_categories,
+          missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold, s_left, s_pool_offset):
+    """The next node of row ``i`` from split ``node``, or -1 to stop. A threshold test on a known
+    value is decided here directly: passing the many arrays on to ``_next`` costs more than the
+    test itself, and it is by far the most common step."""
+    x = X[i, feature[node]]
+    if kind[node] == THRESHOLD and not np.isnan(x):
+        return first_child[node] + (0 if x <= threshold[node] else 1)
+    return _next(X, i, node, feature, kind, threshold, first_child, pool_offset, pool,
+                 n_categories, missing_branch, sur_offset, n_sur, s_feature, s_kind,
+                 s_threshold, s_left, s_pool_offset)
+
+
+@njit(cache=True)
+def _apply_range(X, lo, hi, out, feature, kind, threshold, first_child, pool_offset, pool,
+                 n_categories, missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold,
+                 s_left, s_pool_offset):
+    for i in range(lo, hi):
         node = 0
         while kind[node] != LEAF:
+            x = X[i, feature[node]]
+            if kind[node] == THRESHOLD and not np.isnan(x):
+                node = first_child[node] + (0 if x <= threshold[node] else 1)
+                continue
             nxt = _next(X, i, node, feature, kind, threshold, first_child, pool_offset, pool,
                         n_categories, missing_branch, sur_offset, n_sur, s_feature, s_kind,
                         s_threshold, s_left, s_pool_offset)
@@ -76,6 +91,34 @@ def apply_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_ca
                 break
             node = nxt
         out[i] = node
+
+
+@njit(cache=True)
+def apply_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_categories,
+               missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold, s_left,
+               s_pool_offset, max_depth):
+    """Index of the node each row ends in. A row stops at a split node that has no branch for
+    it (unseen category, or a missing value routed nowhere, e.g. C4.5's fractional split)."""
+    out = np.empty(X.shape[0], dtype=np.int64)
+    _apply_range(X, 0, X.shape[0], out, feature, kind, threshold, first_child, pool_offset, pool,
+                 n_categories, missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold,
+                 s_left, s_pool_offset)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def apply_rows_parallel(X, feature, kind, threshold, first_child, pool_offset, pool,
+                        n_categories, missing_branch, sur_offset, n_sur, s_feature, s_kind,
+                        s_threshold, s_left, s_pool_offset, max_depth):
+    """``apply_rows`` with the rows split into blocks shared among the threads."""
+    n = X.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    block = 4096
+    for b in prange((n + block - 1) // block):
+        lo = b * block
+        _apply_range(X, lo, min(n, lo + block), out, feature, kind, threshold, first_child,
+                     pool_offset, pool, n_categories, missing_branch, sur_offset, n_sur,
+                     s_feature, s_kind, s_threshold, s_left, s_pool_offset)
     return out
 
 
@@ -95,7 +138,7 @@ def path_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_cat
             m += 1
             if kind[node] == LEAF:
                 break
-            nxt = _next(X, i, node, feature, kind, threshold, first_child, pool_offset, pool,
+            nxt = _step(X, i, node, feature, kind, threshold, first_child, pool_offset, pool,
                         n_categories, missing_branch, sur_offset, n_sur, s_feature, s_kind,
                         s_threshold, s_left, s_pool_offset)
             if nxt < 0:
