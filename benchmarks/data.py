@@ -1,0 +1,112 @@
+"""Deterministic synthetic data for the benchmarks.
+
+Every generator takes its sizes and a seed and returns the same arrays on every machine
+(numpy's PCG64 stream). Continuous values are rounded to float32 and handed out as float64:
+scikit-learn's trees cast X to float32, so values that are exact in float32 make both libraries
+see the same numbers and cut at the same midpoints.
+
+The targets depend on a few informative columns through a non-linear rule, and a share of the
+labels (or a noise term) is random, so fully grown trees are deep: they have to isolate noise.
+
+    classification(n_rows, n_features)   -> X (float64), y (int64 class codes)
+    regression(n_rows, n_features)       -> X (float64), y (float64)
+    mixed(n_rows, n_continuous, n_categorical) -> pandas DataFrame with categorical columns and
+                                            missing cells in both kinds, y (int64)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _continuous(rng: np.random.Generator, n_rows: int, n_features: int) -> np.ndarray:
+    """Standard normal columns, exact in float32, as a C-contiguous float64 matrix."""
+    X = np.empty((n_rows, n_features), dtype=np.float64)
+    chunk = 65536  # bounded temporaries for large matrices
+    for start in range(0, n_rows, chunk):
+        stop = min(start + chunk, n_rows)
+        X[start:stop] = rng.standard_normal((stop - start, n_features), dtype=np.float32)
+    return X
+
+
+def _signal(rng: np.random.Generator, Z: np.ndarray, n_outputs: int) -> np.ndarray:
+    """A smooth non-linear score per output from the informative columns ``Z``: a random linear
+    part, pairwise products and sines, so no single axis-aligned cut explains it."""
+    k = Z.shape[1]
+    W = rng.standard_normal((k, n_outputs))
+    P = rng.standard_normal((k, n_outputs))
+    S = Z @ W
+    for a in range(k):
+        b = (a + 1) % k
+        S += np.outer(Z[:, a] * Z[:, b], P[a]) * 0.5
+        S += np.outer(np.sin(2.0 * Z[:, a]), P[b])
+    return S
+
+
+def classification(n_rows: int, n_features: int, *, n_informative: int = 5, n_classes: int = 3,
+                   label_noise: float = 0.1, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """X: ``n_features`` float32-exact normal columns, the first ``n_informative`` of which carry
+    the signal; y: the argmax of a non-linear score per class, with ``label_noise`` of the labels
+    replaced by random classes."""
+    if n_features < 1 or n_rows < 1:
+        raise ValueError("need at least one row and one feature")
+    rng = np.random.default_rng(seed)
+    X = _continuous(rng, n_rows, n_features)
+    k = min(n_informative, n_features)
+    y = np.argmax(_signal(rng, X[:, :k], n_classes), axis=1).astype(np.int64)
+    flip = rng.random(n_rows) < label_noise
+    y[flip] = rng.integers(0, n_classes, size=int(flip.sum()))
+    return X, y
+
+
+def regression(n_rows: int, n_features: int, *, n_informative: int = 5, noise: float = 0.5,
+               seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """X as in ``classification``; y = non-linear signal + Gaussian noise (``noise`` standard
+    deviations of the signal)."""
+    if n_features < 1 or n_rows < 1:
+        raise ValueError("need at least one row and one feature")
+    rng = np.random.default_rng(seed)
+    X = _continuous(rng, n_rows, n_features)
+    k = min(n_informative, n_features)
+    s = _signal(rng, X[:, :k], 1)[:, 0]
+    y = s + noise * s.std() * rng.standard_normal(n_rows)
+    return X, y.astype(np.float64)
+
+
+def mixed(n_rows: int, n_continuous: int, n_categorical: int, *, n_levels: int = 8,
+          missing_rate: float = 0.05, n_classes: int = 3, label_noise: float = 0.1,
+          seed: int = 0):
+    """A pandas DataFrame with ``n_continuous`` float columns (``x0``, ``x1``, ...) and
+    ``n_categorical`` pandas categorical columns (``c0``, ...; levels ``"L0"``..), each cell
+    missing with probability ``missing_rate``; y (int64 class codes) depends on two continuous
+    and two categorical columns (when there are that many)."""
+    import pandas as pd
+
+    if n_rows < 1 or n_continuous + n_categorical < 1:
+        raise ValueError("need at least one row and one feature")
+    rng = np.random.default_rng(seed)
+    Xc = _continuous(rng, n_rows, n_continuous) if n_continuous else np.empty((n_rows, 0))
+    codes = rng.integers(0, n_levels, size=(n_rows, n_categorical))
+    # each level of each categorical column gets a random effect per class
+    effects = rng.standard_normal((n_categorical, n_levels, n_classes))
+    score = np.zeros((n_rows, n_classes))
+    if n_continuous:
+        score += _signal(rng, Xc[:, :min(2, n_continuous)], n_classes)
+    for j in range(min(2, n_categorical)):
+        score += 1.5 * effects[j][codes[:, j]]
+    y = np.argmax(score, axis=1).astype(np.int64)
+    flip = rng.random(n_rows) < label_noise
+    y[flip] = rng.integers(0, n_classes, size=int(flip.sum()))
+
+    levels = [f"L{v}" for v in range(n_levels)]
+    columns = {}
+    for j in range(n_continuous):
+        col = Xc[:, j].copy()
+        col[rng.random(n_rows) < missing_rate] = np.nan
+        columns[f"x{j}"] = col
+    for j in range(n_categorical):
+        c = codes[:, j].copy()
+        c[rng.random(n_rows) < missing_rate] = -1  # -1 is pandas' code for a missing category
+        columns[f"c{j}"] = pd.Categorical.from_codes(c, categories=levels)
+    return pd.DataFrame(columns), y
+
