@@ -21,7 +21,8 @@ tests compare the two node by node.
 import numpy as np
 from numba import njit, prange
 
-from .._config import ENTROPY, GINI, TIE_TOLERANCE
+from .._config import GINI, TIE_TOLERANCE
+from .criteria import impurity
 from .numeric import midpoint
 from .radix import radix_argsort
 from .surrogates import best_surrogate_threshold
@@ -395,26 +396,7 @@ def _node_stats(j, codes, targets, weights, start, end, n_classes, criterion, re
         if counts[k] > 0.0:
             nonzero += 1
     total = counts.sum()
-    return counts, total, _impurity(counts, criterion), nonzero <= 1
-
-
-@njit(cache=True)
-def _impurity(counts, criterion):
-    total = counts.sum()
-    if total <= 0.0:
-        return 0.0
-    if criterion == ENTROPY:
-        h = 0.0
-        for c in counts:
-            if c > 0.0:
-                p = c / total
-                h -= p * np.log2(p)
-        return h
-    s = 0.0
-    for c in counts:
-        p = c / total
-        s += p * p
-    return 1.0 - s
+    return counts, total, impurity(counts, criterion), nonzero <= 1
 
 
 @njit(cache=True)

@@ -80,6 +80,8 @@ def _apply_range(X, lo, hi, out, feature, kind, threshold, first_child, pool_off
     for i in range(lo, hi):
         node = 0
         while kind[node] != LEAF:
+            # _step's threshold test, written out here: calling _step (even with numba's
+            # inline="always") measured 10x slower on 10^6 rows than this loop
             x = X[i, feature[node]]
             if kind[node] == THRESHOLD and not np.isnan(x):
                 node = first_child[node] + (0 if x <= threshold[node] else 1)
