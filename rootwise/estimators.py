@@ -387,8 +387,12 @@ class _ClassificationTree(ClassifierMixin, _TreeEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Most probable class; ties go to the first class in classes_."""
-        proba = self.predict_proba(X)  # first: it raises NotFittedError on an unfitted model
-        return self.classes_[np.argmax(proba, axis=1)]
+        Xe = self._encode(X)  # first: it raises NotFittedError on an unfitted model
+        tree = self.tree_
+        if self._missing == "fractional" and np.any(tree.missing_branch == MISSING_FRACTIONAL):
+            return self.classes_[np.argmax(self._distribution(tree, Xe), axis=1)]
+        # one label per node, then per row: no per-row distribution to normalise
+        return self.classes_[np.argmax(tree.value, axis=1)[self._apply(tree, Xe)]]
 
 
 class ID3Classifier(_ClassificationTree):

@@ -288,15 +288,15 @@ def _partition(order, values, codes, targets, weights, start, end, goes_left, sk
 
 @njit(cache=True)
 def _surrogates_of(order, values, start, end, primary, goes_left, w, max_surrogates,
-                   min_side, min_adjusted, out_feature, out_threshold, out_left, out_agree):
+                   min_side, min_adjusted, out_feature, out_threshold, out_left, out_agree,
+                   direction, ws, cand_agree, cand_t, cand_left):
     """Best threshold surrogate of every other feature (all values are known here), as
     ``_missing.find_surrogates`` chooses them: kept when the adjusted agreement exceeds
     ``min_adjusted``, ranked by agreement rounded to 12 digits, ties to the lower feature.
-    Returns the count."""
+    Returns the count. ``direction`` and ``ws`` (n rows) and the ``cand_*`` arrays (d features)
+    are scratch space owned by the caller: a fully grown tree has ~2n nodes, and allocating them
+    at every node cost more than the search on small nodes."""
     d = order.shape[0]
-    n = end - start
-    direction = np.empty(n, dtype=np.int64)
-    ws = np.empty(n, dtype=np.float64)
     w0 = 0.0
     w1 = 0.0
     for i in range(start, end):
@@ -309,9 +309,7 @@ def _surrogates_of(order, values, start, end, primary, goes_left, w, max_surroga
     if total <= 0.0 or max_surrogates <= 0:
         return 0
     majority = max(w0, w1) / total
-    cand_agree = np.full(d, -1.0)
-    cand_t = np.zeros(d)
-    cand_left = np.zeros(d, dtype=np.int64)
+    cand_agree[:] = -1.0
     for j in range(d):
         if j == primary:
             continue
@@ -319,7 +317,9 @@ def _surrogates_of(order, values, start, end, primary, goes_left, w, max_surroga
             r = order[j, i]
             direction[i - start] = 0 if goes_left[r] else 1
             ws[i - start] = w[r]
-        t, left, agree = best_surrogate_threshold(values[j, start:end], direction, ws, min_side)
+        m = end - start
+        t, left, agree = best_surrogate_threshold(values[j, start:end], direction[:m], ws[:m],
+                                                  min_side)
         if not np.isnan(t) and (agree / total - majority) / (1.0 - majority) > min_adjusted:
             cand_agree[j] = agree / total
             cand_t[j] = t
@@ -458,6 +458,11 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     sthr = np.empty(max(max_surrogates, 1))
     sl = np.empty(max(max_surrogates, 1), dtype=np.int64)
     sa = np.empty(max(max_surrogates, 1))
+    s_dir = np.empty(n, dtype=np.int64)
+    s_ws = np.empty(n)
+    c_agree = np.empty(d)
+    c_t = np.empty(d)
+    c_left = np.empty(d, dtype=np.int64)
 
     while top > 0:
         top -= 1
@@ -499,7 +504,8 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
             goes_left[order[best_j, i]] = 1 if i <= i_best else 0
         if max_surrogates > 0:
             m = _surrogates_of(order, values, start, end, best_j, goes_left, w, max_surrogates,
-                               min_side, min_adjusted, sf, sthr, sl, sa)
+                               min_side, min_adjusted, sf, sthr, sl, sa, s_dir, s_ws, c_agree,
+                               c_t, c_left)
             if m > 0:
                 while n_sur + m > s_cap:
                     s_feature = _double_int(s_feature)
