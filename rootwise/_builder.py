@@ -21,8 +21,7 @@ import numpy as np
 
 from . import _fast
 from ._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET
-from ._core.criteria import impurity
-from ._core.stats import class_counts
+from ._core.candidates import node_statistics
 from ._missing import find_surrogates, larger_child, route_missing
 from ._policy import Policy
 from ._pruning import PruningStep
@@ -34,24 +33,35 @@ from ._tree import NODE_FIELDS, SURROGATE_FIELDS, Tree
 class _Recorder:
     """Growable node records; node ids are handed out in allocation order."""
 
+    # a new node's fields, except parent, depth and branch_fraction (given to new_nodes)
+    _DEFAULTS = dict(feature=-1, kind=LEAF, threshold=np.nan, first_child=-1, n_children=0,
+                     pool_offset=-1, missing_branch=MISSING_STOP, impurity=0.0, n_node_samples=0,
+                     weighted_n_node_samples=0.0, surrogate_offset=-1, n_surrogates=0,
+                     improvement=0.0)
+
     def __init__(self, n_outputs: int):
         self.fields = {name: [] for name in NODE_FIELDS}
         self.value: list[np.ndarray] = []
         self.pool: list[int] = []
         self.surrogates = {name: [] for name in SURROGATE_FIELDS}
         self.n_outputs = n_outputs
+        self._empty = np.zeros(n_outputs)  # every node's value until it is recorded
+        self._defaults = [(self.fields[name], v) for name, v in self._DEFAULTS.items()]
 
     def new_node(self, parent: int, depth: int, branch_fraction: float) -> int:
-        node = len(self.value)
-        defaults = dict(feature=-1, kind=LEAF, threshold=np.nan, first_child=-1, n_children=0,
-                        pool_offset=-1, missing_branch=MISSING_STOP, parent=parent, depth=depth,
-                        impurity=0.0, n_node_samples=0, weighted_n_node_samples=0.0,
-                        branch_fraction=branch_fraction, surrogate_offset=-1, n_surrogates=0,
-                        improvement=0.0)
-        for name, v in defaults.items():
-            self.fields[name].append(v)
-        self.value.append(np.zeros(self.n_outputs))
-        return node
+        return self.new_nodes(parent, depth, [branch_fraction])
+
+    def new_nodes(self, parent: int, depth: int, branch_fractions) -> int:
+        """Consecutive new nodes, one per branch fraction, with the same parent and depth; returns
+        the first id."""
+        first, k = len(self.value), len(branch_fractions)
+        for column, v in self._defaults:
+            column.extend([v] * k)
+        self.fields["parent"].extend([parent] * k)
+        self.fields["depth"].extend([depth] * k)
+        self.fields["branch_fraction"].extend(branch_fractions)
+        self.value.extend([self._empty] * k)
+        return first
 
     def set(self, node: int, **values) -> None:
         for name, v in values.items():
@@ -124,10 +134,9 @@ class _Growth:
             mse = float((w * (y - mean) ** 2).sum() / total)
             centre = _weighted_median(y, w) if self.policy.leaf_value == "median" else mean
             return np.array([centre]), total, mse, bool(np.all(y == y[0]))
-        counts = class_counts(self.y, data.idx, data.w, self.n_classes)
-        total = float(counts.sum())
-        return counts, total, impurity(counts, self.policy.criterion_code), \
-            bool(np.count_nonzero(counts > 0) <= 1)
+        counts, total, imp, pure = node_statistics(self.y, data.idx, data.w, self.n_classes,
+                                                   self.policy.criterion_code)
+        return counts, float(total), imp, bool(pure)
 
     # ----------------------------------------------------------------- one node
     def visit(self, item: _Item) -> bool:
@@ -136,7 +145,9 @@ class _Growth:
         value, total, imp, pure = self.node_value(item.data)
         if total <= 0.0:
             value, imp = item.parent_value, 0.0  # stopping case 3: the parent's prediction
-        self.rec.value[item.node] = np.array(value, dtype=np.float64)
+            self.rec.value[item.node] = np.array(value, dtype=np.float64)
+        else:  # a new array of the node's own
+            self.rec.value[item.node] = value
         self.rec.set(item.node, impurity=imp, n_node_samples=len(item.data.idx),
                      weighted_n_node_samples=total)
         item.counts = value
@@ -145,9 +156,8 @@ class _Growth:
                 or imp < p.impurity_threshold):
             return False
         live = item.data.w > 0
-        live_data = NodeData(item.data.idx[live], item.data.w[live])
-        split, score = self.splitter.select(
-            self.splitter.evaluate_candidates(live_data, item.available))
+        live_data = item.data if live.all() else NodeData(item.data.idx[live], item.data.w[live])
+        split, score = self.splitter.best_split(live_data, item.available)
         if split is None or score < p.epsilon:
             return False
         if split.gain * total / self.total_w < p.min_impurity_decrease:
@@ -181,10 +191,7 @@ class _Growth:
                 return None
         rec = self.rec
         depth = rec.fields["depth"][item.node] + 1
-        first = None
-        for b in range(len(parts)):
-            child = rec.new_node(parent=item.node, depth=depth, branch_fraction=fractions[b])
-            first = child if first is None else first
+        first = rec.new_nodes(item.node, depth, [fractions[b] for b in range(len(parts))])
         pool_offset = -1
         if split.branch_of_category is not None:
             pool_offset = rec.add_to_pool(split.branch_of_category)

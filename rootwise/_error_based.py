@@ -28,11 +28,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._config import LEAF, MISSING_FRACTIONAL
+from ._core.candidates import total_and_errors
 from ._core.criteria import impurity
+from ._core.partition import subtree_leaf_counts
 from ._core.release8 import SMALL
 from ._core.stats import class_counts
 from ._pruning import pessimistic_errors
-from ._splitter import NodeData, Splitter
+from ._splitter import NodeData, Splitter, branch_fractions
 from ._tree import Tree
 
 SLACK = 0.1  # release 8 prefers the simpler tree unless it is worse by more than 0.1 case
@@ -43,7 +45,7 @@ class _Node:
     """A mutable node used only while pruning (the fitted model keeps flat arrays)."""
 
     __slots__ = ("feature", "kind", "threshold", "branch_of_category", "children", "fractions",
-                 "data")
+                 "_data", "counts")
 
     def __init__(self, feature, kind, threshold, branch_of_category, children, fractions, data):
         self.feature = feature
@@ -53,6 +55,15 @@ class _Node:
         self.children = children  # None for a leaf
         self.fractions = fractions  # r_v per branch (split nodes)
         self.data = data  # rows reaching the node and their weights here
+
+    @property
+    def data(self) -> NodeData:
+        return self._data
+
+    @data.setter
+    def data(self, data: NodeData) -> None:
+        self._data = data
+        self.counts = None  # class counts of ``data``, filled in by _C45Tree.node_counts
 
     @property
     def n_branches(self) -> int:
@@ -80,44 +91,26 @@ class _C45Tree:
         self.raising = subtree_raising
         self.release8 = release8
         self.tol = SMALL if release8 else 0.0
+        self._estimates: dict[tuple[float, float], float] = {}  # see leaf_errors
 
     # ----------------------------------------------------------------- rows and weights
     def counts(self, data: NodeData) -> np.ndarray:
         return class_counts(self.sp.y, data.idx, data.w, self.sp.n_classes)
 
-    def _branches(self, node: _Node, data: NodeData) -> tuple[np.ndarray, np.ndarray]:
-        """Branch of each row (-1: tested value unknown) and the known weight per branch."""
-        branch = self.sp.branch_of_rows(node, data.idx)
-        known = branch >= 0
-        known_w = np.bincount(branch[known], weights=data.w[known], minlength=node.n_branches)
-        return branch, known_w
+    def node_counts(self, node: _Node) -> np.ndarray:
+        """``counts(node.data)``, kept on the node until its rows change."""
+        if node.counts is None:
+            node.counts = self.counts(node.data)
+        return node.counts
 
-    def known_fractions(self, node: _Node, data: NodeData) -> np.ndarray:
-        """r_v from the known values of ``data`` (equal shares when none is known)."""
-        _, known_w = self._branches(node, data)
-        total = known_w.sum()
-        return known_w / total if total > 0 else np.full(node.n_branches, 1.0 / node.n_branches)
-
-    def reset_fractions(self, node: _Node, data: NodeData) -> np.ndarray:
-        """r_v once ``data`` reaches ``node`` (J48's ``C45Split.resetDistribution``): the known
-        shares of ``data``."""
-        return self.known_fractions(node, data)
-
-    def split(self, node: _Node, data: NodeData) -> list[NodeData]:
-        """Rows of each branch: known values by the test, unknown ones down every branch whose
-        fraction is positive (release8: above 1e-6) with weight w * r_v."""
-        branch = self.sp.branch_of_rows(node, data.idx)
-        lost = branch < 0
-        any_lost = bool(lost.any())
-        parts = []
-        for b in range(node.n_branches):
-            mask = branch == b
-            idx, w = data.idx[mask], data.w[mask]
-            if any_lost and node.fractions[b] > self.tol:
-                idx = np.concatenate([idx, data.idx[lost]])
-                w = np.concatenate([w, data.w[lost] * node.fractions[b]])
-            parts.append(NodeData(idx, w))
-        return parts
+    def send(self, node: _Node, data: NodeData) -> tuple[np.ndarray, list[NodeData]]:
+        """``data`` sent through ``node``'s test: the fractions r_v, from the known values of
+        ``data`` (equal shares when none is known; J48's ``C45Split.resetDistribution`` when
+        cases move), and the rows of each branch: known values by the test, unknown ones down
+        every branch whose fraction is positive (release8: above 1e-6) with weight w * r_v."""
+        branch, known_w = self.sp.route(node, data.idx, data.w)
+        fractions = branch_fractions(known_w)
+        return fractions, self.sp.rows_of_branches(data, branch, fractions, fractions > self.tol)
 
     # ----------------------------------------------------------------- the grown tree
     def load(self, tree: Tree, node: int, data: NodeData) -> _Node:
@@ -127,42 +120,37 @@ class _C45Tree:
         boc = tree.branch_of_category(node).copy() if tree.pool_offset[node] >= 0 else None
         out = _Node(int(tree.feature[node]), int(tree.kind[node]), float(tree.threshold[node]), boc,
                     list(tree.children(node)), None, data)
-        out.fractions = self.known_fractions(out, data)
-        parts = self.split(out, data)
+        out.fractions, parts = self.send(out, data)
         out.children = [self.load(tree, c, p) for c, p in zip(out.children, parts, strict=True)]
         return out
 
     # ----------------------------------------------------------------- error estimates
     def leaf_errors(self, counts: np.ndarray) -> float:
         """E + pessimistic_errors(N, E, CF) of a leaf with these class counts (0 when empty)."""
-        n = float(counts.sum())
+        n, e = total_and_errors(counts)
         if n <= self.tol:
             return 0.0
-        e = n - float(counts.max())
-        return e + pessimistic_errors(n, e, self.cf)
-
-    def estimated_errors(self, node: _Node) -> float:
-        """The subtree's estimate: the sum over its leaves, each with the rows it holds now."""
-        if node.children is None:
-            return self.leaf_errors(self.counts(node.data))
-        return sum(self.estimated_errors(c) for c in node.children)
+        key = (n, e)  # many leaves share their (N, E): compute each estimate once
+        if key not in self._estimates:
+            self._estimates[key] = e + pessimistic_errors(n, e, self.cf)
+        return self._estimates[key]
 
     def errors_for_branch(self, node: _Node, data: NodeData) -> float:
         """The estimate of ``node``'s subtree if ``data`` (a parent's rows) went into it; nothing
-        is changed."""
+        is changed. The rows go through the subtree in one kernel call (``send`` at every node);
+        the leaves' estimates are then added up subtree by subtree, as a recursion would."""
         if node.children is None:
             return self.leaf_errors(self.counts(data))
-        saved = node.fractions
-        node.fractions = self.reset_fractions(node, data)
-        parts = self.split(node, data)
-        node.fractions = saved
-        return sum(self.errors_for_branch(c, p) for c, p in zip(node.children, parts, strict=True))
+        nodes, first, arrays = _breadth_first(node)
+        counts = subtree_leaf_counts(self.sp.X, self.sp.y, data.idx, data.w, *arrays, self.tol,
+                                     self.sp.n_classes)
 
-    def training_errors(self, node: _Node) -> float:
-        if node.children is None:
-            counts = self.counts(node.data)
-            return float(counts.sum() - counts.max())
-        return sum(self.training_errors(c) for c in node.children)
+        def estimate(i: int) -> float:
+            if first[i] < 0:
+                return self.leaf_errors(counts[i])
+            return sum(estimate(c) for c in range(first[i], first[i] + len(nodes[i].children)))
+
+        return estimate(0)
 
     def largest_branch(self, node: _Node) -> int:
         """The branch with the most weight (unknown rows spread by the fractions, so the weights
@@ -181,41 +169,59 @@ class _C45Tree:
         return a - (b + SLACK) < SMALL if self.release8 else a <= b + SLACK
 
     # ----------------------------------------------------------------- the passes
-    def collapse(self, node: _Node) -> None:
+    def collapse(self, node: _Node, subtree_errors: dict[int, float] | None = None) -> None:
+        """Top-down, so a node is judged before anything below it changes: the training errors
+        of every subtree are taken once, before the pass (``subtree_errors``, by node id)."""
         if node.children is None:
             return
-        counts = self.counts(node.data)
-        as_leaf = float(counts.sum() - counts.max())
-        if self.training_errors(node) >= as_leaf - COLLAPSE_SLACK:
+        if subtree_errors is None:
+            subtree_errors = {}
+            self._training_errors_of_subtrees(node, subtree_errors)
+        counts = self.node_counts(node)
+        as_leaf = float(total_and_errors(counts)[1])
+        if subtree_errors[id(node)] >= as_leaf - COLLAPSE_SLACK:
             node.make_leaf()
             return
         for child in node.children:
-            self.collapse(child)
+            self.collapse(child, subtree_errors)
 
-    def prune(self, node: _Node) -> None:
+    def _training_errors_of_subtrees(self, node: _Node, out: dict[int, float]) -> float:
+        """The training errors of ``node``'s subtree (the sum over its leaves of the weight not in
+        their majority class) and, into ``out``, those of every split node below it."""
         if node.children is None:
-            return
-        for child in node.children:
-            self.prune(child)
+            return float(total_and_errors(self.node_counts(node))[1])
+        errors = sum(self._training_errors_of_subtrees(c, out) for c in node.children)
+        out[id(node)] = errors
+        return errors
+
+    def prune(self, node: _Node) -> float:
+        """Prune the subtree bottom-up; returns its estimate afterwards: the sum over its leaves
+        of ``leaf_errors`` with the rows each holds. Pruning a branch changes nothing outside it,
+        so a node's subtree estimate is the sum of its pruned branches' estimates."""
+        if node.children is None:
+            return self.leaf_errors(self.node_counts(node))
+        estimates = [self.prune(child) for child in node.children]
         largest = node.children[self.largest_branch(node)]
         as_largest = self.errors_for_branch(largest, node.data) if self.raising else np.inf
-        as_leaf = self.leaf_errors(self.counts(node.data))
-        as_tree = self.estimated_errors(node)
+        as_leaf = self.leaf_errors(self.node_counts(node))
+        as_tree = sum(estimates)
         if self.not_worse(as_leaf, as_tree) and self.not_worse(as_leaf, as_largest):
             node.make_leaf()
-        elif self.not_worse(as_largest, as_tree):
+            return as_leaf
+        if self.not_worse(as_largest, as_tree):
             # subtree raising: the largest branch takes the node's place and all its rows
             node.take_test_of(largest)
             self.redistribute(node, node.data)
-            self.prune(node)
+            return self.prune(node)
+        return as_tree
 
     def redistribute(self, node: _Node, data: NodeData) -> None:
         """Send ``data`` through ``node``'s subtree, updating rows and fractions on the way."""
         node.data = data
         if node.children is None:
             return
-        node.fractions = self.reset_fractions(node, data)
-        for child, part in zip(node.children, self.split(node, data), strict=True):
+        node.fractions, parts = self.send(node, data)
+        for child, part in zip(node.children, parts, strict=True):
             self.redistribute(child, part)
 
     # ----------------------------------------------------------------- the flat tree
@@ -230,7 +236,7 @@ class _C45Tree:
         crit = self.sp.criterion
         while stack:
             nid, node, parent_counts = stack.pop()
-            counts = self.counts(node.data)
+            counts = self.node_counts(node)
             total = float(counts.sum())
             value = counts if total > 0 or parent_counts is None else parent_counts
             rec.value[nid] = value.copy()
@@ -239,9 +245,9 @@ class _C45Tree:
                     weighted_n_node_samples=total)
             if node.children is None:
                 continue
-            kids = [rec.new_node(parent=nid, depth=rec.fields["depth"][nid] + 1,
-                                 branch_fraction=float(node.fractions[b]))
-                    for b in range(node.n_branches)]
+            first = rec.new_nodes(nid, rec.fields["depth"][nid] + 1,
+                                  [float(r) for r in node.fractions])
+            kids = range(first, first + node.n_branches)
             pool_offset = rec.add_to_pool(node.branch_of_category) \
                 if node.branch_of_category is not None else -1
             rec.set(nid, feature=node.feature, kind=node.kind, threshold=node.threshold,
@@ -250,6 +256,31 @@ class _C45Tree:
             for b in range(node.n_branches - 1, -1, -1):
                 stack.append((kids[b], node.children[b], value))
         return rec.tree(n_categories)
+
+
+def _breadth_first(root: _Node) -> tuple[list[_Node], list[int], tuple[np.ndarray, ...]]:
+    """The subtree below ``root`` in breadth-first order (a node's children consecutive), with
+    each node's first child (-1 for a leaf) and its test as arrays for ``subtree_leaf_counts``:
+    feature, kind, threshold, first child, number of children, the category pool, and each node's
+    offset and length in it."""
+    nodes, first = [root], []
+    for node in nodes:  # grows while it is read
+        if node.children is None:
+            first.append(-1)
+        else:
+            first.append(len(nodes))
+            nodes.extend(node.children)
+    pools = [n.branch_of_category for n in nodes if n.branch_of_category is not None]
+    sizes = [0 if n.branch_of_category is None else len(n.branch_of_category) for n in nodes]
+    pool = np.concatenate(pools).astype(np.int64) if pools else np.zeros(0, dtype=np.int64)
+    arrays = (np.array([n.feature for n in nodes], dtype=np.int64),
+              np.array([n.kind for n in nodes], dtype=np.int64),
+              np.array([n.threshold for n in nodes], dtype=np.float64),
+              np.array(first, dtype=np.int64),
+              np.array([0 if n.children is None else len(n.children) for n in nodes],
+                       dtype=np.int64),
+              pool, np.cumsum([0] + sizes[:-1], dtype=np.int64), np.array(sizes, dtype=np.int64))
+    return nodes, first, arrays
 
 
 def _run(tree: Tree, splitter: Splitter, w: np.ndarray, *, confidence: float,

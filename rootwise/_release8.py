@@ -29,9 +29,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._config import CATEGORICAL, MISSING_FRACTIONAL, MULTIWAY, THRESHOLD
-from ._core.release8 import SMALL, info_gain, numeric_split, old_ent, split_info, split_point
-from ._core.stats import category_table, class_counts
-from ._splitter import Candidate, NodeData, Splitter
+from ._core.release8 import SMALL, split_point_sorted
+from ._core.release8 import choose as release8_choose
+from ._core.release8 import evaluate_node as release8_node
+from ._core.stats import class_counts
+from ._splitter import Candidate, NodeData, NodeEvaluation, Splitter, branch_fractions
 
 MANY_VALUES = 0.3  # categorical attributes with >= 0.3 N declared values stay out of the average
 MIN_SPLIT_SHARE = 0.1  # min_split = 0.1 * known weight / classes ...
@@ -67,84 +69,68 @@ class Release8Splitter(Splitter):
         # J48's "multiVal": every attribute categorical with many values
         self.all_many_valued = bool(np.all(many))
         self.many_valued = many
+        self._columns: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # see _training_value_below
+        self._in_average = self.all_many_valued | ~many
 
     # ----------------------------------------------------------------- candidates
-    def evaluate_candidates(self, node: NodeData, available: np.ndarray) -> list[Candidate]:
-        """Nothing when J48 makes the node a leaf before looking at attributes: less than
+    def _leaf_first(self, node: NodeData) -> bool:
+        """Whether J48 makes the node a leaf before looking at attributes: less than
         2 * min_samples_leaf weight, or (within 1e-6) a single class."""
         counts = class_counts(self.y, node.idx, node.w, self.n_classes)
         total = counts.sum()
-        if 2.0 * self.min_objects - total > SMALL or abs(total - counts.max()) < SMALL:
-            return []
-        return super().evaluate_candidates(node, available)
+        return 2.0 * self.min_objects - total > SMALL or abs(total - counts.max()) < SMALL
 
-    def evaluate_feature(self, node: NodeData, j: int) -> Candidate | None:
-        if self.kinds[j] == CATEGORICAL:
-            return self._multiway(node, j)
-        return self._threshold(node, j)
+    def evaluate_candidates(self, node: NodeData, available: np.ndarray) -> list[Candidate]:
+        """Nothing when J48 makes the node a leaf before looking at attributes (``_leaf_first``)."""
+        return [] if self._leaf_first(node) else super().evaluate_candidates(node, available)
 
-    def _multiway(self, node: NodeData, j: int) -> Candidate | None:
-        k = int(self.n_categories[j])
-        table = category_table(self.X, j, self.y, node.idx, node.w, k, self.n_classes)
-        known = table[:k]
-        sizes = known.sum(axis=1)
-        if np.count_nonzero(sizes > 0) < 2:
-            return None
-        total_w = float(table.sum())
-        # Distribution.check: at least two branches with min_samples_leaf (within 1e-6)
-        admissible = int(np.count_nonzero(self.min_objects - sizes < SMALL)) >= 2
-        return self._scored(j, MULTIWAY, known, total_w, admissible=admissible,
-                            branch_of_category=np.arange(k, dtype=np.int32),
-                            in_average=self.all_many_valued or not self.many_valued[j])
+    def best_split(self, node: NodeData, available: np.ndarray) -> tuple[Candidate | None, float]:
+        return (None, 0.0) if self._leaf_first(node) else super().best_split(node, available)
 
-    def _threshold(self, node: NodeData, j: int) -> Candidate | None:
-        values = self.X[node.idx, j]
-        known = ~np.isnan(values)
-        order = np.argsort(values[known], kind="stable")
-        xs = values[known][order]
-        rows = node.idx[known][order]
-        ws = node.w[known][order]
-        ys = self.y[rows]
-        total_w = float(node.w.sum())
-        min_split = MIN_SPLIT_SHARE * ws.sum() / self.n_classes
-        if min_split - self.min_objects < SMALL:
-            min_split = self.min_objects
-        elif min_split - MIN_SPLIT_CAP > SMALL:
-            min_split = MIN_SPLIT_CAP
-        if 2.0 * min_split - len(xs) > SMALL:  # J48 counts rows here, not weight
-            return None
-        i, gain, cuts = numeric_split(xs, ys, ws, self.n_classes, min_split, total_w)
-        if cuts == 0 or i < 0:
-            return None
-        penalty = np.log2(cuts) / total_w
-        gain -= penalty
-        if gain < SMALL:
-            return None
-        mid = (xs[i] + xs[i + 1]) / 2.0
-        if mid == xs[i + 1]:  # rounding: keep the lower value
-            mid = xs[i]
-        left = np.arange(len(xs)) <= i
-        branches = np.zeros((2, self.n_classes))
-        np.add.at(branches, (np.where(left, 0, 1), ys), ws)
-        return self._scored(j, THRESHOLD, branches, total_w, gain=gain,
-                            threshold=self._training_value_below(j, mid), midpoint=mid,
-                            mdl_penalty=penalty, cuts=int(cuts))
+    def evaluate_node(self, node: NodeData, features: np.ndarray) -> NodeEvaluation:
+        """J48's candidates (``_core.release8.evaluate_node``), then the MDL penalty of each
+        continuous test, log2(cuts) / |D|: a test whose gain does not stay above 1e-6 is dropped."""
+        ranks, rank_row = self._rank_matrix()
+        found, gain, iv, rho, admissible, weight, cuts, mid, tables, offsets = release8_node(
+            self.X, ranks, rank_row, features, self._kinds, self._n_categories, self.y, node.idx,
+            node.w, float(node.w.sum()), self.n_classes, self.min_objects, MIN_SPLIT_SHARE,
+            MIN_SPLIT_CAP)
+        penalty = np.zeros(len(features))
+        for f in np.flatnonzero(cuts):  # the continuous tests found (a multiway test has no cuts)
+            penalty[f] = np.log2(cuts[f]) / weight[f]
+            g = float(gain[f]) - penalty[f]
+            if g < SMALL:
+                found[f] = False
+            else:
+                gain[f] = g
+        ratio = np.zeros(len(features))
+        np.divide(gain, iv, out=ratio, where=found & (iv > 0))
+        return NodeEvaluation(features, found, gain, iv, ratio, rho, admissible,
+                              np.full(len(features), np.nan), tables, offsets, midpoint=mid,
+                              mdl_penalty=penalty, cuts=cuts, in_average=self._in_average[features])
+
+    def candidate_at(self, ev: NodeEvaluation, f: int) -> Release8Candidate:
+        j = int(ev.features[f])
+        table = ev.tables[ev.offsets[f]:ev.offsets[f + 1]].reshape(-1, self.n_classes)
+        common = dict(feature=j, gain=float(ev.gain[f]), iv=float(ev.iv[f]),
+                      gain_ratio=float(ev.gain_ratio[f]), rho=float(ev.rho[f]), table=table,
+                      admissible=bool(ev.admissible[f]), in_average=bool(ev.in_average[f]))
+        if self._kinds[j] == CATEGORICAL:
+            return Release8Candidate(kind=MULTIWAY, **common,
+                                     branch_of_category=np.arange(len(table), dtype=np.int32))
+        mid = float(ev.midpoint[f])
+        return Release8Candidate(kind=THRESHOLD, threshold=self._training_value_below(j, mid),
+                                 midpoint=mid, mdl_penalty=float(ev.mdl_penalty[f]),
+                                 cuts=int(ev.cuts[f]), **common)
 
     def _training_value_below(self, j: int, point: float) -> float:
         """The largest value of column j in the whole training set not above ``point``."""
-        value = split_point(np.ascontiguousarray(self.X[:, j]), point)
+        if j not in self._columns:  # once per column and fit: the column and its distinct values
+            column = np.ascontiguousarray(self.X[:, j])
+            self._columns[j] = (column, np.unique(column[~np.isnan(column)]))
+        column, distinct = self._columns[j]
+        value = split_point_sorted(distinct, column, point)
         return float(value) if np.isfinite(value) else point
-
-    def _scored(self, j, kind, known, total_w, gain=None, **extra) -> Release8Candidate:
-        sizes = known.sum(axis=1)
-        known_w = float(sizes.sum())
-        if gain is None:
-            gain = info_gain(known, total_w, old_ent(known.sum(axis=0)))
-        iv = split_info(sizes, total_w)
-        return Release8Candidate(feature=j, kind=kind, gain=float(gain), iv=float(iv),
-                                 gain_ratio=float(gain / iv) if iv > 0 else 0.0,
-                                 rho=known_w / total_w if total_w > 0 else 0.0, table=known,
-                                 **extra)
 
     # ----------------------------------------------------------------- selection
     def average_gain(self, candidates: list[Candidate]) -> float | None:
@@ -157,32 +143,27 @@ class Release8Splitter(Splitter):
     def above_average(self, c: Candidate, average: float | None) -> bool:
         return average is not None and c.gain >= average - AVERAGE_SLACK
 
-    def select(self, candidates: list[Candidate]) -> tuple[Candidate | None, float]:
-        average = self.average_gain(candidates)
-        best, best_ratio = None, 0.0
-        for c in candidates:  # in column order
-            if c.admissible and self.above_average(c, average) \
-                    and c.gain_ratio - best_ratio > SMALL:
-                best, best_ratio = c, c.gain_ratio
-        if best is None:
-            return None, 0.0
-        return best, best_ratio
+    def choose(self, gain: np.ndarray, gain_ratio: np.ndarray, admissible: np.ndarray,
+               in_average: np.ndarray | None = None) -> tuple[int, float]:
+        """J48's choice among candidates in column order: the average gain is taken over the
+        admissible ones ``in_average``; among the admissible ones whose gain reaches it (less
+        1e-3), the first with the largest gain ratio wins, a later one needing to beat it by more
+        than 1e-6. -1 when none has a positive gain ratio."""
+        if in_average is None:
+            in_average = np.ones(len(gain), dtype=bool)
+        best, ratio = release8_choose(gain, gain_ratio, admissible, in_average, AVERAGE_SLACK)
+        return int(best), float(ratio)
 
     # ----------------------------------------------------------------- partition
     def partition(self, node: NodeData, split: Candidate, missing_branch=None):
         """As the engine's, except that a row with an unknown value skips the branches whose
-        fraction r_v is at most 1e-6 (J48's ``ClassifierSplitModel.split``)."""
-        parts, r = super().partition(node, split, missing_branch)
+        fraction r_v is at most 1e-6 (J48's ``ClassifierSplitModel.split``); when no fraction is
+        that small but positive, every branch gets the row, as in the engine."""
         if not (isinstance(missing_branch, int) and missing_branch == MISSING_FRACTIONAL):
-            return parts, r
-        lost = np.isnan(self.X[node.idx, split.feature])
-        if not lost.any() or np.all((r > SMALL) | (r == 0)):
-            return parts, r
-        out = []
-        for b, part in enumerate(parts):
-            if r[b] > SMALL:
-                out.append(part)
-            else:  # keep only the rows whose value is known
-                keep = ~np.isnan(self.X[part.idx, split.feature])
-                out.append(NodeData(part.idx[keep], part.w[keep]))
-        return out, r
+            return super().partition(node, split, missing_branch)
+        branch, known_w = self.route(split, node.idx, node.w)
+        r = branch_fractions(known_w)
+        receives = r > SMALL
+        if np.all(receives | (r == 0)):
+            receives[:] = True
+        return self.rows_of_branches(node, branch, r, receives), r

@@ -1,8 +1,12 @@
 """Per-node split search: evaluate every candidate attribute with the kernels, pick one, and send the
 node's rows down its branches.
 
-``evaluate_feature`` is shared by the builder and by the textbook view (``explain``), so the table a
-student reads is exactly the computation that chose the split.
+The builder (``best_split``) and the textbook view (``explain``, through ``evaluate_feature``) call
+the same kernels, so the table a student reads is exactly the computation that chose the split.
+For classification with multiway categorical tests (ID3, C4.5) one kernel call scores every
+attribute of a node (``_core.candidates.evaluate_node``) and only the chosen one becomes a
+``Candidate``; the kernels repeat the former numpy arithmetic bit for bit, numpy's pairwise sums
+included, so the trees are the same.
 
 Missing values (seed 000 §4.2): a candidate is scored on D~, the rows whose value is known, and its
 gain is multiplied by rho = w(D~) / w(D). Rows with the tested value missing then go down every
@@ -16,11 +20,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._config import CATEGORICAL, MISSING_FRACTIONAL, MULTIWAY, SUBSET, THRESHOLD, TIE_TOLERANCE
+from ._core.candidates import choose as choose_candidate
+from ._core.candidates import dense_ranks, evaluate_node, threshold_candidate
 from ._core.criteria import impurity_decrease, intrinsic_value
-from ._core.numeric import best_threshold_class, best_threshold_regression, midpoint
+from ._core.numeric import best_threshold_regression, midpoint
+from ._core.partition import branch_of_rows, split_rows
 from ._core.stats import category_table, regression_table
 from ._core.subsets import best_subset_class, best_subset_regression
 from ._policy import Policy
+
+_NO_CATEGORIES = np.zeros(0, dtype=np.int32)  # what a threshold test's routing kernel reads
 
 
 @dataclass(frozen=True)
@@ -50,12 +59,37 @@ class Candidate:
         return self.table.shape[0]
 
 
-@dataclass
+@dataclass(slots=True)
 class NodeData:
     """The rows at a node: indices into the encoded matrix and their weights at this node."""
 
     idx: np.ndarray
     w: np.ndarray
+
+
+@dataclass
+class NodeEvaluation:
+    """Every candidate of a node as arrays, one entry per feature in ``features`` (what the node
+    kernels return); ``Splitter.candidate_at`` makes a ``Candidate`` of one entry.
+
+    tables      the branch tables, flattened: feature f's is tables[offsets[f]:offsets[f + 1]]
+    The release-8 entries (midpoint, mdl_penalty, cuts, in_average) are ``Release8Candidate``'s.
+    """
+
+    features: np.ndarray
+    found: np.ndarray
+    gain: np.ndarray
+    iv: np.ndarray
+    gain_ratio: np.ndarray
+    rho: np.ndarray
+    admissible: np.ndarray
+    threshold: np.ndarray
+    tables: np.ndarray
+    offsets: np.ndarray
+    midpoint: np.ndarray | None = None
+    mdl_penalty: np.ndarray | None = None
+    cuts: np.ndarray | None = None
+    in_average: np.ndarray | None = None
 
 
 class Splitter:
@@ -72,10 +106,38 @@ class Splitter:
         self.policy = policy
         self.criterion = policy.criterion_code
         self.regression = policy.regression
+        self._min_leaf = float(policy.min_samples_leaf)
+        self._two_branches = policy.min_leaf_rule == "two_branches"
+        self._kinds = np.asarray(kinds, dtype=np.int64)
+        self._n_categories = np.asarray(n_categories, dtype=np.int64)
+        # classification with multiway categorical tests (ID3, C4.5), or no categorical column:
+        # a node's candidates come from one kernel call (evaluate_node)
+        self._whole_node = not self.regression and (
+            policy.categorical_split == "multiway" or not np.any(self._kinds == CATEGORICAL))
+        self._ranks: np.ndarray | None = None  # see ranks()
+        self._rank_row: np.ndarray | None = None
+
+    def ranks(self, j: int) -> np.ndarray:
+        """``dense_ranks`` of continuous column j (the sort keys of a threshold search). Made for
+        every continuous column on first use and kept for the fit: 4 bytes per row and column."""
+        return self._rank_matrix()[0][self._rank_row[j]]
+
+    def _rank_matrix(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._ranks is None:
+            continuous = np.flatnonzero(self._kinds != CATEGORICAL)
+            self._rank_row = np.full(len(self._kinds), -1, dtype=np.int64)
+            self._rank_row[continuous] = np.arange(len(continuous))
+            self._ranks = np.empty((len(continuous), self.X.shape[0]), dtype=np.int32)
+            for row, j in enumerate(continuous):
+                self._ranks[row] = dense_ranks(self.X[:, j])
+        return self._ranks, self._rank_row
 
     # ----------------------------------------------------------------- candidates
     def evaluate_candidates(self, node: NodeData, available: np.ndarray) -> list[Candidate]:
         """Every attribute that can split this node (at least two non-empty branches)."""
+        if self._whole_node:
+            ev = self.evaluate_node(node, np.flatnonzero(available))
+            return [self.candidate_at(ev, f) for f in np.flatnonzero(ev.found)]
         out = []
         for j in np.flatnonzero(available):
             cand = self.evaluate_feature(node, int(j))
@@ -83,7 +145,44 @@ class Splitter:
                 out.append(cand)
         return out
 
+    def best_split(self, node: NodeData, available: np.ndarray) -> tuple[Candidate | None, float]:
+        """``select(evaluate_candidates(node, available))``: the chosen candidate and its score.
+        With the node kernel, only the chosen candidate is made into a ``Candidate``."""
+        if not self._whole_node:
+            return self.select(self.evaluate_candidates(node, available))
+        ev = self.evaluate_node(node, np.flatnonzero(available))
+        found = np.flatnonzero(ev.found)
+        in_average = None if ev.in_average is None else ev.in_average[found]
+        i, score = self.choose(ev.gain[found], ev.gain_ratio[found], ev.admissible[found],
+                               in_average)
+        return (None, 0.0) if i < 0 else (self.candidate_at(ev, int(found[i])), score)
+
+    def evaluate_node(self, node: NodeData, features: np.ndarray) -> NodeEvaluation:
+        """Every feature's candidate at the node, in one kernel call (``_whole_node`` policies)."""
+        ranks, rank_row = self._rank_matrix()
+        found, gain, iv, ratio, rho, admissible, threshold, tables, offsets = evaluate_node(
+            self.X, ranks, rank_row, features, self._kinds, self._n_categories, self.y,
+            node.idx, node.w, float(node.w.sum()), self.n_classes, self.criterion,
+            self._min_leaf, self._two_branches)
+        return NodeEvaluation(features, found, gain, iv, ratio, rho, admissible, threshold,
+                              tables, offsets)
+
+    def candidate_at(self, ev: NodeEvaluation, f: int) -> Candidate:
+        """The ``Candidate`` of entry f of a node evaluation (a found one)."""
+        j = int(ev.features[f])
+        table = ev.tables[ev.offsets[f]:ev.offsets[f + 1]].reshape(-1, self.n_classes)
+        common = dict(feature=j, gain=float(ev.gain[f]), iv=float(ev.iv[f]),
+                      gain_ratio=float(ev.gain_ratio[f]), rho=float(ev.rho[f]), table=table,
+                      admissible=bool(ev.admissible[f]))
+        if self._kinds[j] == CATEGORICAL:
+            return Candidate(kind=MULTIWAY, branch_of_category=np.arange(len(table), dtype=np.int32),
+                             **common)
+        return Candidate(kind=THRESHOLD, threshold=float(ev.threshold[f]), **common)
+
     def evaluate_feature(self, node: NodeData, j: int) -> Candidate | None:
+        if self._whole_node:
+            ev = self.evaluate_node(node, np.array([j], dtype=np.int64))
+            return self.candidate_at(ev, 0) if ev.found[0] else None
         if self.kinds[j] == CATEGORICAL:
             if self.policy.categorical_split == "multiway":
                 return self._multiway(node, j)
@@ -121,13 +220,12 @@ class Splitter:
         return bool(np.all(nonempty >= m))
 
     def _multiway(self, node: NodeData, j: int) -> Candidate | None:
-        k = int(self.n_categories[j])
+        k = int(self.n_categories[j])  # regression only: classification has evaluate_node
         table = self._branch_table(node, j, k)
         known = table[:k]
-        sizes = known[:, 0] if self.regression else known.sum(axis=1)
-        if np.count_nonzero(sizes > 0) < 2:
+        if np.count_nonzero(known[:, 0] > 0) < 2:
             return None
-        return self._candidate(j, MULTIWAY, known, _total(table, self.regression),
+        return self._candidate(j, MULTIWAY, known, _total(table, True),
                                branch_of_category=np.arange(k, dtype=np.int32))
 
     def _subset(self, node: NodeData, j: int) -> Candidate | None:
@@ -149,49 +247,52 @@ class Splitter:
                                branch_of_category=side)
 
     def _threshold(self, node: NodeData, j: int) -> Candidate | None:
+        if not self.regression:  # the steps below and _candidate's, in one kernel call
+            found, branches, threshold, gain, iv, ratio, rho, admissible = threshold_candidate(
+                self.X, self.ranks(j), j, self.y, node.idx, node.w, float(node.w.sum()),
+                self.n_classes, self.criterion, self._min_leaf, self._two_branches)
+            if not found:
+                return None
+            return Candidate(feature=j, kind=THRESHOLD, gain=gain, iv=iv, gain_ratio=ratio, rho=rho,
+                             table=branches, admissible=admissible, threshold=threshold)
         values = self.X[node.idx, j]
         known = ~np.isnan(values)
         order = np.argsort(values[known], kind="stable")
         xs = values[known][order]
-        rows = node.idx[known][order]
         ws = node.w[known][order]
-        ys = self.y[rows]
-        m = self.policy.min_samples_leaf
-        if self.regression:
-            i, _, _ = best_threshold_regression(xs, ys, ws, m)
-        else:
-            i, _, _ = best_threshold_class(xs, ys, ws, self.n_classes, self.criterion, m)
+        ys = self.y[node.idx[known][order]]
+        i, _, _ = best_threshold_regression(xs, ys, ws, self.policy.min_samples_leaf)
         if i < 0:
             return None
         left = np.arange(len(xs)) <= i
-        if self.regression:
-            branches = np.array([_reg_stats(ys[left], ws[left]), _reg_stats(ys[~left], ws[~left])])
-        else:
-            branches = np.zeros((2, self.n_classes))
-            np.add.at(branches, (np.where(left, 0, 1), ys), ws)
+        branches = np.array([_reg_stats(ys[left], ws[left]), _reg_stats(ys[~left], ws[~left])])
         return self._candidate(j, THRESHOLD, branches, node.w.sum(),
                                threshold=midpoint(xs[i], xs[i + 1]))
 
     # ----------------------------------------------------------------- selection
     def select(self, candidates: list[Candidate]) -> tuple[Candidate | None, float]:
-        """The chosen candidate and its score under the policy's selection rule.
+        """The chosen candidate and its score under the policy's selection rule (``choose``)."""
+        if not candidates:
+            return None, 0.0
+        i, score = self.choose(np.array([c.gain for c in candidates], dtype=np.float64),
+                               np.array([c.gain_ratio for c in candidates], dtype=np.float64),
+                               np.array([c.admissible for c in candidates], dtype=bool),
+                               np.array([getattr(c, "in_average", True) for c in candidates],
+                                        dtype=bool))
+        return (None, 0.0) if i < 0 else (candidates[i], score)
+
+    def choose(self, gain: np.ndarray, gain_ratio: np.ndarray, admissible: np.ndarray,
+               in_average: np.ndarray | None = None) -> tuple[int, float]:
+        """Index of the chosen candidate among candidates given in column order (-1: none) and
+        its score: the admissible candidate with the largest gain or, for C4.5, the largest gain
+        ratio among those whose gain reaches the average gain (``average_gain``).
 
         Ties go to the lowest column index: the first candidate (in column order) whose score is
         within TIE_TOLERANCE of the maximum wins.
         """
-        pool = [c for c in candidates if c.admissible]
-        if not pool:
-            return None, 0.0
-        if self.policy.selection == "gain_ratio":
-            average = self.average_gain(pool)
-            pool = [c for c in pool if self.above_average(c, average)]
-            key = "gain_ratio"
-        else:
-            key = "gain"
-        scores = np.array([getattr(c, key) for c in pool])
-        # first (lowest column) candidate within the tolerance of the maximum
-        best = pool[int(np.flatnonzero(scores >= scores.max() - TIE_TOLERANCE)[0])]
-        return best, getattr(best, key)
+        i, score = choose_candidate(gain, gain_ratio, admissible,
+                                    self.policy.selection == "gain_ratio", TIE_TOLERANCE)
+        return int(i), float(score)
 
     def average_gain(self, candidates: list[Candidate]) -> float | None:
         """C4.5's cut: the average gain of the candidates that may split the node (None if none)."""
@@ -205,20 +306,15 @@ class Splitter:
     # ----------------------------------------------------------------- partition
     def branch_of_rows(self, split: Candidate, idx: np.ndarray) -> np.ndarray:
         """Branch of each row by the split itself: -1 where the value is missing (or a category
-        without a branch)."""
-        x = self.X[idx, split.feature]
-        out = np.full(len(idx), -1, dtype=np.int64)
-        known = ~np.isnan(x)
-        if split.kind == THRESHOLD:
-            out[known] = np.where(x[known] <= split.threshold, 0, 1)
-        else:
-            # validation rows may hold UNSEEN_CODE (-1): no branch, not the last category's
-            codes = x[known].astype(np.int64)
-            ok = (codes >= 0) & (codes < len(split.branch_of_category))
-            branch = np.full(len(codes), -1, dtype=np.int64)
-            branch[ok] = split.branch_of_category[codes[ok]]
-            out[known] = branch
-        return out
+        without a branch; validation rows may hold UNSEEN_CODE, -1, which has none)."""
+        return self.route(split, idx, np.zeros(len(idx)))[0]
+
+    def route(self, split, idx: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(branch of each row as in ``branch_of_rows``, known weight per branch) for any test
+        with ``feature``, ``kind``, ``threshold``, ``branch_of_category`` and ``n_branches``."""
+        boc = split.branch_of_category
+        return branch_of_rows(self.X, split.feature, split.kind, float(split.threshold),
+                              _NO_CATEGORIES if boc is None else boc, idx, w, split.n_branches)
 
     def partition(self, node: NodeData, split: Candidate, missing_branch=None):
         """Rows of each branch, in branch order, and the branch fractions r_v.
@@ -226,25 +322,27 @@ class Splitter:
         Rows whose tested value is missing go down every branch with weight w * r_v
         (``missing_branch`` = MISSING_FRACTIONAL), or down the branch given per row in
         ``missing_branch`` (an array, e.g. from surrogates); never dropped."""
-        branch = self.branch_of_rows(split, node.idx)
-        n_b = split.n_branches
-        known_w = np.bincount(branch[branch >= 0], weights=node.w[branch >= 0], minlength=n_b)
-        total = known_w.sum()
-        r = known_w / total if total > 0 else np.full(n_b, 1.0 / n_b)
-        lost = branch < 0
+        branch, known_w = self.route(split, node.idx, node.w)
+        r = branch_fractions(known_w)
         fractional = not isinstance(missing_branch, np.ndarray) and missing_branch == MISSING_FRACTIONAL
-        if lost.any() and isinstance(missing_branch, np.ndarray):
-            branch = np.where(lost, missing_branch, branch)
-            lost = branch < 0
-        parts = []
-        for b in range(n_b):
-            mask = branch == b
-            idx, w = node.idx[mask], node.w[mask]
-            if fractional and lost.any():
-                idx = np.concatenate([idx, node.idx[lost]])
-                w = np.concatenate([w, node.w[lost] * r[b]])
-            parts.append(NodeData(idx, w))
-        return parts, r
+        if isinstance(missing_branch, np.ndarray):
+            branch = np.where(branch < 0, missing_branch, branch)
+        return self.rows_of_branches(node, branch, r, np.full(len(r), fractional)), r
+
+    @staticmethod
+    def rows_of_branches(node: NodeData, branch: np.ndarray, r: np.ndarray,
+                         receives: np.ndarray) -> list[NodeData]:
+        """The rows of each branch (``split_rows``): its own rows, then the rows without a branch
+        with weight w * r_v where ``receives``."""
+        idx, w, offsets = split_rows(node.idx, node.w, branch, r, receives)
+        bounds = offsets.tolist()
+        return [NodeData(idx[a:b], w[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def branch_fractions(known_w: np.ndarray) -> np.ndarray:
+    """r_v: each branch's share of the known weight (equal shares when none is known)."""
+    total = known_w.sum()
+    return known_w / total if total > 0 else np.full(len(known_w), 1.0 / len(known_w))
 
 
 def make_splitter(X, y, kinds, n_categories, n_classes, policy: Policy) -> Splitter:
