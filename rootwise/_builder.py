@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _fast
-from ._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET
+from ._config import CATEGORICAL, LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET, TIE_TOLERANCE
 from ._core.candidates import node_statistics
 from ._missing import find_surrogates, larger_child, route_missing
 from ._policy import Policy
@@ -314,10 +314,13 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
                            ) -> tuple[Tree, list[PruningStep]]:
     """``build_tree``, plus the pre-pruning decisions (empty without validation data).
 
-    CART on continuous columns without missing cells grows in one numba call (``_fast``), which
-    grows the same tree; ``reference=True`` forces this module's loop (the tests compare them)."""
+    CART on continuous columns without missing cells grows in one numba call (``_fast``), and so do
+    ID3 and C4.5 without validation data (``_core.grow_multiway``); both grow the same tree as this
+    module's loop, which ``reference=True`` forces (the tests compare them)."""
     if not reference and validation is None and _fast.applies(X, w, kinds, policy, n_classes):
         return _fast.grow_fast(X, y, w, n_categories, n_classes, policy), []
+    if not reference and validation is None and _grows_in_one_call(policy, n_classes):
+        return _grow_multiway(X, y, w, kinds, n_categories, n_classes, policy), []
     g = _Growth(X, y, w, kinds, n_categories, n_classes, policy, validation)
     root = g.rec.new_node(parent=-1, depth=0, branch_fraction=1.0)
     val = None
@@ -331,6 +334,59 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     else:
         _best_first(g, first, policy.max_leaf_nodes)
     return g.rec.tree(n_categories), g.steps
+
+
+def _grows_in_one_call(policy: Policy, n_classes: int) -> bool:
+    """ID3 and C4.5 (classification, multiway categorical tests, missing values fractional or
+    refused), grown depth-first without validation data: ``_core.grow_multiway``."""
+    return (n_classes > 0 and not policy.regression and policy.categorical_split == "multiway"
+            and policy.missing in ("fractional", "error") and policy.max_leaf_nodes is None)
+
+
+def _grow_multiway(X, y, w, kinds, n_categories, n_classes: int, policy: Policy) -> Tree:
+    """The tree ``_depth_first`` grows with the splitter of this policy, grown in one numba call
+    (``_core.grow_multiway``) from the same kernels: the same tree, bit for bit."""
+    if not np.any(w > 0):
+        raise ValueError("sample weights sum to zero: there is nothing to grow a tree on.")
+    from ._core.grow_multiway import grow_multiway
+    from ._release8 import AVERAGE_SLACK, MIN_SPLIT_CAP, MIN_SPLIT_SHARE
+
+    splitter = make_splitter(X, y, kinds, n_categories, n_classes, policy)
+    ranks, rank_row = splitter._rank_matrix()
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)
+    release8 = policy.release8
+    if release8:  # what Release8Splitter needs: its averaging rule, J48's thresholds, log2(cuts)
+        in_average = np.asarray(splitter._in_average, dtype=bool)
+        columns = [X[:, j] for j in np.flatnonzero(splitter._kinds != CATEGORICAL)]
+        distinct = [np.unique(c[~np.isnan(c)]) for c in columns]
+        distinct_at = np.cumsum([0] + [len(d) for d in distinct], dtype=np.int64)
+        flat = np.concatenate(distinct) if distinct else np.zeros(0)
+        with np.errstate(divide="ignore"):
+            log2_table = np.log2(np.arange(X.shape[0] + 1, dtype=np.int64))  # as np.log2(cuts)
+    else:
+        in_average = np.ones(X.shape[1], dtype=bool)
+        distinct_at, flat, log2_table = np.zeros(1, dtype=np.int64), np.zeros(0), np.zeros(1)
+    max_depth = np.iinfo(np.int64).max if policy.max_depth is None else int(policy.max_depth)
+    min_objects = float(policy.min_samples_leaf)
+    (feature, kind, threshold, first_child, n_children, pool_offset, missing_branch, parent, depth,
+     impurity, n_samples, weighted, fraction, improvement, value, pool) = grow_multiway(
+        X, np.asarray(y, dtype=np.int64), w, splitter._kinds, splitter._n_categories, n_classes,
+        ranks, rank_row, policy.criterion_code, policy.selection == "gain_ratio", min_objects,
+        policy.min_leaf_rule == "two_branches", TIE_TOLERANCE, policy.missing == "fractional",
+        max_depth, float(policy.min_samples_split), float(policy.impurity_threshold),
+        float(policy.epsilon), float(policy.min_impurity_decrease), float(w.sum()), release8,
+        min_objects, MIN_SPLIT_SHARE, MIN_SPLIT_CAP, in_average, log2_table, AVERAGE_SLACK, flat,
+        distinct_at)
+    n = len(feature)
+    nodes = {"feature": feature, "kind": kind, "threshold": threshold, "first_child": first_child,
+             "n_children": n_children, "pool_offset": pool_offset, "missing_branch": missing_branch,
+             "parent": parent, "depth": depth, "impurity": impurity, "n_node_samples": n_samples,
+             "weighted_n_node_samples": weighted, "branch_fraction": fraction,
+             "surrogate_offset": np.full(n, -1), "n_surrogates": np.zeros(n),
+             "improvement": improvement}
+    return Tree(nodes, value, pool.astype(np.int32), n_categories,
+                {name: [] for name in SURROGATE_FIELDS})
 
 
 def _depth_first(g: _Growth, root: _Item) -> None:
