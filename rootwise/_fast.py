@@ -7,6 +7,7 @@ builder, which grows the same tree the slow way (and is what the fast one is tes
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from ._config import CONTINUOUS, LEAF, THRESHOLD
@@ -42,7 +43,7 @@ def grow_fast(X, y, w, n_categories, n_classes: int, policy: Policy) -> Tree:
         n_classes, policy.criterion_code, policy.regression, max_depth,
         float(policy.min_samples_split), float(policy.min_samples_leaf),
         float(policy.min_impurity_decrease), float(policy.impurity_threshold), max_sur,
-        MIN_SURROGATE_SIDE, MIN_ADJUSTED_AGREEMENT)
+        MIN_SURROGATE_SIDE, MIN_ADJUSTED_AGREEMENT, numba.get_num_threads())
     split = first_child >= 0
     nodes = {
         "feature": feature, "kind": np.where(split, THRESHOLD, LEAF), "threshold": threshold,

@@ -177,20 +177,19 @@ class Tree:
                 raise ValueError(f"node {node}: a category maps to a child it does not have")
         self._validate_surrogates()
         # each non-root node is the child of exactly its parent, so the structure is a tree
+        # (vectorised: a fully grown tree has ~n nodes, a Python loop over them cost 0.1 s at 10^5)
+        starts = np.repeat(fc, nc)
+        kids = starts + (np.arange(len(starts)) - np.repeat(np.cumsum(nc) - nc, nc))
+        if np.any(np.bincount(kids, minlength=n) > 1):
+            raise ValueError("tree nodes are shared between parents")
         expected_parent = np.full(n, -1, dtype=np.int64)
-        for node in ids:
-            kids = self.children(int(node))
-            if np.any(expected_parent[kids.start: kids.stop] != -1):
-                raise ValueError("tree nodes are shared between parents")
-            expected_parent[kids.start: kids.stop] = node
+        expected_parent[kids] = np.repeat(ids, nc)
         if np.any(expected_parent[1:] == -1):
             raise ValueError("tree has nodes that no split reaches")
         if np.any(self.parent != expected_parent):
             raise ValueError("tree parent links disagree with its child links")
-        depth = np.zeros(n, dtype=np.int64)
-        for node in range(1, n):
-            depth[node] = depth[self.parent[node]] + 1
-        if np.any(depth != self.depth):
+        # children come after their parent (checked above), so this local rule fixes every depth
+        if self.depth[0] != 0 or np.any(self.depth[1:] != self.depth[expected_parent[1:]] + 1):
             raise ValueError("tree depths disagree with its structure")
 
     def _validate_surrogates(self) -> None:

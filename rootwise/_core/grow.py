@@ -1,23 +1,30 @@
 """The fast exact builder: CART on continuous columns without missing values, grown in numba.
 
 Each feature is sorted once per fit. A node is a segment [start, end) of every feature's sorted
-arrays: values, row ids, and the rows' targets (class code or y) and weights (unless all are 1),
-kept beside the values because loading them by row id misses the cache (measured: 14.5 ns per
-row at 10^6 rows against 3.3 ns in sorted order). Splitting a node partitions every feature's
-segment stably into the left rows then the right rows, so each child's segment stays sorted and
-no node sorts again.
+arrays: row ids, the values' dense ranks (equal values, equal ranks), and the rows' targets
+(class code or y) and weights (unless all are 1), kept beside the ranks because loading them by
+row id misses the cache (measured: 14.5 ns per row at 10^6 rows against 3.3 ns in sorted order).
+Ranks (4 bytes) stand in for the values (8 bytes): a scan only asks whether two neighbours are
+equal, and the threshold, a midpoint of two real values, is read from X once per split. That
+halves the bytes a partition moves and the memory a fit needs.
+Splitting a node partitions every feature's segment stably into the left rows then the right
+rows, so each child's segment stays sorted and no node sorts again; the same pass finds the
+feature's best surrogate split, since it reads each row's direction anyway.
 A scan over a sorted segment updates the children's statistics in O(1) per row:
     Gini:     sum_k c_k^2 changes by 2 c_k w + w^2 when class k gains weight w
     entropy:  sum_k c_k log2 c_k changes only in class k
     squared error: running sums of w and w y
 and the best threshold maximises the "proxy" (the part of the weighted impurity decrease that
-depends on the threshold). Features are searched in parallel only for large nodes, where the
-thread start-up pays for itself.
+depends on the threshold). With unit weights the counts are integers, kept as int64: an integer
+add is one cycle where a float add is four, and the loop is a chain of such adds; the sums are
+exact either way, so the proxies are the same numbers. Features are searched and partitioned in
+parallel only for large nodes, where the thread start-up pays for itself.
 
 It grows exactly the tree the reference builder (``_builder``) grows for the same Policy; the
 tests compare the two node by node.
 """
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -25,34 +32,62 @@ from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
 from .numeric import midpoint
 from .radix import radix_argsort
-from .surrogates import best_surrogate_threshold
 
 PARALLEL_MIN_WORK = 20000  # rows x features below which a node is searched on one thread
 
 
 @njit(cache=True, parallel=True)
 def presort(X, yc, yr, w, unit):
-    """Per feature: row ids in ascending order of value (stable), the sorted values, and beside
-    them the rows' class codes (uint8) or targets, and weights (left empty when all are 1)."""
+    """Per feature: row ids in ascending order of value (stable), and beside them the rows'
+    class codes (uint8) or targets, and weights (left empty when all are 1). Features with tied
+    values also get their values' dense ranks (equal values, equal ranks): row ``rank_slot[j]``
+    of ``rank``, -1 for a feature whose values are all distinct, which needs no tie test."""
     n, d = X.shape
     order = np.empty((d, n), dtype=np.int32)
-    values = np.empty((d, n), dtype=np.float64)
     codes = np.empty((d, n if yc.shape[0] > 0 else 0), dtype=np.uint8)
     targets = np.empty((d, n if yr.shape[0] > 0 else 0), dtype=np.float64)
     weights = np.empty((d, 0 if unit else n), dtype=np.float64)
+    tied = np.zeros(d, dtype=np.bool_)
     for j in prange(d):
         o = radix_argsort(X[:, j])
         for i in range(n):
             r = o[i]
             order[j, i] = r
-            values[j, i] = X[r, j]
+            # == is True for -0.0 against 0.0, as the sort reads them
+            if i > 0 and X[r, j] == X[o[i - 1], j]:
+                tied[j] = True
             if codes.shape[1] > 0:
                 codes[j, i] = yc[r]
             if targets.shape[1] > 0:
                 targets[j, i] = yr[r]
             if not unit:
                 weights[j, i] = w[r]
-    return order, values, codes, targets, weights
+    rank_slot = np.full(d, -1, dtype=np.int64)
+    n_tied = 0
+    for j in range(d):
+        if tied[j]:
+            rank_slot[j] = n_tied
+            n_tied += 1
+    rank = np.empty((n_tied, n), dtype=np.int32)
+    for j in prange(d):
+        slot = rank_slot[j]
+        if slot >= 0:
+            k = 0
+            rank[slot, 0] = 0
+            for i in range(1, n):
+                if X[order[j, i], j] != X[order[j, i - 1], j]:
+                    k += 1
+                rank[slot, i] = k
+    return order, rank, rank_slot, codes, targets, weights
+
+
+@njit(cache=True)
+def _ranks_of(rank, rank_slot, j, no_ranks):
+    """Feature j's ranks, or ``no_ranks`` (empty) when its values are all distinct."""
+    slot = rank_slot[j]
+    if slot < 0:
+        return no_ranks
+    return rank[slot]
 
 
 # ----------------------------------------------------------------------------- scans
@@ -64,48 +99,93 @@ def _xlogx(c):
 
 
 @njit(cache=True)
-def _scan_binary_gini(vals, codes, ws, start, end, total, min_leaf, recip):
-    """``_scan_class`` for two classes and Gini, with the class weights in registers: the general
-    loop's per-row update of a counts array in memory is a dependency chain through the cache."""
-    unit = ws.shape[0] == 0
-    t0, t1 = total[0], total[1]
-    w_all = t0 + t1
+def _bar(best):
+    """What a later candidate must exceed to replace ``best``: ties within rounding keep the first."""
+    return best + TIE_TOLERANCE * max(1.0, abs(best))
+
+
+@njit(cache=True)
+def _scan_binary_gini_unit(rk, codes, start, end, total, min_leaf, recip):
+    """``_scan_class_unit`` for two classes and Gini, the counts in registers and updated without
+    a branch (the class of the next row is close to random, a branch would be mispredicted)."""
+    ties = rk.shape[0] > 0  # empty: every value distinct, no tie test
+    t0, t1 = np.int64(total[0]), np.int64(total[1])
     n_all = end - start
-    l0, l1 = 0.0, 0.0
-    best, best_i = -np.inf, -1
+    l0, l1 = np.int64(0), np.int64(0)
+    best, best_i, bar = -np.inf, -1, -np.inf
     for i in range(start, end - 1):
-        wr = 1.0 if unit else ws[i]
-        if codes[i] == 0:
-            l0 += wr
-        else:
-            l1 += wr
-        if vals[i + 1] <= vals[i]:
+        c = np.int64(codes[i])
+        l1 += c
+        l0 += 1 - c
+        if ties and rk[i + 1] == rk[i]:
             continue
-        w_left = l0 + l1
-        w_right = w_all - w_left
-        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+        n_left = i - start + 1
+        if n_left < min_leaf or n_all - n_left < min_leaf:
             continue
         r0, r1 = t0 - l0, t1 - l1
-        if unit:
-            n_left = i - start + 1
-            proxy = (l0 * l0 + l1 * l1) * recip[n_left] + (r0 * r0 + r1 * r1) * recip[n_all - n_left]
-        else:
-            proxy = (l0 * l0 + l1 * l1) / w_left + (r0 * r0 + r1 * r1) / w_right
-        if proxy > best + TIE_TOLERANCE * max(1.0, abs(best)) or best_i < 0:
-            best, best_i = proxy, i
+        proxy = (l0 * l0 + l1 * l1) * recip[n_left] + (r0 * r0 + r1 * r1) * recip[n_all - n_left]
+        if proxy > bar:
+            best, best_i, bar = proxy, i, _bar(proxy)
     return best, best_i
 
 
 @njit(cache=True)
-def _scan_class(vals, codes, ws, start, end, total, n_classes, criterion, min_leaf, recip):
-    """Best boundary of one feature's sorted segment for classification.
-    Returns (proxy, i): rows start..i go left; i = -1 if none is admissible.
-    With unit weights ``ws`` is empty and ``recip`` (1/k for k = 0..n) turns the two divisions
-    per candidate into table look-ups."""
-    unit = ws.shape[0] == 0
+def _scan_class_unit(rk, codes, start, end, total, n_classes, criterion, min_leaf, recip,
+                     xlogx_table, left):
+    """Best boundary of one feature's sorted segment for classification, every weight 1.
+    Returns (proxy, i): rows start..i go left; i = -1 if none is admissible. ``recip`` holds 1/k
+    and ``xlogx_table`` k log2 k for k = 0..n (table look-ups instead of divisions and logs);
+    ``left`` is int64 scratch of n_classes."""
+    ties = rk.shape[0] > 0  # empty: every value distinct, no tie test
     if n_classes == 2 and criterion == GINI:
-        return _scan_binary_gini(vals, codes, ws, start, end, total, min_leaf, recip)
-    left = np.zeros(n_classes)
+        return _scan_binary_gini_unit(rk, codes, start, end, total, min_leaf, recip)
+    gini = criterion == GINI
+    sq_all = np.int64(0)
+    ent_all = 0.0
+    for k in range(n_classes):
+        c = np.int64(total[k])
+        left[k] = 0
+        sq_all += c * c
+        if not gini:
+            ent_all += xlogx_table[c]
+    n_all = end - start
+    sq_left, sq_right = np.int64(0), sq_all
+    ent_left, ent_right = 0.0, ent_all
+    best, best_i, bar = -np.inf, -1, -np.inf
+    for i in range(start, end - 1):
+        k = codes[i]
+        lk = left[k]
+        rk_ = np.int64(total[k]) - lk
+        if gini:
+            sq_left += 2 * lk + 1
+            sq_right -= 2 * rk_ - 1
+        else:
+            ent_left += xlogx_table[lk + 1] - xlogx_table[lk]
+            ent_right += xlogx_table[rk_ - 1] - xlogx_table[rk_]
+        left[k] = lk + 1
+        if ties and rk[i + 1] == rk[i]:
+            continue
+        n_left = i - start + 1
+        n_right = n_all - n_left
+        if n_left < min_leaf or n_right < min_leaf:
+            continue
+        if gini:
+            # W_l Gini_l + W_r Gini_r = W - (S_l / W_l + S_r / W_r): maximise the bracket
+            proxy = sq_left * recip[n_left] + sq_right * recip[n_right]
+        else:
+            # W_l Ent_l + W_r Ent_r = W_l log W_l + W_r log W_r - E_l - E_r: maximise the negative
+            proxy = ent_left + ent_right - xlogx_table[n_left] - xlogx_table[n_right]
+        if proxy > bar:
+            best, best_i, bar = proxy, i, _bar(proxy)
+    return best, best_i
+
+
+@njit(cache=True)
+def _scan_class_weighted(rk, codes, ws, start, end, total, n_classes, criterion, min_leaf,
+                         left):
+    """``_scan_class_unit`` with sample weights: the same updates in floats."""
+    ties = rk.shape[0] > 0  # empty: every value distinct, no tie test
+    left[:] = 0.0
     w_all = 0.0
     sq_all = 0.0
     ent_all = 0.0
@@ -113,50 +193,44 @@ def _scan_class(vals, codes, ws, start, end, total, n_classes, criterion, min_le
         w_all += total[k]
         sq_all += total[k] * total[k]
         ent_all += _xlogx(total[k])
-    n_all = end - start
     w_left = 0.0
     sq_left = 0.0
     sq_right = sq_all
     ent_left = 0.0
     ent_right = ent_all
-    best, best_i = -np.inf, -1
+    best, best_i, bar = -np.inf, -1, -np.inf
     gini = criterion == GINI
     for i in range(start, end - 1):
         k = codes[i]
-        wr = 1.0 if unit else ws[i]
+        wr = ws[i]
         lk = left[k]
-        rk = total[k] - lk
+        rk_ = total[k] - lk
         if gini:
             sq_left += 2.0 * lk * wr + wr * wr
-            sq_right += -2.0 * rk * wr + wr * wr
+            sq_right += -2.0 * rk_ * wr + wr * wr
         else:
             ent_left += _xlogx(lk + wr) - _xlogx(lk)
-            ent_right += _xlogx(rk - wr) - _xlogx(rk)
+            ent_right += _xlogx(rk_ - wr) - _xlogx(rk_)
         left[k] = lk + wr
         w_left += wr
-        if vals[i + 1] <= vals[i]:
+        if ties and rk[i + 1] == rk[i]:
             continue
         w_right = w_all - w_left
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
             continue
         if gini:
-            # W_l Gini_l + W_r Gini_r = W - (S_l / W_l + S_r / W_r): maximise the bracket
-            if unit:
-                n_left = i - start + 1
-                proxy = sq_left * recip[n_left] + sq_right * recip[n_all - n_left]
-            else:
-                proxy = sq_left / w_left + sq_right / w_right
+            proxy = sq_left / w_left + sq_right / w_right
         else:
-            # W_l Ent_l + W_r Ent_r = W_l log W_l + W_r log W_r - E_l - E_r: maximise the negative
             proxy = ent_left + ent_right - _xlogx(w_left) - _xlogx(w_right)
-        if proxy > best + TIE_TOLERANCE * max(1.0, abs(best)) or best_i < 0:
-            best, best_i = proxy, i
+        if proxy > bar:
+            best, best_i, bar = proxy, i, _bar(proxy)
     return best, best_i
 
 
 @njit(cache=True)
-def _scan_regression(vals, ys, ws, start, end, min_leaf, recip):
+def _scan_regression(rk, ys, ws, start, end, min_leaf, recip):
     """Best boundary for squared error: maximise (sum_l wy)^2 / W_l + (sum_r wy)^2 / W_r."""
+    ties = rk.shape[0] > 0  # empty: every value distinct, no tie test
     unit = ws.shape[0] == 0
     w_all, s_all = 0.0, 0.0
     for i in range(start, end):
@@ -165,12 +239,12 @@ def _scan_regression(vals, ys, ws, start, end, min_leaf, recip):
         s_all += wr * ys[i]
     n_all = end - start
     w_left, s_left = 0.0, 0.0
-    best, best_i = -np.inf, -1
+    best, best_i, bar = -np.inf, -1, -np.inf
     for i in range(start, end - 1):
         wr = 1.0 if unit else ws[i]
         w_left += wr
         s_left += wr * ys[i]
-        if vals[i + 1] <= vals[i]:
+        if ties and rk[i + 1] == rk[i]:
             continue
         w_right = w_all - w_left
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
@@ -181,156 +255,219 @@ def _scan_regression(vals, ys, ws, start, end, min_leaf, recip):
             proxy = s_left * s_left * recip[n_left] + s_right * s_right * recip[n_all - n_left]
         else:
             proxy = s_left * s_left / w_left + s_right * s_right / w_right
-        if best_i < 0 or proxy > best + TIE_TOLERANCE * max(1.0, abs(best)):
-            best, best_i = proxy, i
+        if proxy > bar:
+            best, best_i, bar = proxy, i, _bar(proxy)
     return best, best_i
 
 
 @njit(cache=True)
-def _search_one(j, values, codes, targets, weights, start, end, total, n_classes, criterion,
-                min_leaf, regression, recip):
+def _search_one(j, rank, rank_slot, no_ranks, codes, targets, weights, start, end, total,
+                n_classes, criterion, min_leaf, regression, recip, xlogx_table, left_int,
+                left_float):
     ws = weights[j]  # empty when every weight is 1
+    rk = _ranks_of(rank, rank_slot, j, no_ranks)
     if regression:
-        return _scan_regression(values[j], targets[j], ws, start, end, min_leaf, recip)
-    return _scan_class(values[j], codes[j], ws, start, end, total, n_classes, criterion,
-                       min_leaf, recip)
+        return _scan_regression(rk, targets[j], ws, start, end, min_leaf, recip)
+    if ws.shape[0] == 0:
+        return _scan_class_unit(rk, codes[j], start, end, total, n_classes, criterion,
+                                min_leaf, recip, xlogx_table, left_int)
+    return _scan_class_weighted(rk, codes[j], ws, start, end, total, n_classes, criterion,
+                                min_leaf, left_float)
 
 
 @njit(cache=True, parallel=True)
-def _search_parallel(values, codes, targets, weights, start, end, total, n_classes, criterion,
-                     min_leaf, regression, recip, proxies, positions):
-    for j in prange(values.shape[0]):
-        p, i = _search_one(j, values, codes, targets, weights, start, end, total, n_classes,
-                           criterion, min_leaf, regression, recip)
+def _search_parallel(rank, rank_slot, no_ranks, codes, targets, weights, start, end, total,
+                     n_classes, criterion, min_leaf, regression, recip, xlogx_table, proxies,
+                     positions):
+    for j in prange(rank_slot.shape[0]):
+        p, i = _search_one(j, rank, rank_slot, no_ranks, codes, targets, weights, start, end, total, n_classes,
+                           criterion, min_leaf, regression, recip, xlogx_table,
+                           np.empty(n_classes, dtype=np.int64), np.empty(n_classes))
         proxies[j] = p
         positions[j] = i
 
 
 @njit(cache=True)
-def _search(values, codes, targets, weights, start, end, total, n_classes, criterion, min_leaf,
-            regression, recip, proxies, positions):
-    d = values.shape[0]
-    if (end - start) * d >= PARALLEL_MIN_WORK:
-        _search_parallel(values, codes, targets, weights, start, end, total, n_classes,
-                         criterion, min_leaf, regression, recip, proxies, positions)
+def _search(rank, rank_slot, no_ranks, codes, targets, weights, start, end, total, n_classes,
+            criterion, min_leaf, regression, recip, xlogx_table, proxies, positions, left_int,
+            left_float, parallel):
+    d = rank_slot.shape[0]
+    if (end - start) * d >= PARALLEL_MIN_WORK and parallel:
+        _search_parallel(rank, rank_slot, no_ranks, codes, targets, weights, start, end, total, n_classes,
+                         criterion, min_leaf, regression, recip, xlogx_table, proxies, positions)
     else:
         for j in range(d):
-            p, i = _search_one(j, values, codes, targets, weights, start, end, total, n_classes,
-                               criterion, min_leaf, regression, recip)
+            p, i = _search_one(j, rank, rank_slot, no_ranks, codes, targets, weights, start, end,
+                               total, n_classes,
+                               criterion, min_leaf, regression, recip, xlogx_table, left_int,
+                               left_float)
             proxies[j] = p
             positions[j] = i
 
 
-# ----------------------------------------------------------------------------- partition
+# ----------------------------------------------------------------------------- partition + surrogates
 
 
 @njit(cache=True)
-def _split_row(a, start, m, g, buf):
-    """Stable partition of a[start:start+m] by the 0/1 flags g: flagged first. Branch-free (each
-    element is written to both places and the counters advance by the flag) because left or
-    right is close to random and a branch would be mispredicted half the time."""
+def _beats(a, b):
+    """a > b beyond rounding (as ``surrogates._beats``)."""
+    return a > b + TIE_TOLERANCE * max(1.0, abs(b))
+
+
+@njit(cache=True)
+def _partition_one(j, X, o, rk, cd, tg, wt, start, end, goes_left, buf_rows, buf_rank,
+                   buf_codes, buf_targets, buf_weights, move, surrogate, min_side, w_dir0,
+                   w_dir1, cand_agree, cand_t, cand_left):
+    """Stable partition of feature j's arrays (row ids ``o``, ranks ``rk``, codes ``cd``,
+    targets ``tg``, weights ``wt``; every one but ``o`` may be empty) over the segment, left rows
+    first, each side still sorted; written branch-free (every element goes to both places and
+    the counters advance by the flag) because left or right is close to random and a branch
+    would be mispredicted half the time.
+
+    When ``surrogate``, the same pass finds feature j's best threshold surrogate as
+    ``surrogates.best_surrogate_threshold`` does (every value is known here): a cut between two
+    distinct values with at least ``min_side`` rows each way, agreement = weight sent the
+    primary's way, strictly above the majority ``max(w_dir0, w_dir1)``, the lowest cut on ties.
+    It leaves (agreement, threshold, left branch) in cand_*[j], agreement -1 if none.
+    ``move`` False: only the surrogate search (neither child will be split, so their segments
+    are never read again)."""
+    ties = rk.shape[0] > 0
+    unit = wt.shape[0] == 0
+    has_codes = cd.shape[0] > 0
+    has_targets = tg.shape[0] > 0
+    n_dir = end - start  # every weight is positive on this path
+    best = max(w_dir0, w_dir1)
+    best_lo, best_hi, best_left = -1, -1, 0
+    below0, below1 = 0.0, 0.0  # weight so far of rows the primary sends left / right
+    prev_rank, prev_row = -1, -1
     n_left = 0
     n_right = 0
-    for i in range(m):
-        x = a[start + i]
-        a[start + n_left] = x  # n_left <= i: never overwrites an unread element
-        buf[n_right] = x
-        gi = g[i]
-        n_left += gi
-        n_right += 1 - gi
-    for t in range(n_right):
-        a[start + n_left + t] = buf[t]
+    for i in range(start, end):
+        r = o[i]
+        k = rk[i] if ties else 0
+        g = np.int64(goes_left[r])
+        wr = 1.0 if unit else wt[i]
+        if surrogate:
+            n_below = i - start
+            new_value = k != prev_rank if ties else True
+            if i > start and new_value and n_below >= min_side and n_dir - n_below >= min_side:
+                agree_0 = below0 + (w_dir1 - below1)  # x <= t -> branch 0
+                agree_1 = below1 + (w_dir0 - below0)  # x <= t -> branch 1
+                if _beats(agree_0, best):
+                    best, best_lo, best_hi, best_left = agree_0, prev_row, r, 0
+                elif _beats(agree_1, best):
+                    best, best_lo, best_hi, best_left = agree_1, prev_row, r, 1
+            below0 += wr * g
+            below1 += wr * (1 - g)
+            prev_rank, prev_row = k, r
+        if not move:
+            continue
+        # left rows written in place: n_left <= i - start, so no unread element is overwritten
+        p = start + n_left
+        o[p] = r
+        buf_rows[n_right] = r
+        if ties:
+            rk[p] = k
+            buf_rank[n_right] = k
+        if has_codes:
+            c = cd[i]
+            cd[p] = c
+            buf_codes[n_right] = c
+        if has_targets:
+            t = tg[i]
+            tg[p] = t
+            buf_targets[n_right] = t
+        if not unit:
+            wt[p] = wr
+            buf_weights[n_right] = wr
+        n_left += g
+        n_right += 1 - g
+    if move:
+        p = start + n_left
+        o[p:p + n_right] = buf_rows[:n_right]
+        if ties:
+            rk[p:p + n_right] = buf_rank[:n_right]
+        if has_codes:
+            cd[p:p + n_right] = buf_codes[:n_right]
+        if has_targets:
+            tg[p:p + n_right] = buf_targets[:n_right]
+        if not unit:
+            wt[p:p + n_right] = buf_weights[:n_right]
+    if surrogate:
+        cand_agree[j] = -1.0
+        if best_lo >= 0:
+            cand_agree[j] = best
+            cand_t[j] = midpoint(X[best_lo, j], X[best_hi, j])
+            cand_left[j] = best_left
 
 
 @njit(cache=True)
-def _partition_one(j, order, values, codes, targets, weights, start, end, goes_left, g, buf_rows,
-                   buf_vals, buf_codes, buf_targets, buf_weights):
-    """Stable partition of feature j's arrays over the segment: left rows first, each side
-    still sorted."""
-    m = end - start
-    for i in range(m):
-        g[i] = goes_left[order[j, start + i]]
-    _split_row(order[j], start, m, g, buf_rows)
-    _split_row(values[j], start, m, g, buf_vals)
-    if codes.shape[1] > 0:
-        _split_row(codes[j], start, m, g, buf_codes)
-    if targets.shape[1] > 0:
-        _split_row(targets[j], start, m, g, buf_targets)
-    if weights.shape[1] > 0:
-        _split_row(weights[j], start, m, g, buf_weights)
+def _partition_feature(j, X, order, rank, rank_slot, no_ranks, codes, targets, weights, start,
+                       end, goes_left, thread_buffers, t, move, surrogate, min_side, w_dir0,
+                       w_dir1, cand_agree, cand_t, cand_left):
+    """``_partition_one`` on feature j's rows of the arrays, with scratch row t."""
+    _partition_one(j, X, order[j], _ranks_of(rank, rank_slot, j, no_ranks), codes[j],
+                   targets[j], weights[j], start, end, goes_left, thread_buffers[0][t],
+                   thread_buffers[1][t], thread_buffers[2][t], thread_buffers[3][t],
+                   thread_buffers[4][t], move, surrogate, min_side, w_dir0, w_dir1, cand_agree,
+                   cand_t, cand_left)
 
 
 @njit(cache=True, parallel=True)
-def _partition_parallel(order, values, codes, targets, weights, start, end, goes_left, skip):
+def _partition_parallel(X, order, rank, rank_slot, no_ranks, codes, targets, weights, start, end,
+                        goes_left, skip, thread_buffers, move, surrogate, min_side, w_dir0,
+                        w_dir1, cand_agree, cand_t, cand_left):
+    """Features on numba's threads, each thread with its own scratch row of ``thread_buffers``."""
     for j in prange(order.shape[0]):
         if j != skip:
-            m = end - start
-            _partition_one(j, order, values, codes, targets, weights, start, end, goes_left,
-                           np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int32),
-                           np.empty(m), np.empty(m, dtype=np.uint8), np.empty(m), np.empty(m))
+            _partition_feature(j, X, order, rank, rank_slot, no_ranks, codes, targets, weights,
+                               start, end, goes_left, thread_buffers, numba.get_thread_id(),
+                               move, surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t,
+                               cand_left)
 
 
 @njit(cache=True)
-def _partition(order, values, codes, targets, weights, start, end, goes_left, skip, buffers):
+def _partition(X, order, rank, rank_slot, no_ranks, codes, targets, weights, start, end,
+               goes_left, skip, thread_buffers, move, surrogate, min_side, w_dir0, w_dir1,
+               cand_agree, cand_t, cand_left):
     d = order.shape[0]
-    if (end - start) * d >= PARALLEL_MIN_WORK:
-        _partition_parallel(order, values, codes, targets, weights, start, end, goes_left, skip)
+    if (end - start) * d >= PARALLEL_MIN_WORK and thread_buffers[0].shape[0] > 1:
+        _partition_parallel(X, order, rank, rank_slot, no_ranks, codes, targets, weights, start,
+                            end, goes_left, skip, thread_buffers, move, surrogate, min_side,
+                            w_dir0, w_dir1, cand_agree, cand_t, cand_left)
     else:
-        g, buf_rows, buf_vals, buf_codes, buf_targets, buf_weights = buffers
         for j in range(d):
             if j != skip:
-                _partition_one(j, order, values, codes, targets, weights, start, end, goes_left,
-                               g, buf_rows, buf_vals, buf_codes, buf_targets, buf_weights)
-
-
-# ----------------------------------------------------------------------------- surrogates
+                _partition_feature(j, X, order, rank, rank_slot, no_ranks, codes, targets,
+                                   weights, start, end, goes_left, thread_buffers, 0, move,
+                                   surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t,
+                                   cand_left)
 
 
 @njit(cache=True)
-def _surrogates_of(order, values, start, end, primary, goes_left, w, max_surrogates,
-                   min_side, min_adjusted, out_feature, out_threshold, out_left, out_agree,
-                   direction, ws, cand_agree, cand_t, cand_left):
-    """Best threshold surrogate of every other feature (all values are known here), as
-    ``_missing.find_surrogates`` chooses them: kept when the adjusted agreement exceeds
-    ``min_adjusted``, ranked by agreement rounded to 12 digits, ties to the lower feature.
-    Returns the count. ``direction`` and ``ws`` (n rows) and the ``cand_*`` arrays (d features)
-    are scratch space owned by the caller: a fully grown tree has ~2n nodes, and allocating them
-    at every node cost more than the search on small nodes."""
-    d = order.shape[0]
-    w0 = 0.0
-    w1 = 0.0
-    for i in range(start, end):
-        r = order[primary, i]
-        if goes_left[r]:
-            w0 += w[r]
-        else:
-            w1 += w[r]
-    total = w0 + w1
-    if total <= 0.0 or max_surrogates <= 0:
-        return 0
-    majority = max(w0, w1) / total
-    cand_agree[:] = -1.0
+def _rank_surrogates(primary, total, majority, max_surrogates, min_adjusted, cand_agree, cand_t,
+                     cand_left, out_feature, out_threshold, out_left, out_agree):
+    """Keep the candidates whose adjusted agreement exceeds ``min_adjusted`` and rank them as
+    ``_missing.find_surrogates`` does: by agreement rounded to 12 digits, ties to the lower
+    feature. Returns the count written to out_*."""
+    d = cand_agree.shape[0]
+    cand_agree[primary] = -1.0
     for j in range(d):
-        if j == primary:
-            continue
-        for i in range(start, end):
-            r = order[j, i]
-            direction[i - start] = 0 if goes_left[r] else 1
-            ws[i - start] = w[r]
-        m = end - start
-        t, left, agree = best_surrogate_threshold(values[j, start:end], direction[:m], ws[:m],
-                                                  min_side)
-        if not np.isnan(t) and (agree / total - majority) / (1.0 - majority) > min_adjusted:
-            cand_agree[j] = agree / total
-            cand_t[j] = t
-            cand_left[j] = left
-    key = np.floor(cand_agree * 1e12 + 0.5)  # agreement to 12 digits, as the reference ranks them
+        if cand_agree[j] >= 0.0:
+            a = cand_agree[j] / total
+            if (a - majority) / (1.0 - majority) > min_adjusted:
+                cand_agree[j] = a
+            else:
+                cand_agree[j] = -1.0
     count = 0
     while count < max_surrogates:
         best_j = -1
+        best_key = 0.0
         for j in range(d):
-            if cand_agree[j] >= 0.0 and (best_j < 0 or key[j] > key[best_j]):
-                best_j = j
+            if cand_agree[j] >= 0.0:
+                key = np.floor(cand_agree[j] * 1e12 + 0.5)
+                if best_j < 0 or key > best_key:
+                    best_j, best_key = j, key
         if best_j < 0:
             break
         out_feature[count] = best_j
@@ -367,8 +504,9 @@ def _double_rows(a):
 
 
 @njit(cache=True)
-def _node_stats(j, codes, targets, weights, start, end, n_classes, criterion, regression):
-    """(value, weight, impurity, pure) of the rows of a segment, read from feature j's arrays."""
+def _segment_stats(j, codes, targets, weights, start, end, n_classes, criterion, regression, out):
+    """Statistics of the rows of a segment, read from feature j's arrays: writes the node's value
+    (class weights, or the mean) into ``out`` and returns (weight, impurity, pure)."""
     unit = weights.shape[1] == 0
     if regression:
         wsum, s = 0.0, 0.0
@@ -385,25 +523,29 @@ def _node_stats(j, codes, targets, weights, start, end, n_classes, criterion, re
             sse += wi * (targets[j, i] - mean) ** 2
             if targets[j, i] != y0:
                 pure = False
-        value = np.empty(1)
-        value[0] = mean
-        return value, wsum, sse / wsum, pure
-    counts = np.zeros(n_classes)
+        out[0] = mean
+        return wsum, sse / wsum, pure
+    out[:] = 0.0
     for i in range(start, end):
-        counts[codes[j, i]] += 1.0 if unit else weights[j, i]
+        out[codes[j, i]] += 1.0 if unit else weights[j, i]
     nonzero = 0
     for k in range(n_classes):
-        if counts[k] > 0.0:
+        if out[k] > 0.0:
             nonzero += 1
-    total = counts.sum()
-    return counts, total, impurity(counts, criterion), nonzero <= 1
+    return out.sum(), impurity(out, criterion), nonzero <= 1
 
 
 @njit(cache=True)
 def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_split, min_leaf,
-         min_impurity_decrease, impurity_threshold, max_surrogates, min_side, min_adjusted):
+         min_impurity_decrease, impurity_threshold, max_surrogates, min_side, min_adjusted,
+         n_threads):
     """Grow depth-first (branch 0 first); children of a node get consecutive ids. Returns the node
-    arrays, the value array and the surrogate table (see ``rootwise._fast``)."""
+    arrays, the value array and the surrogate table (see ``rootwise._fast``). ``n_threads``:
+    numba's current thread count (big nodes are searched and partitioned on that many threads).
+
+    A node's statistics are computed when its parent splits (from the chosen feature's segments,
+    which the exact decrease needs anyway), and a child that will not be split is never pushed:
+    when neither child is split again the parent's partition is skipped."""
     n, d = X.shape
     n_out = 1 if regression else n_classes
     total_w = w.sum()
@@ -412,11 +554,16 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
         if w[r] != 1.0:
             unit = False
             break
-    order, values, codes, targets, weights = presort(X, yc, yr, w, unit)
+    order, rank, rank_slot, codes, targets, weights = presort(X, yc, yr, w, unit)
+    no_ranks = np.empty(0, dtype=np.int32)
     recip = np.empty(n + 1)
     recip[0] = 0.0
     for k in range(1, n + 1):
         recip[k] = 1.0 / k
+    # k log2 k for the unit-weight entropy scan; not needed (left empty) otherwise
+    xlogx_table = np.zeros(n + 1 if (unit and not regression and criterion != GINI) else 0)
+    for k in range(1, xlogx_table.shape[0]):
+        xlogx_table[k] = _xlogx(float(k))
 
     cap = 64
     feature = np.full(cap, -1, dtype=np.int32)
@@ -441,42 +588,49 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     s_adj = np.empty(s_cap)
     n_sur = 0
 
-    st_node = np.empty(64, dtype=np.int64)
-    st_start = np.empty(64, dtype=np.int64)
-    st_end = np.empty(64, dtype=np.int64)
-    top = 0
-    st_node[0], st_start[0], st_end[0] = 0, 0, n
-    top = 1
-    count = 1
-
     goes_left = np.zeros(n, dtype=np.uint8)
-    buffers = (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int32), np.empty(n),
-               np.empty(n, dtype=np.uint8), np.empty(n), np.empty(n))
+    # partition scratch, one row per thread numba runs (get_thread_id is below this count)
+    buffers = (np.empty((n_threads, n), dtype=np.int32),
+               np.empty((n_threads, n if rank.shape[0] > 0 else 0), dtype=np.int32),
+               np.empty((n_threads, n if codes.shape[1] > 0 else 0), dtype=np.uint8),
+               np.empty((n_threads, n if targets.shape[1] > 0 else 0)),
+               np.empty((n_threads, 0 if unit else n)))
     proxies = np.empty(d)
     positions = np.empty(d, dtype=np.int64)
+    left_int = np.empty(max(n_classes, 1), dtype=np.int64)
+    left_float = np.empty(max(n_classes, 1))
     sf = np.empty(max(max_surrogates, 1), dtype=np.int64)
     sthr = np.empty(max(max_surrogates, 1))
     sl = np.empty(max(max_surrogates, 1), dtype=np.int64)
     sa = np.empty(max(max_surrogates, 1))
-    s_dir = np.empty(n, dtype=np.int64)
-    s_ws = np.empty(n)
     c_agree = np.empty(d)
     c_t = np.empty(d)
     c_left = np.empty(d, dtype=np.int64)
+    child_value = np.empty((2, n_out))
+    child_w = np.empty(2)
+    child_imp = np.empty(2)
+    child_split = np.zeros(2, dtype=np.bool_)
+
+    W0, imp0, pure0 = _segment_stats(0, codes, targets, weights, 0, n, n_classes, criterion,
+                                     regression, value[0])
+    wsum[0], impurity[0], n_samples[0] = W0, imp0, n
+    st_node = np.empty(64, dtype=np.int64)
+    st_start = np.empty(64, dtype=np.int64)
+    st_end = np.empty(64, dtype=np.int64)
+    top = 0
+    if not (pure0 or max_depth <= 0 or W0 < min_samples_split or imp0 < impurity_threshold):
+        st_node[0], st_start[0], st_end[0] = 0, 0, n
+        top = 1
+    count = 1
 
     while top > 0:
         top -= 1
         node, start, end = st_node[top], st_start[top], st_end[top]
-        val, W, imp, pure = _node_stats(0, codes, targets, weights, start, end, n_classes,
-                                        criterion, regression)
-        value[node] = val
-        wsum[node] = W
-        impurity[node] = imp
-        n_samples[node] = end - start
-        if pure or depth[node] >= max_depth or W < min_samples_split or imp < impurity_threshold:
-            continue
-        _search(values, codes, targets, weights, start, end, val, n_classes, criterion, min_leaf,
-                regression, recip, proxies, positions)
+        W, imp = wsum[node], impurity[node]
+        _search(rank, rank_slot, no_ranks, codes, targets, weights, start, end, value[node],
+                n_classes, criterion,
+                min_leaf, regression, recip, xlogx_table, proxies, positions, left_int,
+                left_float, n_threads > 1)
         best_j = -1
         best = -np.inf
         for j in range(d):
@@ -490,22 +644,43 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
                 best_j = j
                 break
         i_best = positions[best_j]
-        # the exact decrease, from the children's statistics
-        _, lw, limp, _ = _node_stats(best_j, codes, targets, weights, start, i_best + 1,
-                                     n_classes, criterion, regression)
-        _, rw, rimp, _ = _node_stats(best_j, codes, targets, weights, i_best + 1, end, n_classes,
-                                     criterion, regression)
-        gain = imp - (lw / W) * limp - (rw / W) * rimp
+        # the children's statistics, and from them the exact decrease
+        for c in range(2):
+            lo, hi = (start, i_best + 1) if c == 0 else (i_best + 1, end)
+            cw, cimp, cpure = _segment_stats(best_j, codes, targets, weights, lo, hi, n_classes,
+                                             criterion, regression, child_value[c])
+            child_w[c], child_imp[c] = cw, cimp
+            child_split[c] = not (cpure or depth[node] + 1 >= max_depth
+                                  or cw < min_samples_split or cimp < impurity_threshold)
+        lw, rw = child_w[0], child_w[1]
+        gain = imp - (lw / W) * child_imp[0] - (rw / W) * child_imp[1]
         if gain < 0.0:
             gain = 0.0
         if gain * W / total_w < min_impurity_decrease:
             continue
+        # each row's side, and the weight going each way summed in the primary's order (the
+        # order the reference sums it in)
+        w0, w1 = 0.0, 0.0
         for i in range(start, end):
-            goes_left[order[best_j, i]] = 1 if i <= i_best else 0
-        if max_surrogates > 0:
-            m = _surrogates_of(order, values, start, end, best_j, goes_left, w, max_surrogates,
-                               min_side, min_adjusted, sf, sthr, sl, sa, s_dir, s_ws, c_agree,
-                               c_t, c_left)
+            r = order[best_j, i]
+            g = 1 if i <= i_best else 0
+            goes_left[r] = g
+            if g:
+                w0 += w[r]
+            else:
+                w1 += w[r]
+        # a surrogate needs min_side rows on each side
+        surrogate = max_surrogates > 0 and w0 + w1 > 0.0 and end - start >= 2 * min_side
+        move = child_split[0] or child_split[1]
+        threshold[node] = midpoint(X[order[best_j, i_best], best_j],
+                                   X[order[best_j, i_best + 1], best_j])
+        if move or surrogate:
+            _partition(X, order, rank, rank_slot, no_ranks, codes, targets, weights, start, end,
+                       goes_left, best_j,
+                       buffers, move, surrogate, min_side, w0, w1, c_agree, c_t, c_left)
+        if surrogate:
+            m = _rank_surrogates(best_j, w0 + w1, max(w0, w1) / (w0 + w1), max_surrogates,
+                                 min_adjusted, c_agree, c_t, c_left, sf, sthr, sl, sa)
             if m > 0:
                 while n_sur + m > s_cap:
                     s_feature = _double_int(s_feature)
@@ -524,8 +699,6 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
                     s_agree[n_sur + t] = sa[t]
                     s_adj[n_sur + t] = (sa[t] - majority) / (1.0 - majority)
                 n_sur += m
-        _partition(order, values, codes, targets, weights, start, end, goes_left, best_j,
-                   buffers)
         while count + 2 > feature.shape[0]:
             feature = _double_int(feature)
             threshold = _double_float(threshold)
@@ -544,7 +717,6 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
         left_id = count
         count += 2
         feature[node] = best_j
-        threshold[node] = midpoint(values[best_j, i_best], values[best_j, i_best + 1])
         first_child[node] = left_id
         # a row missing the primary and every surrogate goes to the heavier child; on a tie it
         # stays here (-1), as the reference's larger_child decides
@@ -564,15 +736,22 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
             improvement[cid] = 0.0
             s_offset[cid] = -1
             s_count[cid] = 0
-            fraction[cid] = (lw if c == 0 else rw) / W
+            fraction[cid] = child_w[c] / W
+            value[cid] = child_value[c]
+            wsum[cid] = child_w[c]
+            impurity[cid] = child_imp[c]
+            n_samples[cid] = (i_best + 1 - start) if c == 0 else (end - i_best - 1)
         if top + 2 > st_node.shape[0]:
             st_node = _double_int(st_node)
             st_start = _double_int(st_start)
             st_end = _double_int(st_end)
         # right pushed first, so the left child (branch 0) grows first
-        st_node[top], st_start[top], st_end[top] = left_id + 1, i_best + 1, end
-        st_node[top + 1], st_start[top + 1], st_end[top + 1] = left_id, start, i_best + 1
-        top += 2
+        if child_split[1]:
+            st_node[top], st_start[top], st_end[top] = left_id + 1, i_best + 1, end
+            top += 1
+        if child_split[0]:
+            st_node[top], st_start[top], st_end[top] = left_id, start, i_best + 1
+            top += 1
     return (feature[:count], threshold[:count], first_child[:count], parent[:count],
             depth[:count], impurity[:count], n_samples[:count], wsum[:count], fraction[:count],
             missing_branch[:count], improvement[:count], s_offset[:count], s_count[:count],
