@@ -93,7 +93,9 @@ class _TreeEstimator(BaseEstimator):
         mask = enc.resolve_categorical(frame, self.categorical_features)
         policy = self._policy()
         schema = enc.fit_schema(frame, mask, numeric_as_category=policy.numeric_as_category)
-        Xe = enc.encode(frame, schema)
+        Xe = enc.encode_numeric_array(X, schema)  # a numeric array: no per-column copy
+        if Xe is None:
+            Xe = enc.encode(frame, schema)
         self._check_missing(Xe, schema)
         classes, yt = self._encode_target_fit(y, frame.shape[0])
         w = enc.check_sample_weight(sample_weight, frame.shape[0])
@@ -363,9 +365,12 @@ class _Grower:
     def __call__(self, rows, validation=None):
         from ._builder import build_tree_with_report
 
+        X, y, w = self.X, self.y, self.w
+        if not (len(rows) == len(y) and np.array_equal(rows, np.arange(len(y)))):
+            X, y, w = X[rows], y[rows], w[rows]  # a subset (CV fold, validation carved out)
         with threads(self.n_jobs):  # the fast builder searches features in parallel
             tree, steps = build_tree_with_report(
-                self.X[rows], self.y[rows], self.w[rows], self.schema.kinds_array,
+                X, y, w, self.schema.kinds_array,
                 self.schema.n_categories, self.n_classes, self.policy, validation)
         if validation is not None:
             self.prepruning_steps = steps

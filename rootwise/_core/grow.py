@@ -36,7 +36,7 @@ from numba import njit, prange
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
 from .numeric import midpoint
-from .radix import radix_argsort
+from .radix import radix_argsort_keys
 
 PARALLEL_MIN_WORK = 20000  # rows x features below which a node is searched on one thread
 
@@ -58,14 +58,14 @@ def presort(X, yc, yr, w, unit):
     weights = np.empty((d, 0 if unit else n), dtype=np.float64)
     has_codes = yc.shape[0] > 0
     for j in prange(d):
-        o = radix_argsort(X[:, j])
+        o, keys = radix_argsort_keys(X[:, j])
         for i in range(n):
             r = o[i]
             word = np.int64(r)
             if has_codes:
                 word |= np.int64(yc[r]) << CODE_SHIFT
-            # == is True for -0.0 against 0.0, as the sort reads them
-            if i > 0 and X[r, j] == X[o[i - 1], j]:
+            # equal keys are equal values (-0.0 and 0.0 included), read in sorted order
+            if i > 0 and keys[i] == keys[i - 1]:
                 word |= TIE_BIT
             words[j, i] = word
             if targets.shape[1] > 0:
