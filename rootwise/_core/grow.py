@@ -364,12 +364,16 @@ def _partition_one(j, X, wd, tg, wt, start, end, goes_left, buf_words, buf_targe
         n_left += g
         n_right += 1 - g
     if move:
+        # plain loops: a slice assignment costs more than the copy on the many small nodes
         p = start + n_left
-        wd[p:p + n_right] = buf_words[:n_right]
+        for t in range(n_right):
+            wd[p + t] = buf_words[t]
         if has_targets:
-            tg[p:p + n_right] = buf_targets[:n_right]
+            for t in range(n_right):
+                tg[p + t] = buf_targets[t]
         if not unit:
-            wt[p:p + n_right] = buf_weights[:n_right]
+            for t in range(n_right):
+                wt[p + t] = buf_weights[t]
     if surrogate:
         cand_agree[j] = -1.0
         if best_lo >= 0:
