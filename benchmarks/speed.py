@@ -476,6 +476,113 @@ def predict_speed(args, pred_rows, out: list) -> None:
         gc.collect()
 
 
+def _per_call(fn, calls: int) -> float:
+    """CPU seconds of one call of fn, from ``calls`` calls in a row (small batches)."""
+    gc.collect()
+    c0 = time.process_time()
+    for _ in range(calls):
+        fn()
+    return (time.process_time() - c0) / calls
+
+
+def prediction(args, out: list) -> None:
+    """Prediction alone, on trees both libraries fit once on the same --predict-train-rows rows:
+    predict and predict_proba of --predict-rows fresh rows (ndarray and DataFrame input), one
+    thread and every core, then small batches. The two libraries run alternately (--reps times,
+    medians); every rootwise result is compared with scikit-learn's on the same rows."""
+    import pandas as pd
+
+    cores = os.cpu_count() or 1
+    print(f"\n## Prediction of {args.predict_rows:,} rows, trees fitted on "
+          f"{args.predict_train_rows:,} rows")
+    print(f"ratio = sklearn / rootwise; one thread: {CLOCK} clock, medians of {args.reps}; all cores "
+          f"(rootwise n_jobs={cores}; scikit-learn's tree prediction has no n_jobs): wall clock\n")
+    head = ("| task | features | max_depth | leaves rw/sk | call | input | rootwise 1 thread | sklearn "
+            "| ratio | rootwise all cores | ratio | same output |")
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    small = []
+    for task in args.tasks:
+        for features in args.features:
+            X, y = make_data(task, args.predict_train_rows, features, seed=0)
+            Xp = make_data(task, args.predict_rows, features, seed=2)[0]
+            frames = {"ndarray": Xp, "DataFrame": pd.DataFrame(Xp)}
+            for depth in args.depths:
+                rw = rootwise_estimator(task, depth).fit(X, y)
+                sk = sklearn_estimator(task, depth).fit(X, y)
+                leaves = f"{rw.get_n_leaves()}/{sk.get_n_leaves()}"
+                calls = ["predict"] + (["predict_proba"] if task == "clf" else [])
+                for call in calls:
+                    for kind, Xin in frames.items():
+                        line = _prediction_cell(args, task, features, depth, leaves, call, kind,
+                                                Xin, rw, sk, cores)
+                        print(line, flush=True)
+                        out.append(line)
+                small.append((task, features, depth, rw, sk, Xp))
+            del X, y, frames
+            gc.collect()
+    _small_batches(args, small, out)
+
+
+def _prediction_cell(args, task, features, depth, leaves, call, kind, Xin, rw, sk, cores) -> str:
+    def all_cores():
+        set_threads(cores)
+        rw.set_params(n_jobs=cores)
+        try:
+            return getattr(rw, call)(Xin)
+        finally:
+            set_threads(1)
+            rw.set_params(n_jobs=1)
+
+    cell = Cell(clock=CLOCK, label=f"{call} {task} {depth} {kind}")
+    fits = {"rootwise": partial(getattr(rw, call), Xin), "sklearn": partial(getattr(sk, call), Xin),
+            "rootwise_all": all_cores}
+    for fn in fits.values():  # untimed: compiles (or loads) the kernel of this call and dtype
+        fn()
+    results = run_alternating(cell, fits, args.reps, Budget(args.timeout), lambda lib: lib,
+                              args.predict_rows, features, args.long)
+    same = "-"
+    if "rootwise" in results and "sklearn" in results:
+        a, b = results["rootwise"], results["sklearn"]
+        agree = np.mean(np.all(np.isclose(a, b, rtol=1e-12, atol=0.0).reshape(len(a), -1), axis=1)
+                        if a.dtype.kind == "f" else a == b)
+        same = f"{agree:.2%}"
+        if "rootwise_all" in results:
+            same += "" if np.array_equal(results["rootwise_all"], a) else "; all cores DIFFER"
+    def ms(lib, clock=None):
+        m = cell.median(lib, clock)
+        return cell.skipped.get(lib, "n/a") if m is None else f"{m * 1e3:.1f} ms"
+
+    return (f"| {task} | {features} | {depth} | {leaves} | {call} | {kind} | {ms('rootwise')} | "
+            f"{ms('sklearn')} | {fmt_ratio(cell, 'sklearn', 'rootwise')} | "
+            f"{ms('rootwise_all', 'wall')} | {fmt_ratio(cell, 'sklearn', 'rootwise_all', 'wall')} "
+            f"| {same} |")
+
+
+def _small_batches(args, small, out: list) -> None:
+    """Per-call CPU time of predict on 1, 100 and 10,000 rows (one thread; many calls each, the
+    two libraries alternating, median of --reps rounds): the fixed cost of a call."""
+    sizes = {1: 2000, 100: 1000, 10_000: 50}
+    print("\nSmall batches: CPU time per predict call, one thread (many calls, median of rounds)\n")
+    head = "| task | features | max_depth | rows | rootwise | sklearn | ratio |"
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for task, features, depth, rw, sk, Xp in small:
+        for rows, calls in sizes.items():
+            Xb = np.ascontiguousarray(Xp[:rows])
+            times = {"rootwise": [], "sklearn": []}
+            for rep in range(args.reps):
+                order = ("rootwise", "sklearn") if rep % 2 == 0 else ("sklearn", "rootwise")
+                for lib in order:
+                    model = rw if lib == "rootwise" else sk
+                    times[lib].append(_per_call(partial(model.predict, Xb), calls))
+            a, b = statistics.median(times["rootwise"]), statistics.median(times["sklearn"])
+            line = (f"| {task} | {features} | {depth} | {rows:,} | {a * 1e6:.1f} us | "
+                    f"{b * 1e6:.1f} us | {b / a:.2f}x |")
+            print(line, flush=True)
+            out.append(line)
+
+
 def histogram_vs_lightgbm(args, budget: Budget, out: list) -> None:
     """splitter="hist" vs a single LightGBM tree with the same number of leaves, binning included."""
     print("\n## Histogram CART (splitter='hist') vs one LightGBM tree, single-threaded, binning "
@@ -564,10 +671,11 @@ def mixed_data(args, budget: Budget, out: list) -> None:
 
 QUICK = dict(rows=[10_000, 100_000], features=[20], depths=[None, 10], tasks=["clf", "reg"],
              reps=3, predict_rows=200_000, lgbm_rows=[100_000], lgbm_features=20, mixed_rows=[20_000],
-             timeout=60.0, long=10.0)
+             timeout=60.0, long=10.0, predict_train_rows=100_000)
 FULL = dict(rows=[10_000, 100_000, 1_000_000], features=[20, 100], depths=[None, 10],
             tasks=["clf", "reg"], reps=5, predict_rows=1_000_000, lgbm_rows=[1_000_000],
-            lgbm_features=20, mixed_rows=[100_000], timeout=600.0, long=60.0)
+            lgbm_features=20, mixed_rows=[100_000], timeout=600.0, long=60.0,
+            predict_train_rows=200_000)
 
 
 def _depth(s: str):
@@ -597,8 +705,12 @@ def parse(argv=None) -> argparse.Namespace:
                    "process's CPU time (steadier when other work shares the cores)")
     p.add_argument("--params", nargs="+", default=[], metavar="NAME=VALUE",
                    help="extra options for every rootwise estimator, e.g. max_surrogates=0")
+    p.add_argument("--predict-train-rows", type=int,
+                   help="rows the trees of the 'predict' section are fitted on")
     p.add_argument("--sections", nargs="+", default=["exact", "lightgbm", "mixed"],
-                   choices=["exact", "lightgbm", "mixed"])
+                   choices=["exact", "lightgbm", "mixed", "predict"],
+                   help="'predict': prediction alone (ndarray and DataFrame input, predict_proba, "
+                   "small batches), not run by default")
     args = p.parse_args(argv)
     base = FULL if args.full else QUICK
     for k, v in base.items():
@@ -653,6 +765,8 @@ def main(argv=None) -> int:
                 print("\nLightGBM is not installed (pip install -e '.[bench]'): section skipped")
         if "mixed" in args.sections and args.mixed_rows:
             mixed_data(args, budget, out)
+        if "predict" in args.sections:
+            prediction(args, out)
     print(f"\ntotal {time.perf_counter() - started:.0f} s; load average at the end {load()}")
     return 0
 

@@ -341,23 +341,46 @@ def encode(frame: pd.DataFrame, schema: Schema) -> np.ndarray:
     return out
 
 
-def encode_numeric_array(X, schema: Schema) -> np.ndarray | None:
-    """The encoded matrix of a 2-D numeric ndarray when every column of the schema is continuous
-    (it then needs no per-column work: only float64 and a check for infinities), else None.
-    At 10^6 x 20 this takes 0.02 s where the general path through a DataFrame takes 0.6 s."""
-    if (not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype.kind not in "fiu"
-            or X.shape[1] != schema.n_features or X.shape[0] == 0
-            or any(k != CONTINUOUS for k in schema.kinds)):
+def encode_numeric_array(X, schema: Schema, *, check_finite: bool = True) -> np.ndarray | None:
+    """The encoded matrix of a numeric ndarray or DataFrame when every column of the schema is
+    continuous (it then needs no per-column work), else None. At 10^6 x 20 this takes 0.02 s
+    where the general path through a DataFrame takes 0.6 s.
+
+    ``check_finite=False`` is for callers whose kernel finds infinite values itself
+    (``Tree.route``): a float64 or float32 matrix in C or Fortran order then comes back as it is,
+    without a copy (a DataFrame of numeric columns as its ``to_numpy()``); other numbers become
+    float64. With ``check_finite`` the result is float64 in C order and an infinity is refused
+    (``raise_infinite``)."""
+    if any(k != CONTINUOUS for k in schema.kinds):
         return None
+    if isinstance(X, pd.DataFrame):
+        # numpy numeric columns only: nullable and other extension dtypes take the general path
+        if X.shape[1] != schema.n_features or not all(
+                isinstance(d, np.dtype) and d.kind in "fiu" for d in X.dtypes):
+            return None
+        X = X.to_numpy()
+    if (not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype.kind not in "fiu"
+            or X.shape[1] != schema.n_features or X.shape[0] == 0):
+        return None
+    if not check_finite:
+        if X.dtype in (np.float64, np.float32) and (X.flags.c_contiguous or X.flags.f_contiguous):
+            return X
+        return np.ascontiguousarray(X, dtype=X_DTYPE)
     Xe = np.ascontiguousarray(X, dtype=X_DTYPE)
     bad = np.isinf(Xe)
     if bad.any():
-        row, j = (int(v[0]) for v in np.nonzero(bad))
-        raise ValueError(
-            f"Input contains infinity or a value too large for dtype('float64'): column "
-            f"{schema.feature_names[j]!r}, row {row}."
-        )
+        raise_infinite(Xe, int(np.flatnonzero(bad.any(axis=1))[0]), schema)
     return Xe
+
+
+def raise_infinite(Xe: np.ndarray, row: int, schema: Schema):
+    """Refuse an encoded matrix whose row ``row`` (the first such row) holds an infinity, naming
+    that row's first infinite column."""
+    j = int(np.flatnonzero(np.isinf(Xe[row]))[0])
+    raise ValueError(
+        f"Input contains infinity or a value too large for dtype('float64'): column "
+        f"{schema.feature_names[j]!r}, row {row}."
+    )
 
 
 def _numeric_series(series: pd.Series) -> bool:

@@ -97,12 +97,16 @@ class Tree:
         return self.pool[off: off + int(self.n_categories[f])]
 
     # ----------------------------------------------------------------- routing
-    def _args(self):
+    def _walk_args(self):
+        """The arrays of the general walk (``_core.predict._walk_row``), in its order."""
         sur = self.surrogates
         return (self.feature, self.kind, self.threshold, self.first_child, self.pool_offset,
                 self.pool, self.n_categories, self.missing_branch, self.surrogate_offset,
                 self.n_surrogates, sur["feature"], sur["kind"], sur["threshold"],
-                sur["left_branch"], sur["pool_offset"], self.max_depth)
+                sur["left_branch"], sur["pool_offset"])
+
+    def _args(self):
+        return (*self._walk_args(), self.max_depth)
 
     def _check_X(self, X) -> np.ndarray:
         """The kernels read X[i, feature] without bounds checks: refuse a matrix whose columns are
@@ -112,11 +116,64 @@ class Tree:
             raise ValueError(f"encoded X has shape {X.shape}, expected (n, {len(self.n_categories)})")
         return X
 
+    def compact(self) -> tuple:
+        """(records, origin): the compact layout of the routing kernels (``_core.predict``), one
+        16-byte record per node reachable through threshold tests, and the node id of each
+        record. Derived from the node arrays on first use and kept (never persisted: ``to_dict``
+        and pickles leave it out)."""
+        layout = self.__dict__.get("_compact")
+        if layout is None:
+            records = np.empty(self.node_count, dtype=kernels.COMPACT_NODE)
+            origin = np.empty(self.node_count, dtype=np.int32)
+            used = kernels.compact_layout(self.kind, self.feature, self.threshold,
+                                          self.first_child, records, origin)
+            layout = self._compact = (records[:used].copy(), origin[:used].copy())
+        return layout
+
+    def distribution(self) -> np.ndarray:
+        """Each node's class distribution (value rows normalised to sum 1), kept after first use."""
+        dist = self.__dict__.get("_distribution")
+        if dist is None:
+            dist = self._distribution = self.value / self.value.sum(axis=1, keepdims=True)
+        return dist
+
+    def majority(self) -> np.ndarray:
+        """Each node's most probable class (the first on a tie) as an (n_nodes, 1) table, kept
+        after first use."""
+        label = self.__dict__.get("_majority")
+        if label is None:
+            label = self._majority = np.argmax(self.value, axis=1).astype(np.int64).reshape(-1, 1)
+        return label
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        for derived in ("_compact", "_distribution", "_majority"):
+            state.pop(derived, None)
+        return state
+
+    def route(self, X: np.ndarray, table: np.ndarray, parallel: bool = False):
+        """(ends, out, first_inf) for the encoded matrix ``X`` (float64 or float32, C or Fortran
+        order: no copy): the node each row ends in (as ``apply``), ``table[end]`` per row, and the
+        first row holding an infinite value (-1 when none; the caller refuses such a matrix).
+        ``parallel``: blocks of rows on numba's threads (same result)."""
+        if not (isinstance(X, np.ndarray) and X.dtype in (np.float64, np.float32)
+                and (X.flags.c_contiguous or X.flags.f_contiguous)):
+            X = np.ascontiguousarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != len(self.n_categories):
+            raise ValueError(f"encoded X has shape {X.shape}, expected (n, {len(self.n_categories)})")
+        if table.ndim != 2 or table.shape[0] != self.node_count:
+            raise ValueError(f"table has shape {table.shape}, expected ({self.node_count}, k)")
+        kernel = kernels.route_rows_parallel if parallel else kernels.route_rows
+        return kernel(X, table, *self.compact(), *self._walk_args())
+
     def apply(self, X: np.ndarray, parallel: bool = False) -> np.ndarray:
         """Node each row of the encoded matrix ends in (a leaf, or the split node where it stops).
         ``parallel``: blocks of rows on numba's threads (same result)."""
-        kernel = kernels.apply_rows_parallel if parallel else kernels.apply_rows
-        return kernel(self._check_X(X), *self._args())
+        no_table = np.empty((self.node_count, 0), dtype=np.int64)  # only the end nodes
+        ends, _, first_inf = self.route(X, no_table, parallel)
+        if first_inf >= 0:
+            raise ValueError(f"encoded X holds an infinite value in row {first_inf}")
+        return ends
 
     def decision_path(self, X: np.ndarray) -> sp.csr_matrix:
         """Indicator matrix (rows x nodes): entry (i, j) is 1 when row i passes node j."""

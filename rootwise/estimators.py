@@ -36,6 +36,9 @@ _VALIDATION_PRUNING = ("pre", "reduced-error")
 # CART with more than two classes tries all 2^(m-1) - 1 subsets of m categories up to max_exhaustive;
 # 2^19 partitions per node and feature is the most we let a user ask for.
 _MAX_EXHAUSTIVE_LIMIT = 20
+# prediction uses n_jobs threads from this many rows on (two blocks of the routing kernel): below
+# it, starting the threads costs more than they save
+_PARALLEL_ROWS = 8192
 
 
 class _TreeEstimator(BaseEstimator):
@@ -276,10 +279,10 @@ class _TreeEstimator(BaseEstimator):
             )
 
     # ---------------------------------------------------------------- predict
-    def _encode(self, X) -> np.ndarray:
+    def _encode(self, X, check_finite: bool = True) -> np.ndarray:
         check_is_fitted(self, "tree_")
         enc.check_feature_names(getattr(self, "feature_names_in_", None), X, type(self).__name__)
-        Xe = enc.encode_numeric_array(X, self.schema_)
+        Xe = enc.encode_numeric_array(X, self.schema_, check_finite=check_finite)
         if Xe is not None:  # a plain numeric matrix for an all-continuous model: no table needed
             return Xe
         frame = enc.as_frame(X)
@@ -292,31 +295,41 @@ class _TreeEstimator(BaseEstimator):
         self._check_missing(Xe, self.schema_)
         return Xe
 
+    def _route(self, X, table: np.ndarray):
+        """(ends, out): the node each row of ``X`` ends in and ``table[end]`` per row, computed in
+        one pass on ``n_jobs`` threads (blocks of rows) when there are enough rows. A numeric
+        matrix goes to the kernel without a copy; the kernel reports infinite values."""
+        Xe = self._encode(X, check_finite=False)  # first: it raises NotFittedError
+        with threads(getattr(self, "n_jobs", None)) as k:
+            ends, out, first_inf = self.tree_.route(Xe, table, parallel=k > 1 and
+                                                    Xe.shape[0] >= _PARALLEL_ROWS)
+        if first_inf >= 0:
+            enc.raise_infinite(Xe, first_inf, self.schema_)
+        return ends, out
+
     def apply(self, X) -> np.ndarray:
         """Index of the node each row ends in: a leaf, or the split node where it stops (a category
         unseen in training; a missing value at a C4.5 node, which sends it down every branch)."""
-        Xe = self._encode(X)  # first: it raises NotFittedError on an unfitted model
-        return self._apply(self.tree_, Xe)
-
-    def _apply(self, tree, Xe) -> np.ndarray:
-        """``tree.apply`` on ``n_jobs`` threads (blocks of rows) when there are enough rows."""
-        with threads(getattr(self, "n_jobs", None)) as k:
-            return tree.apply(Xe, parallel=k > 1 and Xe.shape[0] >= 20000)
+        check_is_fitted(self, "tree_")
+        return self._route(X, np.empty((self.tree_.node_count, 0), dtype=np.int64))[0]
 
     def decision_path(self, X):
         """Sparse indicator (rows x nodes) of the nodes each row passes."""
         Xe = self._encode(X)
         return self.tree_.decision_path(Xe)
 
-    def _distribution(self, tree, Xe) -> np.ndarray:
+    def _fractional(self) -> bool:
+        """C4.5 prediction combines branches for missing values (``fractional_distribution``)."""
+        return self._missing == "fractional" and bool(
+            np.any(self.tree_.missing_branch == MISSING_FRACTIONAL))
+
+    def _fractional_distribution(self, X) -> np.ndarray:
         """Class distribution per row; C4.5 combines the branches of a missing value by r_v."""
-        value = tree.value / tree.value.sum(axis=1, keepdims=True)
-        if self._missing == "fractional" and np.any(tree.missing_branch == MISSING_FRACTIONAL):
-            t = tree
-            return fractional_distribution(
-                Xe, t.feature, t.kind, t.threshold, t.first_child, t.n_children, t.pool_offset,
-                t.pool, t.n_categories, t.missing_branch, t.branch_fraction, value)
-        return value[self._apply(tree, Xe)]
+        t = self.tree_
+        Xe = self._encode(X)
+        return fractional_distribution(
+            Xe, t.feature, t.kind, t.threshold, t.first_child, t.n_children, t.pool_offset,
+            t.pool, t.n_categories, t.missing_branch, t.branch_fraction, t.distribution())
 
     def get_depth(self) -> int:
         check_is_fitted(self, "tree_")
@@ -387,17 +400,22 @@ class _ClassificationTree(ClassifierMixin, _TreeEstimator):
     def predict_proba(self, X) -> np.ndarray:
         """Class distribution of the node each row ends in (weighted class counts, normalised);
         for C4.5, rows with missing values combine the branches' distributions by r_v."""
-        Xe = self._encode(X)
-        return self._distribution(self.tree_, Xe)
+        check_is_fitted(self, "tree_")
+        if self._fractional():
+            return self._fractional_distribution(X)
+        return self._route(X, self.tree_.distribution())[1]
 
     def predict(self, X) -> np.ndarray:
         """Most probable class; ties go to the first class in classes_."""
-        Xe = self._encode(X)  # first: it raises NotFittedError on an unfitted model
-        tree = self.tree_
-        if self._missing == "fractional" and np.any(tree.missing_branch == MISSING_FRACTIONAL):
-            return self.classes_[np.argmax(self._distribution(tree, Xe), axis=1)]
-        # one label per node, then per row: no per-row distribution to normalise
-        return self.classes_[np.argmax(tree.value, axis=1)[self._apply(tree, Xe)]]
+        check_is_fitted(self, "tree_")
+        if self._fractional():
+            return self.classes_[np.argmax(self._fractional_distribution(X), axis=1)]
+        # the kernel writes each row's class index (one per node, not a distribution per row)
+        index = self._route(X, self.tree_.majority())[1].reshape(-1)
+        classes = self.classes_
+        if classes.dtype == index.dtype and np.array_equal(classes, np.arange(len(classes))):
+            return index  # the labels are the indices 0..k-1: nothing to look up
+        return classes.take(index)
 
 
 class ID3Classifier(_ClassificationTree):
@@ -790,5 +808,5 @@ class CARTRegressor(RegressorMixin, _CART):  # mixins before the base class (skl
 
     def predict(self, X) -> np.ndarray:
         """The value (mean or median of the training rows) of the node each row ends in."""
-        Xe = self._encode(X)
-        return self.tree_.value[self._apply(self.tree_, Xe), 0]
+        check_is_fitted(self, "tree_")
+        return self._route(X, self.tree_.value)[1].reshape(-1)  # value has one column here

@@ -47,9 +47,14 @@ def test_numeric_array_path_encodes_like_the_table_path():
     direct = enc.encode_numeric_array(X_new, model.schema_)
     general = enc.encode(enc.as_frame(X_new), model.schema_)
     np.testing.assert_array_equal(direct, general)
+    # a DataFrame of numpy numeric columns takes it too
+    np.testing.assert_array_equal(enc.encode_numeric_array(pd.DataFrame(X_new), model.schema_),
+                                  general)
     X_new[5, 4] = np.inf
     with pytest.raises(ValueError, match="column 'x4', row 5"):
         model.predict(X_new)
-    # not taken for tables, categorical schemas or non-numeric arrays
-    assert enc.encode_numeric_array(pd.DataFrame(X_new), model.schema_) is None
+    with pytest.raises(ValueError, match="column 'x4', row 5"):
+        enc.encode_numeric_array(X_new, model.schema_)
+    # not taken for non-numeric arrays or nullable columns
     assert enc.encode_numeric_array(X_new.astype(object), model.schema_) is None
+    assert enc.encode_numeric_array(pd.DataFrame(X_new).astype("Float64"), model.schema_) is None
