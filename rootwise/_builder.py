@@ -355,8 +355,10 @@ def _grow_multiway(X, y, w, kinds, n_categories, n_classes: int, policy: Policy)
     ranks, rank_row = splitter._rank_matrix()
     X = np.ascontiguousarray(X, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
-    release8 = policy.release8
-    if release8:  # what Release8Splitter needs: its averaging rule, J48's thresholds, log2(cuts)
+    max_depth = np.iinfo(np.int64).max if policy.max_depth is None else int(policy.max_depth)
+    min_objects = float(policy.min_samples_leaf)
+    release8 = None  # None: numba leaves release 8's code out of the compiled kernel
+    if policy.release8:  # what Release8Splitter needs: its averaging rule, J48's thresholds, log2(cuts)
         in_average = np.asarray(splitter._in_average, dtype=bool)
         columns = [X[:, j] for j in np.flatnonzero(splitter._kinds != CATEGORICAL)]
         distinct = [np.unique(c[~np.isnan(c)]) for c in columns]
@@ -364,20 +366,15 @@ def _grow_multiway(X, y, w, kinds, n_categories, n_classes: int, policy: Policy)
         flat = np.concatenate(distinct) if distinct else np.zeros(0)
         with np.errstate(divide="ignore"):
             log2_table = np.log2(np.arange(X.shape[0] + 1, dtype=np.int64))  # as np.log2(cuts)
-    else:
-        in_average = np.ones(X.shape[1], dtype=bool)
-        distinct_at, flat, log2_table = np.zeros(1, dtype=np.int64), np.zeros(0), np.zeros(1)
-    max_depth = np.iinfo(np.int64).max if policy.max_depth is None else int(policy.max_depth)
-    min_objects = float(policy.min_samples_leaf)
+        release8 = (min_objects, MIN_SPLIT_SHARE, MIN_SPLIT_CAP, in_average, log2_table,
+                    AVERAGE_SLACK, flat, distinct_at)
     (feature, kind, threshold, first_child, n_children, pool_offset, missing_branch, parent, depth,
      impurity, n_samples, weighted, fraction, improvement, value, pool) = grow_multiway(
         X, np.asarray(y, dtype=np.int64), w, splitter._kinds, splitter._n_categories, n_classes,
         ranks, rank_row, policy.criterion_code, policy.selection == "gain_ratio", min_objects,
         policy.min_leaf_rule == "two_branches", TIE_TOLERANCE, policy.missing == "fractional",
         max_depth, float(policy.min_samples_split), float(policy.impurity_threshold),
-        float(policy.epsilon), float(policy.min_impurity_decrease), float(w.sum()), release8,
-        min_objects, MIN_SPLIT_SHARE, MIN_SPLIT_CAP, in_average, log2_table, AVERAGE_SLACK, flat,
-        distinct_at)
+        float(policy.epsilon), float(policy.min_impurity_decrease), float(w.sum()), release8)
     n = len(feature)
     nodes = {"feature": feature, "kind": kind, "threshold": threshold, "first_child": first_child,
              "n_children": n_children, "pool_offset": pool_offset, "missing_branch": missing_branch,
