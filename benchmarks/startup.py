@@ -15,20 +15,23 @@ Every estimator runs with its defaults (``random_state=0``): CART prunes by cost
 alpha chosen by 10-fold cross-validation (1-SE rule), so its first fit grows 11 trees.
 Two inputs, 300 rows each, made before the timed fit (not timed):
 
-* ``numpy``: a float matrix, the plain case the target is judged on. ID3 gets 4 columns of 5
-  integer levels (it treats numbers as categories and refuses missing cells); C4.5 and CART get
-  5 continuous columns with 5 % missing cells (NaN), so the missing-value kernels run too.
-* ``frame``: a pandas DataFrame with 3 continuous and 2 categorical columns, 5 % missing cells
-  (ID3: 4 categorical columns, none missing), so the first fit also reaches the categorical
-  kernels. pandas is the caller's import here; the child imports it before the timed part.
+* ``numpy``: a float matrix without missing cells, the plain case the target is judged on
+  (``data.classification`` / ``data.regression``, 5 columns). ID3 gets 4 columns of 5 integer
+  levels: it treats numbers as categories.
+* ``frame``: a pandas DataFrame with 3 continuous and 2 categorical columns and 5 % missing
+  cells (ID3: 4 categorical columns, none missing), so the first fit also reaches the
+  categorical and missing-value kernels (CART's regressor: y = class code + N(0, 1) noise).
+  pandas is the caller's import here; the child imports it before the timed part.
 
 The child times ``import rootwise`` alone (what it pulls in: numpy, numba and rootwise's own
-modules, and scikit-learn / pandas / scipy if anything imports them: the "heavy" column lists
-those present after fit and predict), then the first fit and the first predict. The parent also
+modules, and scikit-learn / pandas / scipy.sparse / scipy.stats if anything imports them: the
+"heavy" column lists those present after fit and predict; numba itself imports scipy and, on its
+first call, scipy.linalg), then the first fit and the first predict. The parent also
 times the whole process (interpreter start-up included) and a bare ``python -c pass``. CPU times
 (the child's own, and the whole process's from ``RUSAGE_CHILDREN``) are printed beside the wall
 times: on a machine shared with other work they are the steadier numbers. The targets are
-judged on the wall time.
+judged on the wall time. Python's bytecode cache is on in the children (as for an installed
+package) even when the caller sets PYTHONDONTWRITEBYTECODE.
 """
 
 from __future__ import annotations
@@ -69,13 +72,13 @@ if kind == "frame":
         X, y = data.mixed(300, 0, 4, missing_rate=0.0, seed=5)
     else:
         X, y = data.mixed(300, 3, 2, missing_rate=0.05, seed=5)
+elif algorithm == "cart-regressor":
+    X, y = data.regression(300, 5, seed=5)
 else:
     X, y = data.classification(300, 5 if algorithm != "id3" else 4, seed=5)
     if algorithm == "id3":
         X = np.clip(np.round(X), -2, 2)  # 5 levels per column, numbers as categories
-    else:
-        X[rng.random(X.shape) < 0.05] = np.nan
-if algorithm == "cart-regressor":
+if algorithm == "cart-regressor" and kind == "frame":
     y = y.astype(float) + rng.standard_normal(len(y))
 model = {{"id3": rootwise.ID3Classifier, "c4.5": rootwise.C45Classifier,
           "cart": rootwise.CARTClassifier, "cart-regressor": rootwise.CARTRegressor}}[algorithm]
@@ -88,7 +91,7 @@ c3 = time.process_time()
 model.predict(X)
 t4 = time.perf_counter()
 c4 = time.process_time()
-heavy = [m for m in ("pandas", "sklearn", "scipy") if m in sys.modules]
+heavy = [m for m in ("pandas", "sklearn", "scipy.sparse", "scipy.stats") if m in sys.modules]
 print(json.dumps({{"rootwise": t1 - t0, "fit": t3 - t2, "predict": t4 - t3,
                   "import_fit_predict": (t1 - t0) + (t4 - t2),
                   "import_fit_predict_cpu": (c1 - c0) + (c4 - c2), "fit_cpu": c3 - c2,
@@ -99,6 +102,9 @@ print(json.dumps({{"rootwise": t1 - t0, "fit": t3 - t2, "predict": t4 - t3,
 def run_child(algorithm: str, kind: str, cache_dir: str | None, timeout: float) -> dict:
     env = dict(os.environ)
     env.pop("NUMBA_CACHE_DIR", None)
+    # Python's own bytecode cache on, as in an installed package (pip writes the .pyc files):
+    # without it every import compiles rootwise's sources again (0.1-0.2 s)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = cache_dir
     code = CHILD.format(here=HERE, algorithm=algorithm, kind=kind)
