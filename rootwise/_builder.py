@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _fast
 from ._config import CATEGORICAL, LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET, TIE_TOLERANCE
 from ._core.candidates import node_statistics
 from ._missing import find_surrogates, larger_child, route_missing
@@ -317,10 +316,15 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     CART on continuous columns without missing cells grows in one numba call (``_fast``), and so do
     ID3 and C4.5 without validation data (``_core.grow_multiway``); both grow the same tree as this
     module's loop, which ``reference=True`` forces (the tests compare them)."""
-    if not reference and validation is None and _fast.applies(X, w, kinds, policy, n_classes):
-        return _fast.grow_fast(X, y, w, n_categories, n_classes, policy), []
     if not reference and validation is None and _grows_in_one_call(policy, n_classes):
         return _grow_multiway(X, y, w, kinds, n_categories, n_classes, policy), []
+    if not reference and validation is None and policy.categorical_split == "subset":
+        # CART only (the two one-call builders exclude each other): importing _fast sets up the
+        # 20 kernels of _core/grow.py, which ID3 and C4.5 never call
+        from . import _fast
+
+        if _fast.applies(X, w, kinds, policy, n_classes):
+            return _fast.grow_fast(X, y, w, n_categories, n_classes, policy), []
     g = _Growth(X, y, w, kinds, n_categories, n_classes, policy, validation)
     root = g.rec.new_node(parent=-1, depth=0, branch_fraction=1.0)
     val = None

@@ -118,7 +118,7 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
             total = float(data.w.sum())
             rho = float(known.sum()) / total if total > 0 else 0.0
             gain = max(rho * (h - h_cond), 0.0)
-            iv = intrinsic_value(known)
+            iv = intrinsic_value(np.ascontiguousarray(known))  # the layout the kernels use
             ratio = gain / iv if iv > 0 else 0.0
         row = {
             "attribute": schema.feature_names[j],

@@ -89,7 +89,9 @@ def _pairwise(a, lo, n):
 @njit(cache=True)
 def numpy_sum(a):
     """``a.sum()`` of a contiguous 1-D float64 array, bit for bit as numpy computes it."""
-    return 0.0 + _pairwise(a, 0, a.shape[0])
+    # np.int64(0), not 0: a literal 0 would make numba compile _pairwise and _block once more
+    # for the argument type Literal[int](0)
+    return 0.0 + _pairwise(a, np.int64(0), a.shape[0])
 
 
 @njit(cache=True)

@@ -143,7 +143,8 @@ def grow_multiway(X, y, w, kinds, n_categories, n_classes, ranks, rank_row, crit
                                                             floats[3], floats[4])
     n_samples = np.zeros(capacity, dtype=np.int64)
     value = np.zeros((capacity, n_classes))
-    pool = np.zeros(0, dtype=np.int64)
+    pool = np.zeros(0, dtype=np.int32)  # int32 as the Tree's pool and the Python splitter's tests:
+    # branch_of_rows then compiles once for both builders
 
     n_nodes = 1
     kind[0], n_children[0], parent[0], depth[0], fraction[0] = LEAF, 0, -1, 0, 1.0
@@ -178,7 +179,8 @@ def grow_multiway(X, y, w, kinds, n_categories, n_classes, ranks, rank_row, crit
             continue
         # ------------------------------------------------------------- expand
         n_b = n_categories[j] if test == MULTIWAY else 2
-        categories = np.arange(n_b) if test == MULTIWAY else np.zeros(0, dtype=np.int64)
+        categories = (np.arange(n_b).astype(np.int32) if test == MULTIWAY
+                      else np.zeros(0, dtype=np.int32))
         branch, known_w = branch_of_rows(X, j, test, t, categories, idx, ws, n_b)
         known = numpy_sum(known_w)
         if known > 0:

@@ -78,7 +78,7 @@ def _apply_range(X, lo, hi, out, feature, kind, threshold, first_child, pool_off
                  n_categories, missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold,
                  s_left, s_pool_offset):
     for i in range(lo, hi):
-        node = 0
+        node = np.int64(0)  # a literal 0 would compile _next once more, for Literal[int](0)
         while kind[node] != LEAF:
             # _step's threshold test, written out here: calling _step (even with numba's
             # inline="always") measured 10x slower on 10^6 rows than this loop
@@ -133,7 +133,7 @@ def path_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_cat
     buf = np.empty((n, max_depth + 1), dtype=np.int64)
     lengths = np.empty(n, dtype=np.int64)
     for i in range(n):
-        node = 0
+        node = np.int64(0)  # as in _apply_range: one compiled _step
         m = 0
         while True:
             buf[i, m] = node
