@@ -362,6 +362,8 @@ def _grow_multiway(X, y, w, kinds, n_categories, n_classes: int, policy: Policy)
     max_depth = np.iinfo(np.int64).max if policy.max_depth is None else int(policy.max_depth)
     min_objects = float(policy.min_samples_leaf)
     release8 = None  # None: numba leaves release 8's code out of the compiled kernel
+    if ranks.shape[0] == 0 and not policy.release8:
+        ranks = None  # no continuous column (ID3): nor the threshold search (evaluate_node)
     if policy.release8:  # what Release8Splitter needs: its averaging rule, J48's thresholds, log2(cuts)
         in_average = np.asarray(splitter._in_average, dtype=bool)
         columns = [X[:, j] for j in np.flatnonzero(splitter._kinds != CATEGORICAL)]
