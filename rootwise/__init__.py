@@ -1,6 +1,7 @@
 """rootwise: classic decision trees (ID3, C4.5, CART), faithful to the textbook, fast and safe.
 
-``import rootwise`` loads the estimators only (numpy and numba; no scikit-learn, pandas or scipy).
+``import rootwise`` loads the estimators only: numpy and numba, not scikit-learn, pandas or the
+parts of scipy rootwise uses (numba itself imports scipy's top-level package).
 The rest -- datasets, saving and loading, export, explain -- is imported on first use (PEP 562
 module ``__getattr__``), so ``rootwise.save`` and ``from rootwise import datasets`` work as before.
 """
