@@ -2,8 +2,9 @@
 
 ``import rootwise`` loads the estimators only: numpy and numba, not scikit-learn, pandas or the
 parts of scipy rootwise uses (numba itself imports scipy's top-level package).
-The rest -- datasets, saving and loading, export, explain -- is imported on first use (PEP 562
-module ``__getattr__``), so ``rootwise.save`` and ``from rootwise import datasets`` work as before.
+Datasets, saving and loading, and export are imported on first use (PEP 562 module
+``__getattr__``), so ``rootwise.save`` and ``from rootwise import datasets`` work as before;
+explain and pruning_report import pandas only inside their functions.
 """
 
 from importlib import import_module
