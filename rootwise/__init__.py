@@ -4,7 +4,8 @@
 parts of scipy rootwise uses (numba itself imports scipy's top-level package).
 Datasets, saving and loading, and export are imported on first use (PEP 562 module
 ``__getattr__``), so ``rootwise.save`` and ``from rootwise import datasets`` work as before;
-explain and pruning_report import pandas only inside their functions.
+explain and pruning_report are bound at import (both light: explain imports pandas inside its
+functions).
 """
 
 from importlib import import_module
