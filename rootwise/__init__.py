@@ -1,26 +1,49 @@
-"""rootwise: classic decision trees (ID3, C4.5, CART), faithful to the textbook, fast and safe."""
+"""rootwise: classic decision trees (ID3, C4.5, CART), faithful to the textbook, fast and safe.
 
-from . import datasets
-from ._persistence import ModelFileError, load, save
+``import rootwise`` loads the estimators only: numpy and numba, not scikit-learn, pandas or the
+parts of scipy rootwise uses (numba itself imports scipy's top-level package).
+Datasets, saving and loading, and export are imported on first use (PEP 562 module
+``__getattr__``), so ``rootwise.save`` and ``from rootwise import datasets`` work as before;
+explain and pruning_report are bound at import (both light: explain imports pandas inside its
+functions).
+"""
+
+from importlib import import_module
+
 from .estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
+
+# Functions named like their own module are bound now: importing the submodule (which anyone may
+# do) sets the package attribute to the module, and only a later binding puts the function back.
+# Both modules are light (pandas is imported inside explain's functions).
 from .explain import explain, format_table, node_weights
-from .export import export_graphviz, export_text
 from .pruning_report import pruning_report
 
-__all__ = [
-    "C45Classifier",
-    "CARTClassifier",
-    "CARTRegressor",
-    "ID3Classifier",
-    "ModelFileError",
-    "datasets",
-    "explain",
-    "export_graphviz",
-    "export_text",
-    "format_table",
-    "load",
-    "pruning_report",
-    "node_weights",
-    "save",
-]
+# public name -> (module, attribute; None for the module itself), imported when first asked for
+_LAZY = {
+    "datasets": (".datasets", None),  # reads CSV files with pandas
+    "ModelFileError": ("._persistence", "ModelFileError"),
+    "load": ("._persistence", "load"),
+    "save": ("._persistence", "save"),
+    "export_graphviz": (".export", "export_graphviz"),
+    "export_text": (".export", "export_text"),
+}
+
+__all__ = ["C45Classifier", "CARTClassifier", "CARTRegressor", "ID3Classifier", "explain",
+           "format_table", "node_weights", "pruning_report", *_LAZY]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    try:
+        module, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'rootwise' has no attribute {name!r}") from None
+    value = import_module(module, __name__)
+    if attribute is not None:
+        value = getattr(value, attribute)
+    globals()[name] = value  # the next look-up is an ordinary global
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

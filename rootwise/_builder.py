@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _fast
 from ._config import CATEGORICAL, LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET, TIE_TOLERANCE
 from ._core.candidates import node_statistics
 from ._missing import find_surrogates, larger_child, route_missing
@@ -317,10 +316,15 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     CART on continuous columns without missing cells grows in one numba call (``_fast``), and so do
     ID3 and C4.5 without validation data (``_core.grow_multiway``); both grow the same tree as this
     module's loop, which ``reference=True`` forces (the tests compare them)."""
-    if not reference and validation is None and _fast.applies(X, w, kinds, policy, n_classes):
-        return _fast.grow_fast(X, y, w, n_categories, n_classes, policy), []
     if not reference and validation is None and _grows_in_one_call(policy, n_classes):
         return _grow_multiway(X, y, w, kinds, n_categories, n_classes, policy), []
+    if not reference and validation is None and policy.categorical_split == "subset":
+        # CART only (the two one-call builders exclude each other): importing _fast sets up the
+        # 20 kernels of _core/grow.py, which ID3 and C4.5 never call
+        from . import _fast
+
+        if _fast.applies(X, w, kinds, policy, n_classes):
+            return _fast.grow_fast(X, y, w, n_categories, n_classes, policy), []
     g = _Growth(X, y, w, kinds, n_categories, n_classes, policy, validation)
     root = g.rec.new_node(parent=-1, depth=0, branch_fraction=1.0)
     val = None
@@ -355,8 +359,12 @@ def _grow_multiway(X, y, w, kinds, n_categories, n_classes: int, policy: Policy)
     ranks, rank_row = splitter._rank_matrix()
     X = np.ascontiguousarray(X, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
-    release8 = policy.release8
-    if release8:  # what Release8Splitter needs: its averaging rule, J48's thresholds, log2(cuts)
+    max_depth = np.iinfo(np.int64).max if policy.max_depth is None else int(policy.max_depth)
+    min_objects = float(policy.min_samples_leaf)
+    release8 = None  # None: numba leaves release 8's code out of the compiled kernel
+    if ranks.shape[0] == 0 and not policy.release8:
+        ranks = None  # no continuous column (ID3): nor the threshold search (evaluate_node)
+    if policy.release8:  # what Release8Splitter needs: its averaging rule, J48's thresholds, log2(cuts)
         in_average = np.asarray(splitter._in_average, dtype=bool)
         columns = [X[:, j] for j in np.flatnonzero(splitter._kinds != CATEGORICAL)]
         distinct = [np.unique(c[~np.isnan(c)]) for c in columns]
@@ -364,20 +372,15 @@ def _grow_multiway(X, y, w, kinds, n_categories, n_classes: int, policy: Policy)
         flat = np.concatenate(distinct) if distinct else np.zeros(0)
         with np.errstate(divide="ignore"):
             log2_table = np.log2(np.arange(X.shape[0] + 1, dtype=np.int64))  # as np.log2(cuts)
-    else:
-        in_average = np.ones(X.shape[1], dtype=bool)
-        distinct_at, flat, log2_table = np.zeros(1, dtype=np.int64), np.zeros(0), np.zeros(1)
-    max_depth = np.iinfo(np.int64).max if policy.max_depth is None else int(policy.max_depth)
-    min_objects = float(policy.min_samples_leaf)
+        release8 = (min_objects, MIN_SPLIT_SHARE, MIN_SPLIT_CAP, in_average, log2_table,
+                    AVERAGE_SLACK, flat, distinct_at)
     (feature, kind, threshold, first_child, n_children, pool_offset, missing_branch, parent, depth,
      impurity, n_samples, weighted, fraction, improvement, value, pool) = grow_multiway(
         X, np.asarray(y, dtype=np.int64), w, splitter._kinds, splitter._n_categories, n_classes,
         ranks, rank_row, policy.criterion_code, policy.selection == "gain_ratio", min_objects,
         policy.min_leaf_rule == "two_branches", TIE_TOLERANCE, policy.missing == "fractional",
         max_depth, float(policy.min_samples_split), float(policy.impurity_threshold),
-        float(policy.epsilon), float(policy.min_impurity_decrease), float(w.sum()), release8,
-        min_objects, MIN_SPLIT_SHARE, MIN_SPLIT_CAP, in_average, log2_table, AVERAGE_SLACK, flat,
-        distinct_at)
+        float(policy.epsilon), float(policy.min_impurity_decrease), float(w.sum()), release8)
     n = len(feature)
     nodes = {"feature": feature, "kind": kind, "threshold": threshold, "first_child": first_child,
              "n_children": n_children, "pool_offset": pool_offset, "missing_branch": missing_branch,

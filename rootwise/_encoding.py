@@ -4,19 +4,20 @@ Every table the user hands in (DataFrame, numpy array, list of rows) becomes one
 continuous columns hold their values, categorical columns hold category codes 0..k-1; NaN marks a
 missing cell in both kinds and ``UNSEEN_CODE`` a category never seen in training. The ``Schema``
 remembers names, kinds and categories so that prediction-time tables are encoded the same way.
+
+A numeric numpy matrix is encoded with numpy alone: pandas (0.3 s to import) is imported only for
+the inputs that need it, DataFrames (the caller has imported pandas then), lists of rows and
+object arrays, whose columns need pandas' type inference.
 """
 
 from __future__ import annotations
 
 import numbers
+import sys
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
-from pandas.api import types as ptypes
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
 
 from ._config import CATEGORICAL, CONTINUOUS, UNSEEN_CODE, X_DTYPE
 
@@ -51,8 +52,44 @@ class Schema:
 # --------------------------------------------------------------------------- tables
 
 
-def as_frame(X, *, what: str = "X") -> pd.DataFrame:
+def is_pandas(obj, *kinds: str) -> bool:
+    """Whether ``obj`` is a pandas object of one of ``kinds`` ("DataFrame", "Series"). Without
+    pandas in ``sys.modules`` nothing can be one, and pandas is not imported to find out."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(obj, tuple(getattr(pd, k) for k in kinds))
+
+
+def is_numeric_matrix(X) -> bool:
+    """A 2-D numpy array of numbers (float, int, unsigned): encoded without pandas."""
+    return isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "fiu"
+
+
+def as_table(X, *, what: str = "X"):
+    """Any 2-D table -> a numeric numpy matrix (as given) or a DataFrame (everything else), with
+    clear errors for shapes rootwise cannot take."""
+    if is_numeric_matrix(X):
+        X = np.asarray(X)  # a subclass (np.matrix) indexes columns differently
+        _check_shape(X.shape, what)
+        return X
+    return as_frame(X, what=what)
+
+
+def _check_shape(shape: tuple, what: str) -> None:
+    if shape[0] == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={shape}) while a minimum of 1 is required."
+        )
+    if shape[1] == 0:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={shape}) while a minimum of 1 is required."
+        )
+
+
+def as_frame(X, *, what: str = "X"):
     """Any 2-D table -> DataFrame, with clear errors for shapes rootwise cannot take."""
+    import pandas as pd
+    from pandas.api import types as ptypes
+
     if isinstance(X, pd.DataFrame):
         frame = X
     elif isinstance(X, pd.Series):
@@ -94,14 +131,7 @@ def as_frame(X, *, what: str = "X") -> pd.DataFrame:
             frame = pd.DataFrame(arr, copy=False)  # pandas 3 copies by default: 160 MB at 10^6 x 20
     if frame.ndim != 2:
         raise ValueError(f"{what} must be 2-dimensional.")
-    if frame.shape[0] == 0:
-        raise ValueError(
-            f"Found array with 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required."
-        )
-    if frame.shape[1] == 0:
-        raise ValueError(
-            f"Found array with 0 feature(s) (shape={frame.shape}) while a minimum of 1 is required."
-        )
+    _check_shape(frame.shape, what)
     if frame.columns.has_duplicates:
         dup = frame.columns[frame.columns.duplicated()].unique().tolist()
         raise ValueError(f"{what} has duplicate column names {dup}; every column needs its own name.")
@@ -113,7 +143,7 @@ def as_frame(X, *, what: str = "X") -> pd.DataFrame:
 
 def input_feature_names(X) -> np.ndarray | None:
     """Column names of a DataFrame whose names are all strings (scikit-learn's convention)."""
-    if isinstance(X, pd.DataFrame) and len(X.columns) and all(isinstance(c, str) for c in X.columns):
+    if is_pandas(X, "DataFrame") and len(X.columns) and all(isinstance(c, str) for c in X.columns):
         return np.asarray(X.columns, dtype=object)
     return None
 
@@ -158,7 +188,7 @@ def check_feature_names(fitted: np.ndarray | None, X, estimator_name: str) -> No
     raise ValueError(message)
 
 
-def feature_names_of(frame: pd.DataFrame) -> tuple:
+def feature_names_of(frame) -> tuple:
     """The names rootwise uses for the columns (in messages, schema and ``categorical_features``):
     the DataFrame's string column names, otherwise x0, x1, ..."""
     names = input_feature_names(frame)
@@ -168,7 +198,7 @@ def feature_names_of(frame: pd.DataFrame) -> tuple:
 # --------------------------------------------------------------------------- schema
 
 
-def resolve_categorical(frame: pd.DataFrame, categorical_features) -> np.ndarray:
+def resolve_categorical(frame, categorical_features) -> np.ndarray:
     """Boolean mask of categorical columns from ``categorical_features``.
 
     ``"auto"``: object, string, category and bool dtypes are categorical, the rest continuous.
@@ -176,7 +206,10 @@ def resolve_categorical(frame: pd.DataFrame, categorical_features) -> np.ndarray
     columns are categorical on top of the dtype-based ones.
     """
     n = frame.shape[1]
-    auto = np.array([_is_categorical_dtype(dtype) for dtype in frame.dtypes], dtype=bool)
+    if isinstance(frame, np.ndarray):  # numbers only: nothing is categorical by its dtype
+        auto = np.zeros(n, dtype=bool)
+    else:
+        auto = np.array([_is_categorical_dtype(dtype) for dtype in frame.dtypes], dtype=bool)
     if isinstance(categorical_features, str):
         if categorical_features != "auto":
             raise ValueError(
@@ -217,6 +250,9 @@ def resolve_categorical(frame: pd.DataFrame, categorical_features) -> np.ndarray
 
 
 def _is_categorical_dtype(dtype) -> bool:
+    import pandas as pd
+    from pandas.api import types as ptypes
+
     return (
         isinstance(dtype, pd.CategoricalDtype)
         or ptypes.is_bool_dtype(dtype)
@@ -225,18 +261,25 @@ def _is_categorical_dtype(dtype) -> bool:
     )
 
 
-def _category_order(series: pd.Series, name: str, sort: bool) -> tuple:
+def _category_order(series, name: str, sort: bool) -> tuple:
     """Categories of one column: dtype order for pandas categoricals, sorted when ``sort`` (numbers
     treated as categories), otherwise order of first appearance (the order a reader of the table
     sees)."""
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        return tuple(_plain(v) for v in series.cat.categories)
-    present = series[~series.isna()]
-    try:
-        values = pd.unique(present.to_numpy(dtype=object))
-    except TypeError:
-        _raise_unhashable(series, name)
-    values = [_plain(v) for v in values]
+    if isinstance(series, np.ndarray):  # a column of a numeric matrix
+        present = series[~np.isnan(series)] if series.dtype.kind == "f" else series
+        _, first = np.unique(present, return_index=True)
+        values = present[np.sort(first)].tolist()  # first appearance; Python scalars
+    else:
+        import pandas as pd
+
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            return tuple(_plain(v) for v in series.cat.categories)
+        present = series[~series.isna()]
+        try:
+            values = pd.unique(present.to_numpy(dtype=object))
+        except TypeError:
+            _raise_unhashable(series, name)
+        values = [_plain(v) for v in values]
     if sort:
         try:
             values = sorted(values)
@@ -245,7 +288,7 @@ def _category_order(series: pd.Series, name: str, sort: bool) -> tuple:
     return tuple(values)
 
 
-def _raise_unhashable(series: pd.Series, name):
+def _raise_unhashable(series, name):
     for i, v in enumerate(series.to_numpy(dtype=object)):
         try:
             hash(v)
@@ -262,8 +305,13 @@ def _plain(v):
     return v.item() if isinstance(v, np.generic) else v
 
 
+def _column(table, j: int):
+    """Column j of a numeric matrix (1-D array) or of a DataFrame (Series)."""
+    return table[:, j] if isinstance(table, np.ndarray) else table.iloc[:, j]
+
+
 def fit_schema(
-    frame: pd.DataFrame, categorical_mask: np.ndarray, *, numeric_as_category: bool = False
+    frame, categorical_mask: np.ndarray, *, numeric_as_category: bool = False
 ) -> Schema:
     """Build the schema of a training table. With ``numeric_as_category`` (ID3) every continuous
     column becomes categorical with its sorted distinct values as categories."""
@@ -271,7 +319,7 @@ def fit_schema(
     feature_names = feature_names_of(frame)
     kinds, categories = [], []
     for j in range(frame.shape[1]):
-        series = frame.iloc[:, j]
+        series = _column(frame, j)
         if categorical_mask[j]:
             kinds.append(CATEGORICAL)
             categories.append(_category_order(series, feature_names[j], sort=False))
@@ -285,12 +333,14 @@ def fit_schema(
     return Schema(feature_names, tuple(kinds), tuple(categories), names is not None)
 
 
-def _continuous_values(series: pd.Series, name: str) -> np.ndarray:
+def _continuous_values(series, name: str) -> np.ndarray:
     """A continuous column as float64 (NaN = missing); non-numbers and infinities are errors.
 
     Only numeric dtypes convert directly: strings such as "1.5" are refused rather than parsed,
     and booleans are not numbers here (a bool column is categorical)."""
-    if _numeric_series(series):
+    if isinstance(series, np.ndarray):  # a column of a numeric matrix
+        values = series.astype(np.float64)
+    elif _numeric_series(series):
         values = series.to_numpy(dtype=np.float64, na_value=np.nan)
     else:
         cells = series.to_numpy(dtype=object)
@@ -311,14 +361,16 @@ def _continuous_values(series: pd.Series, name: str) -> np.ndarray:
 
 
 def _is_missing(v) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and np.isnan(v))
+    pd = sys.modules.get("pandas")  # pd.NA exists only once pandas is imported
+    return (v is None or (isinstance(v, (float, np.floating)) and np.isnan(v))
+            or (pd is not None and v is pd.NA))
 
 
 def _is_number_or_missing(v) -> bool:
     return _is_missing(v) or (isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)))
 
 
-def encode(frame: pd.DataFrame, schema: Schema) -> np.ndarray:
+def encode(frame, schema: Schema) -> np.ndarray:
     """Encode a table with a fitted schema into the engine's float64 matrix (C order)."""
     if frame.shape[1] != schema.n_features:
         raise ValueError(
@@ -327,7 +379,7 @@ def encode(frame: pd.DataFrame, schema: Schema) -> np.ndarray:
         )
     out = np.empty(frame.shape, dtype=X_DTYPE)
     for j in range(frame.shape[1]):
-        series = frame.iloc[:, j]
+        series = _column(frame, j)
         name = schema.feature_names[j]
         cats = schema.categories[j]
         if cats is None:
@@ -353,7 +405,8 @@ def encode_numeric_array(X, schema: Schema, *, check_finite: bool = True) -> np.
     (``raise_infinite``)."""
     if any(k != CONTINUOUS for k in schema.kinds):
         return None
-    if isinstance(X, pd.DataFrame):
+    pd = sys.modules.get("pandas")  # not imported: X cannot be a DataFrame
+    if pd is not None and isinstance(X, pd.DataFrame):
         # numpy numeric columns only: nullable and other extension dtypes take the general path
         if X.shape[1] != schema.n_features or not all(
                 isinstance(d, np.dtype) and d.kind in "fiu" for d in X.dtypes):
@@ -383,7 +436,11 @@ def raise_infinite(Xe: np.ndarray, row: int, schema: Schema):
     )
 
 
-def _numeric_series(series: pd.Series) -> bool:
+def _numeric_series(series) -> bool:
+    if isinstance(series, np.ndarray):
+        return True  # a column of a numeric matrix
+    from pandas.api import types as ptypes
+
     return ptypes.is_numeric_dtype(series.dtype) and not ptypes.is_bool_dtype(series.dtype)
 
 
@@ -399,9 +456,13 @@ def _lookup_sorted(values: np.ndarray, cats: np.ndarray) -> np.ndarray:
     return codes
 
 
-def _encode_categorical(series: pd.Series, cats: tuple, name) -> np.ndarray:
-    missing = series.isna().to_numpy()
-    objects = series.to_numpy(dtype=object)
+def _encode_categorical(series, cats: tuple, name) -> np.ndarray:
+    if isinstance(series, np.ndarray):  # a column of a numeric matrix
+        missing = np.isnan(series) if series.dtype.kind == "f" else np.zeros(len(series), bool)
+        objects = series.astype(object)
+    else:
+        missing = series.isna().to_numpy()
+        objects = series.to_numpy(dtype=object)
     lookup = {c: i for i, c in enumerate(cats)}
     codes = np.empty(len(objects), dtype=X_DTYPE)
     for i, v in enumerate(objects):
@@ -442,7 +503,7 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
                     f"y: row {i} holds an unhashable label of type {type(v).__name__!r}; class "
                     "labels must be strings, numbers or other hashable values."
                 ) from None
-    missing = pd.isna(y)
+    missing = _missing_labels(y)
     if np.any(missing):
         rows = np.flatnonzero(missing)
         raise ValueError(
@@ -452,19 +513,61 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     _check_discrete(y)
     try:
         classes, codes = np.unique(y, return_inverse=True)
-    except TypeError:
+    except TypeError:  # labels of mixed types, which numpy cannot sort
+        import pandas as pd
+
         classes = _ordered_mixed(pd.unique(y))
         codes = pd.Index(classes, dtype=object).get_indexer(y)
     return classes, codes.astype(np.int64).ravel()
 
 
+def _missing_labels(y: np.ndarray) -> np.ndarray:
+    """Which labels are missing: NaN, NaT, None (and pd.NA, Decimal NaN) -- what ``pd.isna``
+    finds, asking pandas only when it is already imported."""
+    if y.dtype.kind in "fc":
+        return np.isnan(y)
+    if y.dtype.kind in "mM":
+        return np.isnat(y)
+    if y.dtype.kind != "O":
+        return np.zeros(len(y), dtype=bool)
+    if "pandas" in sys.modules:
+        return sys.modules["pandas"].isna(y)
+    return np.array([_is_missing(v) or _is_not_a_time(v) or _is_decimal_nan(v) for v in y],
+                    dtype=bool)
+
+
+def _is_not_a_time(v) -> bool:
+    return isinstance(v, (np.datetime64, np.timedelta64)) and bool(np.isnat(v))
+
+
+def _is_decimal_nan(v) -> bool:
+    decimal = sys.modules.get("decimal")  # a Decimal exists only once decimal is imported
+    return decimal is not None and isinstance(v, decimal.Decimal) and v.is_nan()
+
+
 def _labels_1d(y) -> np.ndarray:
     """y as a 1-D numpy array holding the user's own label values."""
-    if isinstance(y, (pd.Series, pd.DataFrame)):
+    if is_pandas(y, "Series", "DataFrame"):
         y = y.to_numpy()
     elif not isinstance(y, np.ndarray):
         y = _list_to_array(y)
-    return column_or_1d(y, warn=True)
+    return column_or_1d(y)
+
+
+def column_or_1d(y) -> np.ndarray:
+    """y as a 1-D array: a column vector (n, 1) is flattened with scikit-learn's
+    DataConversionWarning, any other shape but (n,) is an error."""
+    y = np.asarray(y)
+    if y.ndim == 1:
+        return np.ascontiguousarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        from sklearn.exceptions import DataConversionWarning  # only on this rare path
+
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
+                      "the shape of y to (n_samples, ), for example using ravel().",
+                      DataConversionWarning, stacklevel=3)
+        return np.ascontiguousarray(y.ravel())
+    raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
 
 
 def _label_family(v) -> str:
@@ -498,7 +601,20 @@ def _check_discrete(y: np.ndarray) -> None:
         if not all(_label_family(v) in ("int", "float") for v in y):
             return  # strings, booleans, mixed or other objects: discrete by nature
         y = np.array(y.tolist())
-    check_classification_targets(y)
+    if y.dtype.kind == "c":
+        raise ValueError("Complex data not supported in y.")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):  # NaN was refused before
+        raise ValueError(f"Input y contains infinity or a value too large for dtype({y.dtype.name!r}).")
+    if y.dtype.kind == "f" and np.any(y != np.trunc(y)):
+        # scikit-learn's message (its estimator checks look for "Unknown label type")
+        raise ValueError("Unknown label type: continuous. Maybe you are trying to fit a "
+                         "classifier, which expects discrete classes on a regression target "
+                         "with continuous values.")
+    n = len(y)
+    if n > 20 and len(np.unique(y)) > round(0.5 * n):
+        warnings.warn("The number of unique classes is greater than 50% of the number of "
+                      "samples. `y` could represent a regression problem, not a "
+                      "classification problem.", UserWarning, stacklevel=4)
 
 
 def _ordered_mixed(labels) -> np.ndarray:

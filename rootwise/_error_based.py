@@ -272,7 +272,8 @@ def _breadth_first(root: _Node) -> tuple[list[_Node], list[int], tuple[np.ndarra
             nodes.extend(node.children)
     pools = [n.branch_of_category for n in nodes if n.branch_of_category is not None]
     sizes = [0 if n.branch_of_category is None else len(n.branch_of_category) for n in nodes]
-    pool = np.concatenate(pools).astype(np.int64) if pools else np.zeros(0, dtype=np.int64)
+    # int32 categories, as every other caller of branch_of_rows passes: one compiled copy
+    pool = np.concatenate(pools).astype(np.int32) if pools else np.zeros(0, dtype=np.int32)
     arrays = (np.array([n.feature for n in nodes], dtype=np.int64),
               np.array([n.kind for n in nodes], dtype=np.int64),
               np.array([n.threshold for n in nodes], dtype=np.float64),

@@ -29,9 +29,8 @@ import re
 import secrets
 
 import numpy as np
-from sklearn.base import is_classifier
-from sklearn.utils.validation import check_is_fitted
 
+from ._base import check_is_fitted, is_classifier
 from ._config import CATEGORICAL, CONTINUOUS, THRESHOLD
 from ._encoding import Schema
 from ._pruning import CPTable, PruningStep

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP
 from ._core.ccp import weakest_link_sequence
@@ -326,7 +325,7 @@ def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule:
     for train, test in folds:
         fold_tree = grow(train)
         lower, upper, rows, nodes = _endings(fold_tree, cost_complexity_path(fold_tree),
-                                             fold_tree.decision_path(X[test]))
+                                             fold_tree.decision_path_parts(X[test]))
         loss, w = row_losses(fold_tree, test[rows], nodes)
         rate = np.divide(loss, w, out=np.zeros_like(loss), where=w > 0)
         # row i ends in nodes[i] for the probes in [lower, upper): add to those, as differences
@@ -356,34 +355,34 @@ def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule:
     return CPTable(a, path.n_leaves, path.impurities, cv_error, se, chosen, rule)
 
 
-def _endings(tree: Tree, path: PruningPath, paths):
-    """Where each row of the decision-path matrix ``paths`` ends as ``tree`` is pruned at growing
-    alpha, without building the pruned trees: one entry (lower, upper, row, node) per node on a
-    row's path, meaning that pruned at any alpha in [lower, upper) the tree sends the row to
-    ``node`` (a leaf by then, or the node where the row stops). The entries of one row tile the
-    real line; the deepest has lower = -inf.
+def _endings(tree: Tree, path: PruningPath, paths: tuple[np.ndarray, np.ndarray]):
+    """Where each row of the decision paths ``paths`` (CSR parts: indptr, indices) ends as ``tree``
+    is pruned at growing alpha, without building the pruned trees: one entry (lower, upper, row,
+    node) per node on a row's path, meaning that pruned at any alpha in [lower, upper) the tree
+    sends the row to ``node`` (a leaf by then, or the node where the row stops). The entries of one
+    row tile the real line; the deepest has lower = -inf.
 
-    Node t is a leaf of the tree pruned at alpha once alpha >= cut(t), the alpha of the weakest
-    link that cut t (-inf for a leaf, +inf if t goes with an ancestor's subtree); the row ends in
-    the first node of its path with cut <= alpha. With c_j the running minimum of cut along the
-    path (non-increasing), that is node j for alpha in [c_j, c_j-1)."""
+    Node t is a leaf of the tree pruned at alpha once alpha >= cut(t), the alpha of the weakest link
+    that cut t (-inf for a leaf, +inf if t goes with an ancestor's subtree); the row ends in the
+    first node of its path with cut <= alpha. With c_j the running minimum of cut along the path
+    (non-increasing), that is node j for alpha in [c_j, c_j-1)."""
     cut = np.full(tree.node_count, np.inf)
     cut[tree.kind == LEAF] = -np.inf
     cut[path.pruned[1:]] = path.alphas[1:]
-    paths = sp.csr_matrix(paths)
-    paths.sort_indices()  # node ids grow from the root down: sorted = root first
-    lengths = np.diff(paths.indptr)
-    rows = np.repeat(np.arange(paths.shape[0]), lengths)
-    nodes = paths.indices.astype(np.int64)
-    starts = paths.indptr[:-1]
+    indptr, indices = paths
+    n_rows = len(indptr) - 1
+    lengths = np.diff(indptr)
+    rows = np.repeat(np.arange(n_rows), lengths)
+    nodes = indices[np.lexsort((indices, rows))].astype(np.int64)  # node ids grow from the root
+    starts = indptr[:-1]
     # running minimum of cut along each path, on a (rows x depth) grid padded with +inf
     pos = np.arange(len(nodes)) - np.repeat(starts, lengths)
-    grid = np.full((paths.shape[0], int(lengths.max(initial=0))), np.inf)
+    grid = np.full((n_rows, int(lengths.max(initial=0))), np.inf)
     grid[rows, pos] = cut[nodes]
     c = np.minimum.accumulate(grid, axis=1)[rows, pos]
     upper = np.empty_like(c)
     upper[1:] = c[:-1]
     upper[starts[lengths > 0]] = np.inf
     lower = c.copy()
-    lower[paths.indptr[1:][lengths > 0] - 1] = -np.inf  # the row's last node: below every cut
+    lower[indptr[1:][lengths > 0] - 1] = -np.inf  # the row's last node: below every cut
     return lower, upper, rows, nodes

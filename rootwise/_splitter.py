@@ -205,7 +205,8 @@ class Splitter:
         else:
             gain = rho * impurity_decrease(branches, self.criterion)
         gain = max(gain, 0.0)
-        iv = intrinsic_value(sizes.reshape(-1, 1))
+        # contiguous: a strided column (regression's branches[:, 0]) would compile it once more
+        iv = intrinsic_value(np.ascontiguousarray(sizes).reshape(-1, 1))
         return Candidate(feature=j, kind=kind, gain=gain, iv=iv,
                          gain_ratio=gain / iv if iv > 0 else 0.0, rho=rho, table=branches,
                          admissible=self._leaf_rule(sizes), **extra)

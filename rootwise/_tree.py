@@ -10,7 +10,6 @@ regression value) and is what a row that stops at node ``i`` predicts.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET, THRESHOLD
 from ._core import predict as kernels
@@ -175,12 +174,19 @@ class Tree:
             raise ValueError(f"encoded X holds an infinite value in row {first_inf}")
         return ends
 
-    def decision_path(self, X: np.ndarray) -> sp.csr_matrix:
-        """Indicator matrix (rows x nodes): entry (i, j) is 1 when row i passes node j."""
-        X = self._check_X(X)
-        indptr, indices = kernels.path_rows(X, *self._args())
+    def decision_path(self, X: np.ndarray):
+        """Indicator matrix (rows x nodes, scipy.sparse CSR): entry (i, j) is 1 when row i passes
+        node j."""
+        import scipy.sparse as sp  # 0.2 s to import: only for the callers that want the matrix
+
+        indptr, indices = self.decision_path_parts(X)
         data = np.ones(len(indices), dtype=np.int64)
         return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
+
+    def decision_path_parts(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The decision paths as CSR parts: row i passes nodes indices[indptr[i]:indptr[i+1]],
+        root first."""
+        return kernels.path_rows(self._check_X(X), *self._args())
 
     # ----------------------------------------------------------------- integrity
     def validate(self) -> None:

@@ -23,9 +23,9 @@ import os
 import sys
 
 import pandas as pd
-from sklearn.base import is_classifier
 
 import rootwise
+from rootwise._base import is_classifier
 
 # --algorithm name -> estimator class; a new algorithm is one more line here
 ALGORITHMS = {

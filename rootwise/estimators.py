@@ -16,16 +16,13 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.model_selection import KFold, StratifiedKFold, check_cv, train_test_split
-from sklearn.utils import Bunch
-from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from . import _encoding as enc
+from ._base import Classifier, Estimator, Regressor, check_is_fitted, clone
 from ._config import MISSING_FRACTIONAL
 from ._core.predict import fractional_distribution
 from ._error_based import collapse_tree, error_based_prune
+from ._folds import kfold, stratified_kfold
 from ._policy import Policy
 from ._pruning import choose_alpha_by_cv, cost_complexity_path, prune_to_alpha, reduced_error_prune
 from ._threads import resolve as resolve_threads
@@ -41,7 +38,7 @@ _MAX_EXHAUSTIVE_LIMIT = 20
 _PARALLEL_ROWS = 8192
 
 
-class _TreeEstimator(BaseEstimator):
+class _TreeEstimator(Estimator):
     """Shared fit / predict machinery. Presets define ``_policy`` and the class attributes."""
 
     _missing = "error"  # what a missing cell means: "error", "fractional", "surrogate"
@@ -92,7 +89,7 @@ class _TreeEstimator(BaseEstimator):
         ``X_val``, ``y_val``: validation data for ``pruning="pre"`` or ``"reduced-error"``; without
         them a stratified ``validation_fraction`` of the training rows is held out."""
         self._check_params()
-        frame = enc.as_frame(X)
+        frame = enc.as_table(X)
         mask = enc.resolve_categorical(frame, self.categorical_features)
         policy = self._policy()
         schema = enc.fit_schema(frame, mask, numeric_as_category=policy.numeric_as_category)
@@ -117,7 +114,7 @@ class _TreeEstimator(BaseEstimator):
                 if names is not None and val_names is not None and list(names) != list(val_names):
                     raise ValueError(f"X_val's columns {list(val_names)} are not X's "
                                      f"{list(names)}: give the same columns in the same order.")
-                Xv = enc.encode(enc.as_frame(X_val, what="X_val"), schema)
+                Xv = enc.encode(enc.as_table(X_val, what="X_val"), schema)
                 self._check_missing(Xv, schema)
                 yv = self._encode_target_val(y_val, classes, Xv.shape[0])
                 validation = (Xv, yv, np.ones(Xv.shape[0]))
@@ -168,7 +165,7 @@ class _TreeEstimator(BaseEstimator):
         if self._regression:
             if hasattr(y, "to_numpy"):
                 y = y.to_numpy()
-            y = column_or_1d(np.asarray(y), warn=True)
+            y = enc.column_or_1d(y)
             if len(y) != n_rows:
                 raise ValueError(f"X and y have different numbers of rows: {n_rows} and {len(y)}.")
             try:
@@ -204,9 +201,13 @@ class _TreeEstimator(BaseEstimator):
         cw = getattr(self, "class_weight", None)
         if cw is None or self._regression:
             return w
+        from sklearn.utils.class_weight import compute_sample_weight
+
         return w * compute_sample_weight(cw, yt)
 
     def _carve_validation(self, yt):
+        from sklearn.model_selection import train_test_split
+
         rows = np.arange(len(yt))
         stratify = None
         if not self._regression:
@@ -241,16 +242,19 @@ class _TreeEstimator(BaseEstimator):
         """
         cv, y = self.cv, yt[train]
         if not isinstance(cv, numbers.Integral):
+            from sklearn.model_selection import check_cv  # the user passed a splitter
+
             pairs = check_cv(cv, y, classifier=not self._regression).split(train, y)
             return [(train[a], train[b]) for a, b in pairs]
         n_splits = min(int(cv), len(train))
         if n_splits < 2:
             return None
         counts = None if self._regression else np.bincount(y)
+        # scikit-learn's StratifiedKFold / KFold folds (shuffle=True), without importing it
         if counts is not None and counts[counts > 0].min() >= n_splits:
-            pairs = StratifiedKFold(n_splits, shuffle=True, random_state=self.random_state).split(train, y)
+            pairs = stratified_kfold(y, n_splits, self.random_state)
         else:
-            pairs = KFold(n_splits, shuffle=True, random_state=self.random_state).split(train)
+            pairs = kfold(len(train), n_splits, self.random_state)
         return [(train[a], train[b]) for a, b in pairs]
 
     def _row_losses(self, yt, w):
@@ -285,7 +289,7 @@ class _TreeEstimator(BaseEstimator):
         Xe = enc.encode_numeric_array(X, self.schema_, check_finite=check_finite)
         if Xe is not None:  # a plain numeric matrix for an all-continuous model: no table needed
             return Xe
-        frame = enc.as_frame(X)
+        frame = enc.as_table(X)
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting "
@@ -396,7 +400,7 @@ class _Grower:
                              self.schema.n_categories, self.n_classes, self.policy)
 
 
-class _ClassificationTree(ClassifierMixin, _TreeEstimator):
+class _ClassificationTree(Classifier, _TreeEstimator):
     def predict_proba(self, X) -> np.ndarray:
         """Class distribution of the node each row ends in (weighted class counts, normalised);
         for C4.5, rows with missing values combine the branches' distributions by r_v."""
@@ -589,16 +593,16 @@ class _CART(_TreeEstimator):
                       max_leaf_nodes=self.max_leaf_nodes, max_surrogates=int(self.max_surrogates),
                       prune_on_tie=bool(self.prune_on_tie), **extra)
 
-    def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> Bunch:
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """Weakest-link sequence of the unpruned tree: ``ccp_alphas`` and the total leaf impurity
         ``impurities`` (R(T) = sum over leaves of w_t/W * I(t)) of each subtree, as scikit-learn."""
+        from sklearn.utils import Bunch
+
         full = self._unpruned_clone().fit(X, y, sample_weight=sample_weight)
         path = cost_complexity_path(full.tree_)
         return Bunch(ccp_alphas=path.alphas, impurities=path.impurities)
 
     def _unpruned_clone(self):
-        from sklearn.base import clone
-
         return clone(self).set_params(pruning=None)
 
     def variable_importance(self, kind: str = "impurity", normalize: bool = True) -> np.ndarray:
@@ -767,7 +771,7 @@ class CARTClassifier(_CART, _ClassificationTree):
         return self._cart_policy(self.criterion, max_exhaustive=int(self.max_exhaustive))
 
 
-class CARTRegressor(RegressorMixin, _CART):  # mixins before the base class (sklearn's rule)
+class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (sklearn's rule)
     """CART regression tree (seed 001 §3): binary splits minimising the squared error
 
         min_{a,s} [ min_c1 sum_{D1} (y - c1)^2 + min_c2 sum_{D2} (y - c2)^2 ],

@@ -19,15 +19,19 @@ split.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
-from sklearn.base import clone
 
 from . import _encoding as enc
+from ._base import clone
 from ._config import CATEGORICAL, ENTROPY, GINI, MISSING_FRACTIONAL, MULTIWAY, THRESHOLD
 from ._core.criteria import conditional_impurity, entropy, gini, intrinsic_value, parent_counts
 from ._core.stats import category_table
 from ._splitter import NodeData, make_splitter
+
+if TYPE_CHECKING:  # pandas is imported where a table is made, not with rootwise
+    import pandas as pd
 
 COLUMNS = ["attribute", "n_branches", "entropy", "conditional_entropy", "gain", "rho",
            "intrinsic_value", "gain_ratio", "gini", "gini_index", "chosen"]
@@ -114,7 +118,7 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
             total = float(data.w.sum())
             rho = float(known.sum()) / total if total > 0 else 0.0
             gain = max(rho * (h - h_cond), 0.0)
-            iv = intrinsic_value(known)
+            iv = intrinsic_value(np.ascontiguousarray(known))  # the layout the kernels use
             ratio = gain / iv if iv > 0 else 0.0
         row = {
             "attribute": schema.feature_names[j],
@@ -148,6 +152,8 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
         columns.insert(columns.index("gain_ratio") + 1, "above_average")
     if thresholds:
         columns.insert(columns.index("chosen"), "admissible")
+    import pandas as pd  # the table is a DataFrame; imported here, not with rootwise
+
     table = pd.DataFrame(out, columns=columns)
     if by_ratio:
         table.attrs["average_gain"] = average
@@ -171,6 +177,8 @@ def node_weights(X, model, *, node: int = 0, sample_weight=None) -> pd.Series:
     _check_node(tree, node)
     Xe, w = _training_matrix(model, X, sample_weight)
     rows, weights = _weights_at_node(tree, Xe, w, node, model._policy())
+    import pandas as pd  # the answer is a Series; imported here, not with rootwise
+
     index = X.index[rows] if isinstance(X, pd.DataFrame) else pd.Index(rows)
     return pd.Series(weights, index=index, name="weight")
 
@@ -202,7 +210,8 @@ def _weights_at_node(tree, Xe, w, node: int, policy) -> tuple[np.ndarray, np.nda
     tree's ``branch_fraction``; release 8 drops r_v <= 1e-6, as J48)."""
     path = [*reversed(_ancestors(tree, node)), node]
     if not any(tree.missing_branch[a] == MISSING_FRACTIONAL for a in path[:-1]):
-        rows = tree.decision_path(Xe)[:, node].nonzero()[0].astype(np.int64)
+        indptr, indices = tree.decision_path_parts(Xe)
+        rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))[indices == node]
         keep = w[rows] > 0
         return rows[keep], w[rows][keep].astype(np.float64)
     weights = np.asarray(w, dtype=np.float64).copy()

@@ -26,9 +26,8 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 
+from ._base import Estimator, check_is_fitted
 from ._pruning import PruningStep
 from ._tree import Tree
 from .export.text import TreeView
@@ -36,7 +35,7 @@ from .export.text import TreeView
 ARROW = " → "
 
 
-class _TreeOnly(BaseEstimator):
+class _TreeOnly(Estimator):
     """What ``TreeView`` reads of a fitted model, for a tree the model does not keep (the unpruned
     tree of reduced-error pruning). An estimator only so that ``check_is_fitted`` accepts it."""
 

@@ -304,3 +304,55 @@ def test_bad_sample_weight(w, words):
     with pytest.raises(ValueError, match="sample_weight") as info:
         enc.check_sample_weight(w, 3)
     assert re.search(words, str(info.value))
+
+
+# --------------------------------------------------------------------------- numeric matrices
+
+
+def _numeric_matrices():
+    rng = np.random.default_rng(3)
+    floats = np.round(rng.normal(size=(40, 3)), 1)
+    floats[rng.random(floats.shape) < 0.1] = np.nan
+    floats[0, 1] = -0.0  # equal to 0.0 as a category, as in pandas
+    floats[1, 1] = 0.0
+    ints = rng.integers(-3, 4, size=(40, 3))
+    return [floats, ints, ints.astype(np.uint8), floats.astype(np.float32)]
+
+
+@pytest.mark.parametrize("numeric_as_category", [False, True])
+@pytest.mark.parametrize("categorical", ["auto", [0, 2], [True, False, True]])
+@pytest.mark.parametrize("which", range(4))
+def test_numeric_matrix_is_encoded_as_its_dataframe(which, categorical, numeric_as_category):
+    # the reference: the same matrix through pandas (the general path)
+    X = _numeric_matrices()[which]
+    if numeric_as_category and which in (0, 3):
+        X = np.nan_to_num(X, nan=9.0)  # ID3 refuses missing cells later, not here: any values do
+    table, frame = enc.as_table(X), enc.as_frame(X)
+    assert isinstance(table, np.ndarray)
+    mask = enc.resolve_categorical(table, categorical)
+    np.testing.assert_array_equal(mask, enc.resolve_categorical(frame, categorical))
+    schema = enc.fit_schema(table, mask, numeric_as_category=numeric_as_category)
+    reference = enc.fit_schema(frame, mask, numeric_as_category=numeric_as_category)
+    assert schema == reference
+    assert [type(c) for cats in schema.categories if cats for c in cats] == \
+        [type(c) for cats in reference.categories if cats for c in cats]
+    for rows in (X, X[::-1] * 2):  # the training rows, and rows with unseen values
+        np.testing.assert_array_equal(enc.encode(enc.as_table(rows), schema),
+                                      enc.encode(enc.as_frame(rows), reference))
+
+
+def test_numeric_matrix_with_string_categories_goes_through_the_lookup():
+    train = pd.DataFrame({"c": ["a", "b"], "n": [1.0, 2.0]})
+    schema = enc.fit_schema(train, enc.resolve_categorical(train, "auto"))
+    codes = enc.encode(enc.as_table(np.array([[1.0, 3.0], [np.nan, 1.0]])), schema)
+    assert codes[0].tolist() == [UNSEEN_CODE, 3.0] and np.isnan(codes[1, 0])
+
+
+@pytest.mark.parametrize("X, words", [
+    (np.zeros((0, 3)), "0 sample"), (np.zeros((3, 0)), "0 feature"),
+    (np.array([[1.0, np.inf]]), "infinity"),
+])
+def test_bad_numeric_matrices(X, words):
+    with pytest.raises(ValueError, match=words):
+        table = enc.as_table(X)
+        enc.encode(table, enc.fit_schema(table, enc.resolve_categorical(table, "auto")))

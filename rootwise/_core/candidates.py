@@ -89,7 +89,9 @@ def _pairwise(a, lo, n):
 @njit(cache=True)
 def numpy_sum(a):
     """``a.sum()`` of a contiguous 1-D float64 array, bit for bit as numpy computes it."""
-    return 0.0 + _pairwise(a, 0, a.shape[0])
+    # np.int64(0), not 0: a literal 0 would make numba compile _pairwise and _block once more
+    # for the argument type Literal[int](0)
+    return 0.0 + _pairwise(a, np.int64(0), a.shape[0])
 
 
 @njit(cache=True)
@@ -97,7 +99,7 @@ def row_sums(table):
     """``table.sum(axis=1)`` of a C-contiguous 2-D float64 array, as numpy computes it."""
     out = np.empty(table.shape[0])
     for v in range(table.shape[0]):
-        out[v] = 0.0 + _pairwise(table[v], 0, table.shape[1])
+        out[v] = 0.0 + _pairwise(table[v], np.int64(0), table.shape[1])  # see numpy_sum
     return out
 
 
@@ -315,9 +317,11 @@ def table_offsets(features, kinds, n_categories, n_classes):
 def evaluate_node(X, ranks, rank_row, features, kinds, n_categories, y, idx, w, total_w,
                   n_classes, criterion, min_leaf, two_branches):
     """``multiway_candidate`` or ``threshold_candidate`` for every feature in ``features``, in one
-    call. ``ranks[rank_row[j]]`` are the ``dense_ranks`` of continuous column j. Per feature:
-    found, gain, iv, gain_ratio, rho, admissible, threshold (NaN for a multiway test); the branch
-    tables, flattened, in ``tables[offsets[f]:offsets[f + 1]]``."""
+    call. ``ranks[rank_row[j]]`` are the ``dense_ranks`` of continuous column j; ``ranks`` is None
+    when no column is continuous, and numba then compiles no threshold search (it prunes the
+    ``ranks is not None`` branch). Per feature: found, gain, iv, gain_ratio, rho, admissible,
+    threshold (NaN for a multiway test); the branch tables, flattened, in
+    ``tables[offsets[f]:offsets[f + 1]]``."""
     n_f = features.shape[0]
     found = np.zeros(n_f, dtype=np.bool_)
     admissible = np.zeros(n_f, dtype=np.bool_)
@@ -332,13 +336,14 @@ def evaluate_node(X, ranks, rank_row, features, kinds, n_categories, y, idx, w, 
     for f in range(n_f):
         j = features[f]
         start = offsets[f]
+        ok = False
         if kinds[j] == CATEGORICAL:
             k = n_categories[j]
             table = counts[counts_at[f]:counts_at[f + 1]].reshape((k + 1, n_classes))
             ok, g, v, r, p, a = multiway_candidate(table, k, criterion, min_leaf, two_branches)
             if ok:  # the known rows: all but the table's last
                 tables[start:start + k * n_classes] = table[:k].ravel()
-        else:
+        elif ranks is not None:
             ok, branches, t, g, v, r, p, a = threshold_candidate(
                 X, ranks[rank_row[j]], j, y, idx, w, total_w, n_classes, criterion, min_leaf,
                 two_branches)

@@ -320,7 +320,7 @@ def path_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_cat
     buf = np.empty((n, max_depth + 1), dtype=np.int64)
     lengths = np.empty(n, dtype=np.int64)
     for i in range(n):
-        node = 0
+        node = np.int64(0)  # as in _apply_range: one compiled _step
         m = 0
         while True:
             buf[i, m] = node

@@ -7,8 +7,8 @@ without ``classes_`` is a regressor: ``value[:, 0]`` is the prediction of a node
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
+from .._base import check_is_fitted
 from .._config import LEAF, MULTIWAY, NO_BRANCH, THRESHOLD
 
 

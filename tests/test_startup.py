@@ -1,0 +1,75 @@
+"""``import rootwise`` and a first fit / predict on numpy arrays stay light: they import neither
+scikit-learn nor pandas nor scipy (each costs more than the 0.5 s start-up budget of issue 6).
+
+Checked in a fresh interpreter, by the modules present afterwards, not by a clock. numba itself
+imports scipy (its top-level package on import, scipy.linalg's BLAS when it sets up its compiler
+on the first call of any jitted function), so the child does both before it takes stock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import rootwise
+
+HEAVY = ("sklearn", "pandas", "scipy")
+
+CHILD = r"""
+import json, sys
+import numba  # what numba imports by itself is not rootwise's doing:
+numba.njit(lambda: 0)()  # its first call sets up the CPU target (and imports scipy.linalg)
+before = set(sys.modules)
+import numpy as np
+import rootwise
+rng = np.random.default_rng(0)
+X = np.round(rng.normal(size=(60, 4)), 1)
+y = (X[:, 0] + X[:, 1] > 0).astype(int)
+levels = np.clip(np.round(X), -1, 1)  # ID3: numbers as categories
+Xm = X.copy()
+Xm[rng.random(X.shape) < 0.1] = np.nan  # C4.5 and CART take missing cells
+fits = [(rootwise.ID3Classifier(), levels, y), (rootwise.C45Classifier(), Xm, y),
+        (rootwise.CARTClassifier(random_state=0), Xm, y),  # default: alpha by 10-fold CV
+        (rootwise.CARTClassifier(categorical_features=[3], pruning=None), levels, y),
+        (rootwise.CARTRegressor(random_state=0), Xm, X[:, 2])]
+for model, data, target in fits:
+    model.fit(data, target).predict(data)
+    if hasattr(model, "predict_proba"):
+        model.predict_proba(data)
+    model.apply(data)
+    model.get_depth(), model.get_n_leaves(), model.feature_importances_
+print(json.dumps(sorted(set(sys.modules) - before)))
+"""
+
+
+def _new_modules(code: str) -> list[str]:
+    here = os.path.dirname(os.path.dirname(os.path.abspath(rootwise.__file__)))
+    env = dict(os.environ, PYTHONPATH=here + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=600, cwd=here)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_import_fit_and_predict_on_numpy_import_no_heavy_module():
+    new = _new_modules(CHILD)
+    assert "rootwise.estimators" in new  # the child did import rootwise here
+    heavy = [m for m in new if m.split(".")[0] in HEAVY]
+    assert heavy == []
+
+
+def test_the_lazy_parts_are_still_there():
+    new = _new_modules("import json, sys\nbefore = set(sys.modules)\nimport rootwise\n"
+                       "rootwise.save, rootwise.load, rootwise.ModelFileError, rootwise.explain, "
+                       "rootwise.export_text, rootwise.pruning_report\n"
+                       "from rootwise import datasets\n"
+                       "print(json.dumps(sorted(set(sys.modules) - before)))")
+    for module in ("rootwise._persistence", "rootwise.explain", "rootwise.export.text",
+                   "rootwise.datasets"):
+        assert module in new
+    assert set(rootwise.__all__) <= set(dir(rootwise))
+    for name in rootwise.__all__:
+        assert getattr(rootwise, name) is not None
+
