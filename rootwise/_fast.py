@@ -11,7 +11,6 @@ import numba
 import numpy as np
 
 from ._config import CONTINUOUS, LEAF, THRESHOLD
-from ._core.grow import grow
 from ._missing import MIN_ADJUSTED_AGREEMENT, MIN_SURROGATE_SIDE
 from ._policy import Policy
 from ._tree import Tree
@@ -29,6 +28,8 @@ def applies(X: np.ndarray, w: np.ndarray, kinds: np.ndarray, policy: Policy,
 
 def grow_fast(X, y, w, n_categories, n_classes: int, policy: Policy) -> Tree:
     """The tree the reference builder grows for this policy, grown in one numba call."""
+    from ._core.grow import grow  # here: fits that never take this path do not load its kernels
+
     max_depth = np.iinfo(np.int64).max if policy.max_depth is None else int(policy.max_depth)
     max_sur = int(policy.max_surrogates) if policy.missing == "surrogate" else 0
     # one compiled signature for both tasks: the unused target is an empty array

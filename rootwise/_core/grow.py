@@ -267,7 +267,8 @@ def _search_one(j, words, targets, weights, start, end, total, n_classes, criter
 @njit(cache=True, parallel=True)
 def _search_parallel(words, targets, weights, start, end, total, n_classes, criterion, min_leaf,
                      regression, recip, xlogx_table, proxies, positions):
-    for j in prange(words.shape[0]):
+    for jj in prange(words.shape[0]):
+        j = np.int64(jj)  # prange counts in uint64: one compiled _search_one, not two
         p, i = _search_one(j, words, targets, weights, start, end, total, n_classes, criterion,
                            min_leaf, regression, recip, xlogx_table,
                            np.empty(n_classes, dtype=np.int64), np.empty(n_classes))
@@ -388,7 +389,8 @@ def _partition_parallel(X, words, targets, weights, start, end, goes_left, skip,
                         cand_left):
     """Features on numba's threads, each thread with its own scratch row of ``thread_buffers``
     (allocated once per fit: fresh large arrays per node cost page faults)."""
-    for j in prange(words.shape[0]):
+    for jj in prange(words.shape[0]):
+        j = np.int64(jj)  # prange counts in uint64: one compiled _partition_one, not two
         if j != skip:
             t = numba.get_thread_id()
             _partition_one(j, X, words[j], targets[j], weights[j], start, end, goes_left,
@@ -578,7 +580,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     child_imp = np.empty(2)
     child_split = np.zeros(2, dtype=np.bool_)
 
-    W0, imp0, pure0 = _segment_stats(0, words, targets, weights, 0, n, n_classes, criterion,
+    W0, imp0, pure0 = _segment_stats(np.int64(0), words, targets, weights, 0, n, n_classes, criterion,
                                      regression, value[0])
     wsum[0], impurity[0], n_samples[0] = W0, imp0, n
     st_node = np.empty(64, dtype=np.int64)
