@@ -110,3 +110,23 @@ def mixed(n_rows: int, n_continuous: int, n_categorical: int, *, n_levels: int =
         columns[f"c{j}"] = pd.Categorical.from_codes(c, categories=levels)
     return pd.DataFrame(columns), y
 
+
+
+def startup_case(algorithm: str, kind: str, seed: int = 5) -> tuple:
+    """The small first fit timed by ``startup.py`` and ``startup_kernels.py``: 300 rows of numeric
+    numpy data (``kind="numpy"``) or a DataFrame with categorical columns and 5 % missing cells
+    (``kind="frame"``), shaped for ``algorithm`` (ID3 gets categories only, regression a number)."""
+    if kind == "frame":
+        if algorithm == "id3":
+            X, y = mixed(300, 0, 4, missing_rate=0.0, seed=seed)
+        else:
+            X, y = mixed(300, 3, 2, missing_rate=0.05, seed=seed)
+        if algorithm == "cart-regressor":
+            y = y.astype(float) + np.random.default_rng(7).standard_normal(len(y))
+        return X, y
+    if algorithm == "cart-regressor":
+        return regression(300, 5, seed=seed)
+    X, y = classification(300, 5 if algorithm != "id3" else 4, seed=seed)
+    if algorithm == "id3":
+        X = np.clip(np.round(X), -2, 2)  # 5 levels per column, numbers as categories
+    return X, y

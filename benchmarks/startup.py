@@ -65,21 +65,7 @@ sys.path.insert(0, {here!r})
 import numpy as np
 import data
 algorithm, kind = {algorithm!r}, {kind!r}
-rng = np.random.default_rng(7)
-if kind == "frame":
-    import pandas
-    if algorithm == "id3":
-        X, y = data.mixed(300, 0, 4, missing_rate=0.0, seed=5)
-    else:
-        X, y = data.mixed(300, 3, 2, missing_rate=0.05, seed=5)
-elif algorithm == "cart-regressor":
-    X, y = data.regression(300, 5, seed=5)
-else:
-    X, y = data.classification(300, 5 if algorithm != "id3" else 4, seed=5)
-    if algorithm == "id3":
-        X = np.clip(np.round(X), -2, 2)  # 5 levels per column, numbers as categories
-if algorithm == "cart-regressor" and kind == "frame":
-    y = y.astype(float) + rng.standard_normal(len(y))
+X, y = data.startup_case(algorithm, kind)
 model = {{"id3": rootwise.ID3Classifier, "c4.5": rootwise.C45Classifier,
           "cart": rootwise.CARTClassifier, "cart-regressor": rootwise.CARTRegressor}}[algorithm]
 model = model(random_state=0)
