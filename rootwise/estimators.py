@@ -89,14 +89,12 @@ class _TreeEstimator(BaseEstimator):
         ``X_val``, ``y_val``: validation data for ``pruning="pre"`` or ``"reduced-error"``; without
         them a stratified ``validation_fraction`` of the training rows is held out."""
         self._check_params()
-        frame = enc.as_frame(X)
-        mask = enc.resolve_categorical(frame, self.categorical_features)
         policy = self._policy()
-        schema = enc.fit_schema(frame, mask, numeric_as_category=policy.numeric_as_category)
-        Xe = enc.encode(frame, schema)
+        Xe, schema = self._encode_fit(X, policy)
+        n_rows = Xe.shape[0]
         self._check_missing(Xe, schema)
-        classes, yt = self._encode_target_fit(y, frame.shape[0])
-        w = enc.check_sample_weight(sample_weight, frame.shape[0])
+        classes, yt = self._encode_target_fit(y, n_rows)
+        w = enc.check_sample_weight(sample_weight, n_rows)
         w = self._class_weighted(w, yt)
         if (X_val is None) != (y_val is None):
             raise ValueError("fit needs both X_val and y_val, or neither.")
@@ -104,7 +102,7 @@ class _TreeEstimator(BaseEstimator):
             raise ValueError(f"X_val / y_val are used only by pruning='pre' or 'reduced-error'; "
                              f"pruning is {self.pruning!r}.")
 
-        train = np.arange(frame.shape[0])
+        train = np.arange(n_rows)
         validation = None
         if self.pruning in _VALIDATION_PRUNING:
             if X_val is not None:
@@ -158,6 +156,23 @@ class _TreeEstimator(BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return self
+
+    def _encode_fit(self, X, policy: Policy):
+        """(encoded matrix, schema) of the training table. A plain numeric ndarray whose columns
+        all come out continuous skips the DataFrame: its schema depends only on the dtype and
+        ``categorical_features``, so one row gives it, and ``encode_numeric_array`` gives the
+        same matrix as ``encode`` (0.02 s at 10^6 x 20 instead of ~1.5 s through pandas)."""
+        numeric = (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "fiu"
+                   and X.shape[0] > 0 and not policy.numeric_as_category)
+        frame = enc.as_frame(X[:1] if numeric else X)
+        mask = enc.resolve_categorical(frame, self.categorical_features)
+        schema = enc.fit_schema(frame, mask, numeric_as_category=policy.numeric_as_category)
+        Xe = enc.encode_numeric_array(X, schema) if numeric else None
+        if Xe is None:
+            if numeric:
+                frame = enc.as_frame(X)
+            Xe = enc.encode(frame, schema)
+        return Xe, schema
 
     def _encode_target_fit(self, y, n_rows):
         if self._regression:
@@ -363,9 +378,13 @@ class _Grower:
     def __call__(self, rows, validation=None):
         from ._builder import build_tree_with_report
 
+        if len(rows) == len(self.y) and np.array_equal(rows, np.arange(len(rows))):
+            X, y, w = self.X, self.y, self.w  # every row: no copy (160 MB at 10^6 x 20)
+        else:
+            X, y, w = self.X[rows], self.y[rows], self.w[rows]
         with threads(self.n_jobs):  # the fast builder searches features in parallel
             tree, steps = build_tree_with_report(
-                self.X[rows], self.y[rows], self.w[rows], self.schema.kinds_array,
+                X, y, w, self.schema.kinds_array,
                 self.schema.n_categories, self.n_classes, self.policy, validation)
         if validation is not None:
             self.prepruning_steps = steps
@@ -555,6 +574,11 @@ class _CART(_TreeEstimator):
         ms = self.max_surrogates
         if not isinstance(ms, numbers.Integral) or isinstance(ms, bool) or ms < 0:
             raise ValueError(f"{name}: max_surrogates must be an integer >= 0, got {ms!r}.")
+        if not isinstance(self.splitter, str) or self.splitter not in ("exact", "hist"):
+            raise ValueError(f"{name}: splitter must be 'exact' or 'hist', got {self.splitter!r}.")
+        mb = self.max_bins
+        if not isinstance(mb, numbers.Integral) or isinstance(mb, bool) or not 2 <= mb <= 255:
+            raise ValueError(f"{name}: max_bins must be an integer in [2, 255], got {mb!r}.")
 
     def _cart_policy(self, criterion: str, **extra) -> Policy:
         return Policy(criterion=criterion, selection="gain", categorical_split="subset",
@@ -564,7 +588,8 @@ class _CART(_TreeEstimator):
                       min_impurity_decrease=float(self.min_impurity_decrease),
                       impurity_threshold=float(self.impurity_threshold),
                       max_leaf_nodes=self.max_leaf_nodes, max_surrogates=int(self.max_surrogates),
-                      prune_on_tie=bool(self.prune_on_tie), **extra)
+                      prune_on_tie=bool(self.prune_on_tie), splitter=self.splitter,
+                      max_bins=int(self.max_bins), **extra)
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> Bunch:
         """Weakest-link sequence of the unpruned tree: ``ccp_alphas`` and the total leaf impurity
@@ -717,7 +742,7 @@ class CARTClassifier(_CART, _ClassificationTree):
                  max_leaf_nodes=None, class_weight=None, max_surrogates=5, max_exhaustive=12,
                  pruning="cost-complexity", ccp_alpha="cv-1se", cv=10,
                  categorical_features="auto", validation_fraction=0.3, prune_on_tie=True,
-                 random_state=None, n_jobs=None):
+                 random_state=None, n_jobs=None, splitter="exact", max_bins=255):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -736,6 +761,8 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.prune_on_tie = prune_on_tie
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.splitter = splitter
+        self.max_bins = max_bins
 
     def _policy(self) -> Policy:
         if self.criterion not in ("gini", "entropy"):
@@ -759,7 +786,8 @@ class CARTRegressor(RegressorMixin, _CART):  # mixins before the base class (skl
                  min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
                  max_leaf_nodes=None, max_surrogates=5, pruning="cost-complexity",
                  ccp_alpha="cv-1se", cv=10, categorical_features="auto",
-                 validation_fraction=0.3, prune_on_tie=True, random_state=None, n_jobs=None):
+                 validation_fraction=0.3, prune_on_tie=True, random_state=None, n_jobs=None,
+                 splitter="exact", max_bins=255):
         self.leaf_value = leaf_value
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -776,6 +804,8 @@ class CARTRegressor(RegressorMixin, _CART):  # mixins before the base class (skl
         self.prune_on_tie = prune_on_tie
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.splitter = splitter
+        self.max_bins = max_bins
 
     def _policy(self) -> Policy:
         if self.leaf_value not in ("mean", "median"):
