@@ -44,7 +44,7 @@ from ._tree import Tree
 
 MAX_BINS_LIMIT = 255  # codes are bytes, and the missing bin needs one code of its own
 # nodes with fewer rows get no histogram: sorting their codes costs less than 256 bins x features
-SMALL_NODE = 256
+SMALL_NODE = 1024
 _CHUNKS = 16  # row chunks of the binning pass (fixed, so results do not depend on threads)
 
 _P = 257  # the prime of the Sidon set: one stand-in per possible bin (at most 256 codes)

@@ -29,13 +29,14 @@ order whatever the thread count, so the tree is the same for any ``n_jobs``.
 import numpy as np
 from numba import njit, prange
 
-from .._config import LEAF, SUBSET, THRESHOLD, TIE_TOLERANCE
-from .candidates import choose, numpy_sum, score
-from .criteria import impurity
+from .._config import GINI, LEAF, SUBSET, THRESHOLD, TIE_TOLERANCE
+from .candidates import numpy_sum, score
+from .criteria import impurity, impurity_decrease
 from .numeric import midpoint
 from .subsets import best_subset_class, best_subset_regression
 
 PARALLEL_MIN_WORK = 20000  # rows x features below which a node stays on one thread
+WINDOW = 1000.0  # boundaries whose proxy is within this many tolerances get the exact decrease
 NOT_FOUND = 0
 FOUND = 1
 
@@ -77,92 +78,199 @@ def _entries_from_hist(j, hist, counts, B, C, nb, unit, regression, ent_code, en
 
 
 @njit(cache=True)
-def _add_row(stats, p, yc, yr, wt, regression):
-    if regression:
-        stats[p, 0] += wt
-        stats[p, 1] += wt * yr
-        stats[p, 2] += wt * yr * yr
-    else:
-        stats[p, yc] += wt
+def _bit_index(low):
+    """k for low = 2^k (a power of two is exact in float64, and so is its log2)."""
+    return np.int64(np.log2(np.float64(low)))
 
 
 @njit(cache=True)
-def _entries_from_rows(j, codes, rows, syc, syr, sws, start, end, nb, C, regression, keys,
-                       ent_code, ent_stats, miss):
-    """``_entries_from_hist`` for a small node, from its rows: sort the rows by code (then by
-    position, so rows of one bin are added in node order), add up runs of equal codes."""
-    m = end - start
+def _sparse_entries(codes, rows, syc, syr, sws, start, end, n_bins, B, C, regression, table,
+                    bits, ent_code, ent_stats, ent_n, miss):
+    """Every feature's entries at a small node, without a histogram: one pass over the rows adds
+    each into ``table`` (a cleared histogram) and marks its bin in ``bits`` (a bitmap of 256 bins
+    per feature); then the marked bins are read in ascending order, low bit first, and only they
+    are cleared again. O(rows x features + bins present), none of it O(all bins)."""
+    d = n_bins.shape[0]
     unit = sws.shape[0] == 0
-    for t in range(m):
-        keys[t] = np.int64(codes[rows[start + t], j]) * m + t
-    ks = np.sort(keys[:m])
-    for k in range(C):
-        miss[k] = 0.0
-    p = 0
-    last = -1
-    for s in range(m):
-        code = ks[s] // m
-        t = start + ks[s] - code * m
+    one = np.uint64(1)
+    for t in range(start, end):
+        r = rows[t]
         wt = 1.0 if unit else sws[t]
-        yc = 0 if regression else syc[t]
-        yr = syr[t] if regression else 0.0
-        if code == nb:
+        if regression:
+            yv = syr[t]
+            wy = wt * yv
+            wyy = wy * yv
+        else:
+            k = syc[t]
+        for j in range(d):
+            c = np.int64(codes[r, j])
+            off = (j * B + c) * C
             if regression:
-                miss[0] += wt
-                miss[1] += wt * yr
-                miss[2] += wt * yr * yr
+                table[off] += wt
+                table[off + 1] += wy
+                table[off + 2] += wyy
             else:
-                miss[yc] += wt
-            continue
-        if code != last:
-            ent_code[p] = code
-            for k in range(C):
-                ent_stats[p, k] = 0.0
-            p += 1
-            last = code
-        _add_row(ent_stats, p - 1, yc, yr, wt, regression)
-    return p
+                table[off + k] += wt
+            bits[j * 4 + (c >> 6)] |= one << np.uint64(c & 63)
+    for j in range(d):
+        nb = n_bins[j]
+        p = 0
+        for k in range(C):
+            miss[j, k] = 0.0
+        for word in range(4):
+            x = bits[j * 4 + word]
+            while x != 0:
+                low = x & (~x + one)
+                c = word * 64 + _bit_index(low)
+                off = (j * B + c) * C
+                if c == nb:
+                    for k in range(C):
+                        miss[j, k] = table[off + k]
+                else:
+                    ent_code[j, p] = c
+                    for k in range(C):
+                        ent_stats[j, p, k] = table[off + k]
+                    p += 1
+                for k in range(C):
+                    table[off + k] = 0.0
+                x ^= low
+            bits[j * 4 + word] = 0
+        ent_n[j] = p
 
 
 # ----------------------------------------------------------------------------- scans
 
 
 @njit(cache=True)
-def _scan_class(ent_stats, p, total_w, criterion, min_leaf):
+def _xlogx(c):
+    return c * np.log2(c) if c > 0.0 else 0.0
+
+
+@njit(cache=True)
+def _children_impurity(left, right, w_left, w_right, w_all, parent, criterion):
+    """The reference's decrease I(D) - W_l/W I(D_l) - W_r/W I(D_r), as ``best_threshold_class``
+    computes it (``criteria.impurity`` of each side's counts)."""
+    return parent - (w_left / w_all) * impurity(left, criterion) \
+        - (w_right / w_all) * impurity(right, criterion)
+
+
+@njit(cache=True)
+def _class_gain(branches, total_w, criterion, min_leaf):
+    """``candidates.score``'s gain, rho * impurity decrease clipped at 0, for a two-row table.
+    Below 8 classes numpy's row sums are plain sums from 0, written out here to avoid score's
+    temporary arrays (a fully grown tree calls this millions of times)."""
+    C = branches.shape[1]
+    if C >= 8:
+        gain, _, _, _, _ = score(branches, total_w, criterion, min_leaf, False)
+        return gain
+    s0, s1 = 0.0, 0.0
+    for k in range(C):
+        s0 += branches[0, k]
+        s1 += branches[1, k]
+    known_w = 0.0 + s0 + s1
+    rho = known_w / total_w if total_w > 0 else 0.0
+    gain = rho * impurity_decrease(branches, criterion)
+    return gain if gain > 0.0 else 0.0
+
+
+@njit(cache=True)
+def _proxies_binary_gini(ent_stats, p, t0, t1, w_all, min_leaf, proxy):
+    """Pass 1 of ``_scan_class`` for two classes and Gini, class weights in registers."""
+    l0, l1 = 0.0, 0.0
+    w_left = 0.0
+    top = -np.inf
+    for e in range(p - 1):
+        a0, a1 = ent_stats[e, 0], ent_stats[e, 1]
+        l0 += a0
+        l1 += a1
+        w_left += a0
+        w_left += a1
+        w_right = w_all - w_left
+        proxy[e] = -np.inf
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        r0, r1 = t0 - l0, t1 - l1
+        v = (l0 * l0 + l1 * l1) / w_left + (r0 * r0 + r1 * r1) / w_right
+        proxy[e] = v
+        if v > top:
+            top = v
+    return top
+
+
+@njit(cache=True)
+def _scan_class(ent_stats, p, total_w, criterion, min_leaf, proxy, work):
     """``numeric.best_threshold_class`` over entries instead of rows, then ``candidates.score``:
-    (index of the last entry on the left or -1, gain)."""
+    (index of the last entry on the left or -1, gain). ``work``: 5 x C scratch.
+
+    The reference keeps the first boundary whose decrease beats the best so far by TIE_TOLERANCE.
+    Computing that decrease (two impurities, 2 + 2C divisions) at every boundary dominates small
+    nodes, so a first pass ranks the boundaries by an O(C) proxy of the same quantity,
+        Gini:    W_l Gini_l + W_r Gini_r = W - (sum_k l_k^2 / W_l + sum_k r_k^2 / W_r)
+        entropy: W_l Ent_l + W_r Ent_r = xlogx(W_l) + xlogx(W_r) - sum_k xlogx(l_k) - xlogx(r_k)
+    (decrease = constant + proxy / W), and the reference's rule then runs, on the exact decrease,
+    over the boundaries whose proxy is within ``WINDOW`` tolerances of the best: the others are
+    more than a thousand tolerances below the best decrease (rounding in the proxy is ~1e-15 of
+    it), so they can neither be chosen nor stand between two that are."""
     C = ent_stats.shape[1]
-    total = np.zeros(C)
+    total, left, right, branches = work[0], work[1], work[2], work[3:5]
+    total[:] = 0.0
     for e in range(p):
         for k in range(C):
             total[k] += ent_stats[e, k]
     w_all = total.sum()
+    gini = criterion == GINI
+    if gini and C == 2:
+        top = _proxies_binary_gini(ent_stats, p, total[0], total[1], w_all, min_leaf, proxy)
+    else:
+        left[:] = 0.0
+        w_left = 0.0
+        top = -np.inf
+        for e in range(p - 1):
+            for k in range(C):
+                left[k] += ent_stats[e, k]
+                w_left += ent_stats[e, k]
+            w_right = w_all - w_left
+            proxy[e] = -np.inf
+            if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+                continue
+            v = 0.0
+            if gini:
+                sl, sr = 0.0, 0.0
+                for k in range(C):
+                    r = total[k] - left[k]
+                    sl += left[k] * left[k]
+                    sr += r * r
+                v = sl / w_left + sr / w_right
+            else:
+                for k in range(C):
+                    v += _xlogx(left[k]) + _xlogx(total[k] - left[k])
+                v -= _xlogx(w_left) + _xlogx(w_right)
+            proxy[e] = v
+            if v > top:
+                top = v
+    if top == -np.inf:
+        return -1, 0.0
+    cut = top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
     parent = impurity(total, criterion)
-    left = np.zeros(C)
-    right = np.empty(C)
+    left[:] = 0.0
     w_left = 0.0
     best_i, best = -1, -np.inf
     for e in range(p - 1):
         for k in range(C):
             left[k] += ent_stats[e, k]
             w_left += ent_stats[e, k]
-        w_right = w_all - w_left
-        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+        if proxy[e] < cut:
             continue
         for k in range(C):
             right[k] = total[k] - left[k]
-        dec = parent - (w_left / w_all) * impurity(left, criterion) \
-            - (w_right / w_all) * impurity(right, criterion)
+        dec = _children_impurity(left, right, w_left, w_all - w_left, w_all, parent, criterion)
         if dec > best + TIE_TOLERANCE:
             best_i, best = e, dec
-    if best_i < 0:
-        return -1, 0.0
-    branches = np.zeros((2, C))
+    branches[:] = 0.0
     for e in range(p):
         for k in range(C):
             branches[0 if e <= best_i else 1, k] += ent_stats[e, k]
-    gain, _, _, _, _ = score(branches, total_w, criterion, min_leaf, False)
-    return best_i, gain
+    return best_i, _class_gain(branches, total_w, criterion, min_leaf)
 
 
 @njit(cache=True)
@@ -192,7 +300,7 @@ def _regression_gain(branches, total_w):
 
 
 @njit(cache=True)
-def _scan_regression(ent_stats, p, total_w, min_leaf):
+def _scan_regression(ent_stats, p, total_w, min_leaf, work):
     """``numeric.best_threshold_regression`` over entries, then the candidate's gain."""
     w_all, s_all = 0.0, 0.0
     for e in range(p):
@@ -212,7 +320,8 @@ def _scan_regression(ent_stats, p, total_w, min_leaf):
             best_i, best_proxy = e, proxy
     if best_i < 0 or w_all <= 0.0:
         return -1, 0.0
-    branches = np.zeros((2, 3))
+    branches = work[0:2]
+    branches[:] = 0.0
     for e in range(p):
         for k in range(3):
             branches[0 if e <= best_i else 1, k] += ent_stats[e, k]
@@ -250,16 +359,15 @@ def _scan_subset(ent_code, ent_stats, p, k_cat, total_w, criterion, regression, 
 @njit(cache=True)
 def _search_feature(j, has_hist, hist, counts, codes, rows, syc, syr, sws, start, end, B, C,
                     n_bins, categorical, unit, regression, total_w, criterion, min_leaf,
-                    max_exhaustive, keys, ent_code, ent_stats, miss, found, gain, cut, after,
-                    side):
+                    max_exhaustive, ent_n, ent_code, ent_stats, miss, proxies, work, found, gain, cut,
+                    after, side):
     """Best split of feature j at the node, written to found/gain/cut/after/side[j]."""
     nb = n_bins[j]
     if has_hist:
         p = _entries_from_hist(j, hist, counts, B, C, nb, unit, regression, ent_code[j],
                                ent_stats[j], miss[j])
-    else:
-        p = _entries_from_rows(j, codes, rows, syc, syr, sws, start, end, nb, C, regression,
-                               keys[j], ent_code[j], ent_stats[j], miss[j])
+    else:  # a small node: ``_sparse_entries`` has filled them
+        p = ent_n[j]
     found[j] = NOT_FOUND
     if p < 2:
         return
@@ -270,9 +378,9 @@ def _search_feature(j, has_hist, hist, counts, codes, rows, syc, syr, sws, start
             found[j], gain[j] = FOUND, g
         return
     if regression:
-        i, g = _scan_regression(ent_stats[j], p, total_w, min_leaf)
+        i, g = _scan_regression(ent_stats[j], p, total_w, min_leaf, work[j])
     else:
-        i, g = _scan_class(ent_stats[j], p, total_w, criterion, min_leaf)
+        i, g = _scan_class(ent_stats[j], p, total_w, criterion, min_leaf, proxies[j], work[j])
     if i >= 0:
         found[j], gain[j] = FOUND, g
         cut[j] = ent_code[j, i]
@@ -282,13 +390,27 @@ def _search_feature(j, has_hist, hist, counts, codes, rows, syc, syr, sws, start
 @njit(cache=True, parallel=True)
 def _search_parallel(has_hist, hist, counts, codes, rows, syc, syr, sws, start, end, B, C,
                      n_bins, categorical, unit, regression, total_w, criterion, min_leaf,
-                     max_exhaustive, keys, ent_code, ent_stats, miss, found, gain, cut, after,
-                     side):
+                     max_exhaustive, ent_n, ent_code, ent_stats, miss, proxies, work, found, gain, cut,
+                     after, side):
     for j in prange(n_bins.shape[0]):
         _search_feature(j, has_hist, hist, counts, codes, rows, syc, syr, sws, start, end, B, C,
                         n_bins, categorical, unit, regression, total_w, criterion, min_leaf,
-                        max_exhaustive, keys, ent_code, ent_stats, miss, found, gain, cut, after,
-                        side)
+                        max_exhaustive, ent_n, ent_code, ent_stats, miss, proxies, work, found, gain,
+                        cut, after, side)
+
+
+@njit(cache=True)
+def _choose(found, gain):
+    """``candidates.choose`` for CART's rule without its temporary arrays: the first feature
+    whose gain is within TIE_TOLERANCE of the largest, -1 when none was found."""
+    top = -np.inf
+    for j in range(found.shape[0]):
+        if found[j] == FOUND and gain[j] > top:
+            top = gain[j]
+    for j in range(found.shape[0]):
+        if found[j] == FOUND and gain[j] >= top - TIE_TOLERANCE:
+            return j
+    return -1
 
 
 # ----------------------------------------------------------------------------- histograms
@@ -407,61 +529,123 @@ def _sur_stats_from_children(left, right, d, B, C, regression, skip, sw, sn, spm
 
 
 @njit(cache=True)
-def _surrogate_threshold(j, B, nb, sw, sn, spm, bin_min, bin_max, min_side):
-    """``surrogates.best_surrogate_threshold`` over the bins of feature j present among the rows
-    that have it (primary missing included). Returns (threshold, left_branch, agreeing weight,
-    last bin on the left); threshold NaN when no cut qualifies."""
-    w0, w1 = 0.0, 0.0
-    n_dir = 0
-    for b in range(nb):
-        cell = j * B + b
-        w0 += sw[cell, 0]
-        w1 += sw[cell, 1]
-        n_dir += sn[cell, 0] + sn[cell, 1]
-    best = max(w0, w1)
-    best_t, best_left, best_cut = np.nan, 0, -1
-    below0, below1 = 0.0, 0.0
-    n_below = 0
-    prev = -1
+def _sur_entries_dense(j, B, nb, sw, sn, spm, e_code, e_w, e_n, e_pm):
+    """The bins of feature j held by a row of the node, ascending, with the statistics of
+    ``_sur_stats_from_*``. Returns how many."""
+    p = 0
     for b in range(nb):
         cell = j * B + b
         if sn[cell, 0] + sn[cell, 1] + spm[cell] == 0:
             continue  # no row at the node has this bin
-        if prev >= 0 and n_below >= min_side and n_dir - n_below >= min_side:
+        e_code[p] = b
+        e_w[p, 0], e_w[p, 1] = sw[cell, 0], sw[cell, 1]
+        e_n[p, 0], e_n[p, 1] = sn[cell, 0], sn[cell, 1]
+        e_pm[p] = spm[cell]
+        p += 1
+    return p
+
+
+@njit(cache=True)
+def _sparse_sur_entries(codes, rows, sws, start, end, direction, n_bins, B, skip, table, bits,
+                        se_code, se_w, se_n, se_pm, se_p):
+    """``_sur_entries_dense`` of every feature at a small node, the way ``_sparse_entries`` makes
+    the split entries: per bin (w sent 0, w sent 1, rows sent 0, rows sent 1, rows without the
+    primary) in ``table``, bins marked in ``bits``, then read in order and cleared."""
+    d = n_bins.shape[0]
+    unit = sws.shape[0] == 0
+    one = np.uint64(1)
+    for t in range(start, end):
+        r = rows[t]
+        wt = 1.0 if unit else sws[t]
+        dr = direction[t - start]
+        for j in range(d):
+            if j == skip:
+                continue
+            c = np.int64(codes[r, j])
+            off = (j * B + c) * 5
+            if dr < 0:
+                table[off + 4] += 1.0
+            else:
+                table[off + dr] += wt
+                if wt > 0.0:
+                    table[off + 2 + dr] += 1.0
+            bits[j * 4 + (c >> 6)] |= one << np.uint64(c & 63)
+    for j in range(d):
+        se_p[j] = 0
+        if j == skip:
+            continue
+        nb = n_bins[j]
+        p = 0
+        for word in range(4):
+            x = bits[j * 4 + word]
+            while x != 0:
+                low = x & (~x + one)
+                c = word * 64 + _bit_index(low)
+                off = (j * B + c) * 5
+                if c != nb:
+                    se_code[j, p] = c
+                    se_w[j, p, 0], se_w[j, p, 1] = table[off], table[off + 1]
+                    se_n[j, p, 0] = np.int64(table[off + 2])
+                    se_n[j, p, 1] = np.int64(table[off + 3])
+                    se_pm[j, p] = np.int64(table[off + 4])
+                    p += 1
+                for k in range(5):
+                    table[off + k] = 0.0
+                x ^= low
+            bits[j * 4 + word] = 0
+        se_p[j] = p
+
+
+@njit(cache=True)
+def _surrogate_threshold(j, p, e_code, e_w, e_n, bin_min, bin_max, min_side):
+    """``surrogates.best_surrogate_threshold`` over the entries of feature j (the bins held by the
+    node's rows that have it, primary missing included). Returns (threshold, left_branch,
+    agreeing weight, last bin on the left); threshold NaN when no cut qualifies."""
+    w0, w1 = 0.0, 0.0
+    n_dir = 0
+    for e in range(p):
+        w0 += e_w[e, 0]
+        w1 += e_w[e, 1]
+        n_dir += e_n[e, 0] + e_n[e, 1]
+    best = max(w0, w1)
+    best_t, best_left, best_cut = np.nan, 0, -1
+    below0, below1 = 0.0, 0.0
+    n_below = 0
+    for e in range(p):
+        if e > 0 and n_below >= min_side and n_dir - n_below >= min_side:
             agree_0 = below0 + (w1 - below1)
             agree_1 = below1 + (w0 - below0)
             if _beats(agree_0, best):
-                best, best_t, best_left, best_cut = agree_0, midpoint(bin_max[j, prev],
-                                                                      bin_min[j, b]), 0, prev
+                best, best_left, best_cut = agree_0, 0, e_code[e - 1]
+                best_t = midpoint(bin_max[j, e_code[e - 1]], bin_min[j, e_code[e]])
             elif _beats(agree_1, best):
-                best, best_t, best_left, best_cut = agree_1, midpoint(bin_max[j, prev],
-                                                                      bin_min[j, b]), 1, prev
-        below0 += sw[cell, 0]
-        below1 += sw[cell, 1]
-        n_below += sn[cell, 0] + sn[cell, 1]
-        prev = b
+                best, best_left, best_cut = agree_1, 1, e_code[e - 1]
+                best_t = midpoint(bin_max[j, e_code[e - 1]], bin_min[j, e_code[e]])
+        below0 += e_w[e, 0]
+        below1 += e_w[e, 1]
+        n_below += e_n[e, 0] + e_n[e, 1]
     return best_t, best_left, best, best_cut
 
 
 @njit(cache=True)
-def _surrogate_subset(j, B, nb, sw, sn, tie_branch, min_side, side):
-    """``surrogates.best_surrogate_subset`` from the per-category statistics of feature j."""
+def _surrogate_subset(p, e_code, e_w, e_n, k_cat, tie_branch, min_side, side):
+    """``surrogates.best_surrogate_subset`` from the per-category entries of a feature."""
+    for v in range(k_cat):
+        side[v] = -1
     agree = 0.0
     sent0, sent1 = 0, 0
-    for v in range(nb):
-        cell = j * B + v
-        side[v] = -1
-        rows = sn[cell, 0] + sn[cell, 1]
+    for e in range(p):
+        rows = e_n[e, 0] + e_n[e, 1]
         if rows == 0:
             continue
-        if _beats(sw[cell, 1], sw[cell, 0]):
+        if _beats(e_w[e, 1], e_w[e, 0]):
             b = 1
-        elif _beats(sw[cell, 0], sw[cell, 1]):
+        elif _beats(e_w[e, 0], e_w[e, 1]):
             b = 0
         else:
             b = tie_branch
-        side[v] = b
-        agree += sw[cell, b]
+        side[e_code[e]] = b
+        agree += e_w[e, b]
         if b == 0:
             sent0 += rows
         else:
@@ -472,12 +656,14 @@ def _surrogate_subset(j, B, nb, sw, sn, tie_branch, min_side, side):
 
 
 @njit(cache=True)
-def _surrogates(d, B, n_bins, categorical, primary, mass0, mass1, majority_branch, sw, sn, spm,
-                bin_min, bin_max, max_surrogates, min_side, min_adjusted, c_agree, c_t, c_left,
-                c_cut, c_side, order):
-    """``_missing.find_surrogates`` on the statistics: every other feature's best surrogate, kept
-    when its adjusted agreement exceeds ``min_adjusted``, ranked by agreement to 12 digits (ties:
-    lower feature). Writes the ranking into ``order``; returns how many."""
+def _surrogates(d, B, n_bins, categorical, primary, mass0, mass1, majority_branch, dense, sw, sn,
+                spm, se_code, se_w, se_n, se_pm, se_p, bin_min, bin_max, max_surrogates,
+                min_side, min_adjusted, c_agree, c_t, c_left, c_cut, c_side, order):
+    """``_missing.find_surrogates``: every other feature's best surrogate, kept when its adjusted
+    agreement exceeds ``min_adjusted``, ranked by agreement to 12 digits (ties: lower feature).
+    The statistics come from sw/sn/spm (``dense``) or are the entries ``_sparse_sur_entries``
+    made (se_*, se_p[j] of them for feature j). Writes the ranking
+    into ``order``; returns how many."""
     total = mass0 + mass1
     majority = max(mass0, mass1) / total
     for j in range(d):
@@ -485,26 +671,31 @@ def _surrogates(d, B, n_bins, categorical, primary, mass0, mass1, majority_branc
         if j == primary:
             continue
         nb = n_bins[j]
+        e_code, e_w, e_n = se_code[j], se_w[j], se_n[j]
+        if dense:
+            p = _sur_entries_dense(j, B, nb, sw, sn, spm, e_code, e_w, e_n, se_pm[j])
+        else:
+            p = se_p[j]
         known_rows = 0
-        for b in range(nb):
-            known_rows += sn[j * B + b, 0] + sn[j * B + b, 1]
+        for e in range(p):
+            known_rows += e_n[e, 0] + e_n[e, 1]
         if known_rows < 2 * min_side:
             continue
         if categorical[j]:
             v0, v1 = 0.0, 0.0
-            for b in range(nb):
-                v0 += sw[j * B + b, 0]
-                v1 += sw[j * B + b, 1]
+            for e in range(p):
+                v0 += e_w[e, 0]
+                v1 += e_w[e, 1]
             tie = _heavier(v0, v1)
             if tie < 0:
                 tie = max(majority_branch, 0)
-            agree = _surrogate_subset(j, B, nb, sw, sn, tie, min_side, c_side[j])
+            agree = _surrogate_subset(p, e_code, e_w, e_n, nb, tie, min_side, c_side[j])
             if agree < 0:
                 continue
             c_t[j] = np.nan
             c_left[j] = 0
         else:
-            t, left, agree, cut = _surrogate_threshold(j, B, nb, sw, sn, spm, bin_min, bin_max,
+            t, left, agree, cut = _surrogate_threshold(j, p, e_code, e_w, e_n, bin_min, bin_max,
                                                        min_side)
             if np.isnan(t):
                 continue
@@ -524,9 +715,7 @@ def _surrogates(d, B, n_bins, categorical, primary, mass0, mass1, majority_branc
         if best_j < 0:
             break
         order[count] = best_j
-        key[best_j] = -1.0
-        c_agree_best = c_agree[best_j]
-        c_agree[best_j] = -1.0 - c_agree_best  # taken; decoded by the caller as -1 - value
+        c_agree[best_j] = -1.0 - c_agree[best_j]  # taken; the caller reads -1 - value
         count += 1
     return count
 
@@ -657,7 +846,12 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
     ent_code = np.zeros((d, B), dtype=np.int64)
     ent_stats = np.zeros((d, B, C))
     miss = np.zeros((d, C))
-    keys = np.zeros((d, max(small, 1)), dtype=np.int64)
+    proxies = np.zeros((d, B))
+    work = np.zeros((d, 5, C))  # per feature: total, left, right, and the two branches
+    ent_n = np.zeros(d, dtype=np.int64)
+    table = np.zeros(d * B * C)  # small nodes' sparse histogram, kept clear between uses
+    bits = np.zeros(d * 4, dtype=np.uint64)
+    table5 = np.zeros(d * B * 5)
     direction = np.empty(n, dtype=np.int64)
     sw = np.zeros((d * B, 2))
     sn = np.zeros((d * B, 2), dtype=np.int64)
@@ -668,6 +862,11 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
     c_cut = np.zeros(d, dtype=np.int64)
     c_side = np.full((d, B), -1, dtype=np.int64)
     s_order = np.zeros(max(max_surrogates, 1), dtype=np.int64)
+    se_code = np.zeros((d, B), dtype=np.int64)
+    se_w = np.zeros((d, B, 2))
+    se_n = np.zeros((d, B, 2), dtype=np.int64)
+    se_pm = np.zeros((d, B), dtype=np.int64)
+    se_p = np.zeros(d, dtype=np.int64)
 
     # the tree
     cap = 64
@@ -733,20 +932,23 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
 
         # ---- split search, feature by feature
         has_hist = slot >= 0
+        if not has_hist:
+            _sparse_entries(codes, rows, syc, syr, sws, start, end, n_bins, B, C, regression,
+                            table, bits, ent_code, ent_stats, ent_n, miss)
         hist = pool_h[max(slot, 0)]
         counts = pool_c[max(slot, 0)]
         if m * d >= PARALLEL_MIN_WORK and n_threads > 1:
             _search_parallel(has_hist, hist, counts, codes, rows, syc, syr, sws, start, end, B,
                              C, n_bins, categorical, unit, regression, W, criterion, min_leaf,
-                             max_exhaustive, keys, ent_code, ent_stats, miss, found, gain, cut,
-                             after, side)
+                             max_exhaustive, ent_n, ent_code, ent_stats, miss, proxies, work, found,
+                             gain, cut, after, side)
         else:
             for j in range(d):
                 _search_feature(j, has_hist, hist, counts, codes, rows, syc, syr, sws, start,
                                 end, B, C, n_bins, categorical, unit, regression, W, criterion,
-                                min_leaf, max_exhaustive, keys, ent_code, ent_stats, miss, found,
-                                gain, cut, after, side)
-        best_j, _ = choose(gain, gain, found == FOUND, False, TIE_TOLERANCE)
+                                min_leaf, max_exhaustive, ent_n, ent_code, ent_stats, miss,
+                                proxies, work, found, gain, cut, after, side)
+        best_j = _choose(found, gain)
         if best_j < 0 or gain[best_j] * W / total_w < min_impurity_decrease:
             if slot >= 0:
                 free[n_free] = slot
@@ -779,10 +981,17 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         from_children = want_sur and unit and n_lost == 0 and m >= 2 * small and slot >= 0
         n_s = 0
         if want_sur and not from_children:
-            _sur_stats_from_rows(codes, rows, sws, start, end, direction, d, B, j, sw, sn, spm)
-            n_s = _surrogates(d, B, n_bins, categorical, j, mass0, mass1, majority_branch, sw, sn,
-                              spm, bin_min, bin_max, max_surrogates, min_side, min_adjusted,
-                              c_agree, c_t, c_left, c_cut, c_side, s_order)
+            dense = m >= small  # a small node's statistics come from its rows, bins present only
+            if dense:
+                _sur_stats_from_rows(codes, rows, sws, start, end, direction, d, B, j, sw, sn,
+                                     spm)
+            else:
+                _sparse_sur_entries(codes, rows, sws, start, end, direction, n_bins, B, j, table5,
+                                    bits, se_code, se_w, se_n, se_pm, se_p)
+            n_s = _surrogates(d, B, n_bins, categorical, j, mass0, mass1, majority_branch, dense,
+                              sw, sn, spm, se_code, se_w, se_n, se_pm, se_p, bin_min, bin_max,
+                              max_surrogates, min_side, min_adjusted, c_agree, c_t, c_left, c_cut,
+                              c_side, s_order)
 
         # ---- route rows without the primary: surrogates, then the majority branch
         if n_lost > 0:
@@ -864,9 +1073,10 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
             if from_children:
                 _sur_stats_from_children(pool_h[left_slot], pool_h[right_slot], d, B, C,
                                          regression, j, sw, sn, spm)
-                n_s = _surrogates(d, B, n_bins, categorical, j, mass0, mass1, majority_branch, sw,
-                                  sn, spm, bin_min, bin_max, max_surrogates, min_side,
-                                  min_adjusted, c_agree, c_t, c_left, c_cut, c_side, s_order)
+                n_s = _surrogates(d, B, n_bins, categorical, j, mass0, mass1, majority_branch,
+                                  True, sw, sn, spm, se_code, se_w, se_n, se_pm, se_p, bin_min,
+                                  bin_max, max_surrogates, min_side, min_adjusted, c_agree, c_t,
+                                  c_left, c_cut, c_side, s_order)
             if min(n_left, n_right) < small:  # the small child does without a histogram
                 free[n_free] = small_slot
                 n_free += 1
