@@ -705,17 +705,18 @@ def _surrogates(d, B, n_bins, categorical, primary, mass0, mass1, majority_branc
         agreement = agree / total
         if (agreement - majority) / (1.0 - majority) > min_adjusted:
             c_agree[j] = agreement
-    key = np.floor(c_agree * 1e12 + 0.5)  # agreement to 12 digits, as the reference ranks them
+    # rank by agreement to 12 digits, as the reference does; a taken feature's key drops to -1
+    key = np.floor(c_agree * 1e12 + 0.5)
     count = 0
     while count < max_surrogates:
         best_j = -1
         for j in range(d):
-            if c_agree[j] >= 0.0 and (best_j < 0 or key[j] > key[best_j]):
+            if c_agree[j] >= 0.0 and key[j] >= 0.0 and (best_j < 0 or key[j] > key[best_j]):
                 best_j = j
         if best_j < 0:
             break
         order[count] = best_j
-        c_agree[best_j] = -1.0 - c_agree[best_j]  # taken; the caller reads -1 - value
+        key[best_j] = -1.0
         count += 1
     return count
 
@@ -1141,7 +1142,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
             s_count[node] = n_s
             for s in range(n_s):
                 f = s_order[s]
-                agreement = -1.0 - c_agree[f]
+                agreement = c_agree[f]
                 s_feature[n_sur] = f
                 s_agree[n_sur] = agreement
                 s_adj[n_sur] = (agreement - majority) / (1.0 - majority)
