@@ -79,8 +79,12 @@ def _entries_from_hist(j, hist, counts, B, C, nb, unit, regression, ent_code, en
 
 @njit(cache=True)
 def _bit_index(low):
-    """k for low = 2^k (a power of two is exact in float64, and so is its log2)."""
-    return np.int64(np.log2(np.float64(low)))
+    """k for low = 2^k: the number of bits set in low - 1 (a SWAR population count, no table)."""
+    x = low - np.uint64(1)
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True)
@@ -766,37 +770,35 @@ def _grow_rows(a, size):
 
 
 @njit(cache=True)
-def _node_value(syc, syr, sws, start, end, n_classes, criterion, regression):
-    """(value, weight, impurity, pure) of a segment, summed as the reference builder sums: class
-    counts row by row, regression totals as numpy's pairwise sums."""
+def _node_value(syc, syr, sws, start, end, criterion, regression, out, ws, prod):
+    """Writes the node's value into ``out`` (class counts, or the mean) and returns (weight,
+    impurity, pure), summed as the reference builder sums: class counts row by row, regression
+    totals as numpy's pairwise sums. ``ws`` and ``prod``: scratch of at least the node's rows."""
     m = end - start
     unit = sws.shape[0] == 0
     if regression:
-        ws = np.empty(m)
         for t in range(m):
             ws[t] = 1.0 if unit else sws[start + t]
-        total = numpy_sum(ws)
-        prod = np.empty(m)
+        total = numpy_sum(ws[:m])
         for t in range(m):
             prod[t] = ws[t] * syr[start + t]
-        mean = numpy_sum(prod) / total
+        mean = numpy_sum(prod[:m]) / total
         pure = True
         for t in range(m):
             dev = syr[start + t] - mean
             prod[t] = ws[t] * dev ** 2
             if syr[start + t] != syr[start]:
                 pure = False
-        value = np.empty(1)
-        value[0] = mean
-        return value, total, numpy_sum(prod) / total, pure
-    counts = np.zeros(n_classes)
+        out[0] = mean
+        return total, numpy_sum(prod[:m]) / total, pure
+    out[:] = 0.0
     for t in range(start, end):
-        counts[syc[t]] += 1.0 if unit else sws[t]
+        out[syc[t]] += 1.0 if unit else sws[t]
     classes = 0
-    for k in range(n_classes):
-        if counts[k] > 0:
+    for k in range(out.shape[0]):
+        if out[k] > 0:
             classes += 1
-    return counts, numpy_sum(counts), impurity(counts, criterion), classes <= 1
+    return numpy_sum(out), impurity(out, criterion), classes <= 1
 
 
 @njit(cache=True)
@@ -829,6 +831,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
     g = np.empty(n, dtype=np.int64)
     buf_i = np.empty(n, dtype=np.int64)
     buf_f = np.empty(n)
+    buf_f2 = np.empty(n if regression else 0)
 
     # histogram slots, reused through a free list
     size = d * B * C
@@ -918,9 +921,8 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         top -= 1
         node, start, end, slot = st_node[top], st_start[top], st_end[top], st_slot[top]
         m = end - start
-        val, W, imp, pure = _node_value(syc, syr, sws, start, end, n_classes, criterion,
-                                        regression)
-        value[node] = val
+        W, imp, pure = _node_value(syc, syr, sws, start, end, criterion, regression, value[node],
+                                   buf_f, buf_f2)
         wsum[node] = W
         imp_arr[node] = imp
         n_samples[node] = m
@@ -977,7 +979,9 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
             elif dr == 1:
                 mass1 += wt
         majority_branch = _heavier(mass0, mass1)
-        want_sur = max_surrogates > 0 and mass0 + mass1 > 0.0 and min(mass0, mass1) > 0.0
+        # a surrogate needs min_side primary-known rows each way: fewer rows, none qualifies
+        want_sur = (max_surrogates > 0 and mass0 + mass1 > 0.0 and min(mass0, mass1) > 0.0
+                    and m - n_lost >= 2 * min_side)
         # m >= 2 small: the larger child has >= small rows, so both children's histograms exist
         from_children = want_sur and unit and n_lost == 0 and m >= 2 * small and slot >= 0
         n_s = 0
