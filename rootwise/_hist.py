@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from ._config import CATEGORICAL, LEAF, SUBSET, THRESHOLD
+from ._config import CATEGORICAL, LEAF, THRESHOLD
 from ._core.bins import SAMPLE_ROWS, SEARCH_SIZE, all_upper, map_rows
 from ._core.hist_grow import grow_hist
 from ._core.numeric import midpoint
@@ -203,7 +203,6 @@ def build_reference(X, y, w, kinds, n_categories, n_classes, policy: Policy, val
     sur = tree.surrogates
     for s in np.flatnonzero(sur["kind"] == THRESHOLD):
         sur["threshold"][s] = _real_threshold(bins, int(sur["feature"][s]), sur["threshold"][s])
-    assert not np.any((tree.kind == SUBSET) & ~bins.categorical[np.maximum(tree.feature, 0)])
     return tree, steps
 
 
@@ -212,8 +211,6 @@ def build(X, y, w, kinds, n_categories, n_classes, policy: Policy, validation=No
     """(tree, pre-pruning steps) with the histogram splitter: the numba grower where it applies,
     else (and with ``reference=True``) the exact builder on the coded matrix."""
     if not reference and validation is None and applies(X, w, policy):
-        if not np.any(w > 0):
-            raise ValueError("sample weights sum to zero: there is nothing to grow a tree on.")
         return grow(X, y, w, kinds, n_categories, n_classes, policy), []
     return build_reference(X, y, w, kinds, n_categories, n_classes, policy, validation,
                            reference=reference)

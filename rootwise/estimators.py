@@ -688,6 +688,25 @@ class CARTClassifier(_CART, _ClassificationTree):
         Shuffles the cross-validation folds (and the held-out rows of ``pruning="pre"`` /
         ``"reduced-error"``). Growing a tree is deterministic: ties between attributes go to
         the lowest column index, ties between thresholds to the lowest threshold.
+    splitter : "exact" (default) or "hist"
+        "exact" tries every midpoint of adjacent distinct values. "hist" first bins each
+        continuous column into at most ``max_bins`` bins (numba, binning included in ``fit``) and
+        searches per-node histograms of the bins, building the smaller child's and subtracting it
+        from the parent's for the larger: much faster on large data. A column with at most
+        ``max_bins`` distinct values gets one bin per value, so when every column does, the tree
+        is the exact tree (same tests, thresholds, surrogates and counts; with non-integer
+        weights or targets, sums taken in another order can break a near-tie differently).
+        Otherwise bins hold about equal numbers of rows (quantiles of a sample of at most
+        200,000 rows) and a split between two bins sits at the midpoint of the largest training
+        value of the left bin and the smallest of the next bin present: a midpoint of real values.
+        Categorical columns are binned by category code (subset search as exact; at most 255
+        categories, else a ValueError); missing values get their own bin and are handled by
+        surrogates as above. Every pruning option works; ``pruning="pre"``, ``max_leaf_nodes``
+        and zero sample weights run the reference builder on the bins (slower), where validation
+        rows are binned with the training bins.
+    max_bins : int, default 255
+        Bins per continuous column for ``splitter="hist"``, 2 to 255 (a missing value takes one
+        more code of its own).
 
     Attributes
     ----------
@@ -777,7 +796,8 @@ class CARTRegressor(RegressorMixin, _CART):  # mixins before the base class (skl
         min_{a,s} [ min_c1 sum_{D1} (y - c1)^2 + min_c2 sum_{D2} (y - c2)^2 ],
 
     leaves predicting the weighted mean (default) or median of their rows (seed 001 §3.2).
-    Splits, surrogates and pruning as in ``CARTClassifier``.
+    Splits, surrogates, pruning, ``splitter`` and ``max_bins`` as in ``CARTClassifier`` (with
+    ``splitter="hist"`` the node histograms hold sum w, sum w y and sum w y^2 per bin).
     """
 
     _regression = True

@@ -17,8 +17,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from rootwise import CARTClassifier, CARTRegressor
-from rootwise import _hist
+from rootwise import CARTClassifier, CARTRegressor, _hist
 from rootwise._builder import build_tree
 from rootwise._config import CATEGORICAL, CONTINUOUS, THRESHOLD
 from rootwise._core import bins as kernels
