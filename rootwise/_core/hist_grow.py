@@ -361,46 +361,46 @@ def _scan_subset(ent_code, ent_stats, p, k_cat, total_w, criterion, regression, 
 
 
 @njit(cache=True)
-def _search_feature(j, has_hist, hist, counts, codes, rows, syc, syr, sws, start, end, B, C,
-                    n_bins, categorical, unit, regression, total_w, criterion, min_leaf,
-                    max_exhaustive, ent_n, ent_code, ent_stats, miss, proxies, work, found, gain, cut,
-                    after, side):
-    """Best split of feature j at the node, written to found/gain/cut/after/side[j]."""
-    nb = n_bins[j]
-    if has_hist:
-        p = _entries_from_hist(j, hist, counts, B, C, nb, unit, regression, ent_code[j],
-                               ent_stats[j], miss[j])
-    else:  # a small node: ``_sparse_entries`` has filled them
-        p = ent_n[j]
-    found[j] = NOT_FOUND
-    if p < 2:
-        return
-    if categorical[j]:
-        ok, g = _scan_subset(ent_code[j], ent_stats[j], p, nb, total_w, criterion, regression,
-                             min_leaf, max_exhaustive, side[j])
-        if ok:
+def _search_range(j0, j1, has_hist, hist, counts, B, C, n_bins, categorical, unit, regression,
+                  total_w, criterion, min_leaf, max_exhaustive, ent_n, ent_code, ent_stats, miss,
+                  proxies, work, found, gain, cut, after, side):
+    """Best split of features j0..j1-1 at the node, written to found/gain/cut/after/side[j].
+    The loop is inside: one call per node, not per feature (a call passing two dozen arrays
+    costs more than a small node's whole scan)."""
+    for j in range(j0, j1):
+        nb = n_bins[j]
+        if has_hist:
+            p = _entries_from_hist(j, hist, counts, B, C, nb, unit, regression, ent_code[j],
+                                   ent_stats[j], miss[j])
+        else:  # a small node: ``_sparse_entries`` has filled them
+            p = ent_n[j]
+        found[j] = NOT_FOUND
+        if p < 2:
+            continue
+        if categorical[j]:
+            ok, g = _scan_subset(ent_code[j], ent_stats[j], p, nb, total_w, criterion, regression,
+                                 min_leaf, max_exhaustive, side[j])
+            if ok:
+                found[j], gain[j] = FOUND, g
+            continue
+        if regression:
+            i, g = _scan_regression(ent_stats[j], p, total_w, min_leaf, work[j])
+        else:
+            i, g = _scan_class(ent_stats[j], p, total_w, criterion, min_leaf, proxies[j], work[j])
+        if i >= 0:
             found[j], gain[j] = FOUND, g
-        return
-    if regression:
-        i, g = _scan_regression(ent_stats[j], p, total_w, min_leaf, work[j])
-    else:
-        i, g = _scan_class(ent_stats[j], p, total_w, criterion, min_leaf, proxies[j], work[j])
-    if i >= 0:
-        found[j], gain[j] = FOUND, g
-        cut[j] = ent_code[j, i]
-        after[j] = ent_code[j, i + 1]
+            cut[j] = ent_code[j, i]
+            after[j] = ent_code[j, i + 1]
 
 
 @njit(cache=True, parallel=True)
-def _search_parallel(has_hist, hist, counts, codes, rows, syc, syr, sws, start, end, B, C,
-                     n_bins, categorical, unit, regression, total_w, criterion, min_leaf,
-                     max_exhaustive, ent_n, ent_code, ent_stats, miss, proxies, work, found, gain, cut,
-                     after, side):
+def _search_parallel(has_hist, hist, counts, B, C, n_bins, categorical, unit, regression, total_w,
+                     criterion, min_leaf, max_exhaustive, ent_n, ent_code, ent_stats, miss,
+                     proxies, work, found, gain, cut, after, side):
     for j in prange(n_bins.shape[0]):
-        _search_feature(j, has_hist, hist, counts, codes, rows, syc, syr, sws, start, end, B, C,
-                        n_bins, categorical, unit, regression, total_w, criterion, min_leaf,
-                        max_exhaustive, ent_n, ent_code, ent_stats, miss, proxies, work, found, gain,
-                        cut, after, side)
+        _search_range(j, j + 1, has_hist, hist, counts, B, C, n_bins, categorical, unit,
+                      regression, total_w, criterion, min_leaf, max_exhaustive, ent_n, ent_code,
+                      ent_stats, miss, proxies, work, found, gain, cut, after, side)
 
 
 @njit(cache=True)
@@ -571,7 +571,7 @@ def _sparse_sur_entries(codes, rows, sws, start, end, direction, n_bins, B, skip
                 table[off + 4] += 1.0
             else:
                 table[off + dr] += wt
-                if wt > 0.0:
+                if not unit and wt > 0.0:  # with unit weights the row counts are the weights
                     table[off + 2 + dr] += 1.0
             bits[j * 4 + (c >> 6)] |= one << np.uint64(c & 63)
     for j in range(d):
@@ -589,8 +589,10 @@ def _sparse_sur_entries(codes, rows, sws, start, end, direction, n_bins, B, skip
                 if c != nb:
                     se_code[j, p] = c
                     se_w[j, p, 0], se_w[j, p, 1] = table[off], table[off + 1]
-                    se_n[j, p, 0] = np.int64(table[off + 2])
-                    se_n[j, p, 1] = np.int64(table[off + 3])
+                    rows0 = table[off] if unit else table[off + 2]
+                    rows1 = table[off + 1] if unit else table[off + 3]
+                    se_n[j, p, 0] = np.int64(rows0)
+                    se_n[j, p, 1] = np.int64(rows1)
                     se_pm[j, p] = np.int64(table[off + 4])
                     p += 1
                 for k in range(5):
@@ -601,16 +603,16 @@ def _sparse_sur_entries(codes, rows, sws, start, end, direction, n_bins, B, skip
 
 
 @njit(cache=True)
-def _surrogate_threshold(j, p, e_code, e_w, e_n, bin_min, bin_max, min_side):
+def _surrogate_threshold(j, p, se_code, se_w, se_n, bin_min, bin_max, min_side):
     """``surrogates.best_surrogate_threshold`` over the entries of feature j (the bins held by the
     node's rows that have it, primary missing included). Returns (threshold, left_branch,
     agreeing weight, last bin on the left); threshold NaN when no cut qualifies."""
     w0, w1 = 0.0, 0.0
     n_dir = 0
     for e in range(p):
-        w0 += e_w[e, 0]
-        w1 += e_w[e, 1]
-        n_dir += e_n[e, 0] + e_n[e, 1]
+        w0 += se_w[j, e, 0]
+        w1 += se_w[j, e, 1]
+        n_dir += se_n[j, e, 0] + se_n[j, e, 1]
     best = max(w0, w1)
     best_t, best_left, best_cut = np.nan, 0, -1
     below0, below1 = 0.0, 0.0
@@ -620,36 +622,38 @@ def _surrogate_threshold(j, p, e_code, e_w, e_n, bin_min, bin_max, min_side):
             agree_0 = below0 + (w1 - below1)
             agree_1 = below1 + (w0 - below0)
             if _beats(agree_0, best):
-                best, best_left, best_cut = agree_0, 0, e_code[e - 1]
-                best_t = midpoint(bin_max[j, e_code[e - 1]], bin_min[j, e_code[e]])
+                best, best_left, best_cut = agree_0, 0, se_code[j, e - 1]
+                best_t = midpoint(bin_max[j, se_code[j, e - 1]], bin_min[j, se_code[j, e]])
             elif _beats(agree_1, best):
-                best, best_left, best_cut = agree_1, 1, e_code[e - 1]
-                best_t = midpoint(bin_max[j, e_code[e - 1]], bin_min[j, e_code[e]])
-        below0 += e_w[e, 0]
-        below1 += e_w[e, 1]
-        n_below += e_n[e, 0] + e_n[e, 1]
+                best, best_left, best_cut = agree_1, 1, se_code[j, e - 1]
+                best_t = midpoint(bin_max[j, se_code[j, e - 1]], bin_min[j, se_code[j, e]])
+        below0 += se_w[j, e, 0]
+        below1 += se_w[j, e, 1]
+        n_below += se_n[j, e, 0] + se_n[j, e, 1]
     return best_t, best_left, best, best_cut
 
 
 @njit(cache=True)
-def _surrogate_subset(p, e_code, e_w, e_n, k_cat, tie_branch, min_side, side):
-    """``surrogates.best_surrogate_subset`` from the per-category entries of a feature."""
+def _surrogate_subset(j, p, se_code, se_w, se_n, k_cat, tie_branch, min_side, sides):
+    """``surrogates.best_surrogate_subset`` from the per-category entries of feature j; the
+    branch of each category into sides[j]. (Arrays and j rather than row views: these run per
+    feature and node, and every view costs a reference count.)"""
     for v in range(k_cat):
-        side[v] = -1
+        sides[j, v] = -1
     agree = 0.0
     sent0, sent1 = 0, 0
     for e in range(p):
-        rows = e_n[e, 0] + e_n[e, 1]
+        rows = se_n[j, e, 0] + se_n[j, e, 1]
         if rows == 0:
             continue
-        if _beats(e_w[e, 1], e_w[e, 0]):
+        if _beats(se_w[j, e, 1], se_w[j, e, 0]):
             b = 1
-        elif _beats(e_w[e, 0], e_w[e, 1]):
+        elif _beats(se_w[j, e, 0], se_w[j, e, 1]):
             b = 0
         else:
             b = tie_branch
-        side[e_code[e]] = b
-        agree += e_w[e, b]
+        sides[j, se_code[j, e]] = b
+        agree += se_w[j, e, b]
         if b == 0:
             sent0 += rows
         else:
@@ -675,32 +679,31 @@ def _surrogates(d, B, n_bins, categorical, primary, mass0, mass1, majority_branc
         if j == primary:
             continue
         nb = n_bins[j]
-        e_code, e_w, e_n = se_code[j], se_w[j], se_n[j]
         if dense:
-            p = _sur_entries_dense(j, B, nb, sw, sn, spm, e_code, e_w, e_n, se_pm[j])
+            p = _sur_entries_dense(j, B, nb, sw, sn, spm, se_code[j], se_w[j], se_n[j], se_pm[j])
         else:
             p = se_p[j]
         known_rows = 0
         for e in range(p):
-            known_rows += e_n[e, 0] + e_n[e, 1]
+            known_rows += se_n[j, e, 0] + se_n[j, e, 1]
         if known_rows < 2 * min_side:
             continue
         if categorical[j]:
             v0, v1 = 0.0, 0.0
             for e in range(p):
-                v0 += e_w[e, 0]
-                v1 += e_w[e, 1]
+                v0 += se_w[j, e, 0]
+                v1 += se_w[j, e, 1]
             tie = _heavier(v0, v1)
             if tie < 0:
                 tie = max(majority_branch, 0)
-            agree = _surrogate_subset(p, e_code, e_w, e_n, nb, tie, min_side, c_side[j])
+            agree = _surrogate_subset(j, p, se_code, se_w, se_n, nb, tie, min_side, c_side)
             if agree < 0:
                 continue
             c_t[j] = np.nan
             c_left[j] = 0
         else:
-            t, left, agree, cut = _surrogate_threshold(j, p, e_code, e_w, e_n, bin_min, bin_max,
-                                                       min_side)
+            t, left, agree, cut = _surrogate_threshold(j, p, se_code, se_w, se_n, bin_min,
+                                                       bin_max, min_side)
             if np.isnan(t):
                 continue
             c_t[j] = t
@@ -941,16 +944,13 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         hist = pool_h[max(slot, 0)]
         counts = pool_c[max(slot, 0)]
         if m * d >= PARALLEL_MIN_WORK and n_threads > 1:
-            _search_parallel(has_hist, hist, counts, codes, rows, syc, syr, sws, start, end, B,
-                             C, n_bins, categorical, unit, regression, W, criterion, min_leaf,
-                             max_exhaustive, ent_n, ent_code, ent_stats, miss, proxies, work, found,
-                             gain, cut, after, side)
+            _search_parallel(has_hist, hist, counts, B, C, n_bins, categorical, unit, regression,
+                             W, criterion, min_leaf, max_exhaustive, ent_n, ent_code, ent_stats,
+                             miss, proxies, work, found, gain, cut, after, side)
         else:
-            for j in range(d):
-                _search_feature(j, has_hist, hist, counts, codes, rows, syc, syr, sws, start,
-                                end, B, C, n_bins, categorical, unit, regression, W, criterion,
-                                min_leaf, max_exhaustive, ent_n, ent_code, ent_stats, miss,
-                                proxies, work, found, gain, cut, after, side)
+            _search_range(0, d, has_hist, hist, counts, B, C, n_bins, categorical, unit,
+                          regression, W, criterion, min_leaf, max_exhaustive, ent_n, ent_code,
+                          ent_stats, miss, proxies, work, found, gain, cut, after, side)
         best_j = _choose(found, gain)
         if best_j < 0 or gain[best_j] * W / total_w < min_impurity_decrease:
             if slot >= 0:
