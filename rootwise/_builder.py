@@ -315,7 +315,13 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
 
     CART on continuous columns without missing cells grows in one numba call (``_fast``), and so do
     ID3 and C4.5 without validation data (``_core.grow_multiway``); both grow the same tree as this
-    module's loop, which ``reference=True`` forces (the tests compare them)."""
+    module's loop, which ``reference=True`` forces (the tests compare them). ``policy.splitter ==
+    "hist"`` grows on binned columns (``_hist``), with the same two paths."""
+    if policy.splitter == "hist":
+        from . import _hist
+
+        return _hist.build(X, y, w, kinds, n_categories, n_classes, policy, validation,
+                           reference=reference)
     if not reference and validation is None and _grows_in_one_call(policy, n_classes):
         return _grow_multiway(X, y, w, kinds, n_categories, n_classes, policy), []
     if not reference and validation is None and policy.categorical_split == "subset":

@@ -96,9 +96,10 @@ class _TreeEstimator(Estimator):
         Xe = enc.encode_numeric_array(X, schema)  # a numeric array: no per-column copy
         if Xe is None:
             Xe = enc.encode(frame, schema)
+        n_rows = Xe.shape[0]
         self._check_missing(Xe, schema)
-        classes, yt = self._encode_target_fit(y, frame.shape[0])
-        w = enc.check_sample_weight(sample_weight, frame.shape[0])
+        classes, yt = self._encode_target_fit(y, n_rows)
+        w = enc.check_sample_weight(sample_weight, n_rows)
         w = self._class_weighted(w, yt)
         if (X_val is None) != (y_val is None):
             raise ValueError("fit needs both X_val and y_val, or neither.")
@@ -106,7 +107,7 @@ class _TreeEstimator(Estimator):
             raise ValueError(f"X_val / y_val are used only by pruning='pre' or 'reduced-error'; "
                              f"pruning is {self.pruning!r}.")
 
-        train = np.arange(frame.shape[0])
+        train = np.arange(n_rows)
         validation = None
         if self.pruning in _VALIDATION_PRUNING:
             if X_val is not None:
@@ -582,6 +583,11 @@ class _CART(_TreeEstimator):
         ms = self.max_surrogates
         if not isinstance(ms, numbers.Integral) or isinstance(ms, bool) or ms < 0:
             raise ValueError(f"{name}: max_surrogates must be an integer >= 0, got {ms!r}.")
+        if not isinstance(self.splitter, str) or self.splitter not in ("exact", "hist"):
+            raise ValueError(f"{name}: splitter must be 'exact' or 'hist', got {self.splitter!r}.")
+        mb = self.max_bins
+        if not isinstance(mb, numbers.Integral) or isinstance(mb, bool) or not 2 <= mb <= 255:
+            raise ValueError(f"{name}: max_bins must be an integer in [2, 255], got {mb!r}.")
 
     def _cart_policy(self, criterion: str, **extra) -> Policy:
         return Policy(criterion=criterion, selection="gain", categorical_split="subset",
@@ -591,7 +597,8 @@ class _CART(_TreeEstimator):
                       min_impurity_decrease=float(self.min_impurity_decrease),
                       impurity_threshold=float(self.impurity_threshold),
                       max_leaf_nodes=self.max_leaf_nodes, max_surrogates=int(self.max_surrogates),
-                      prune_on_tie=bool(self.prune_on_tie), **extra)
+                      prune_on_tie=bool(self.prune_on_tie), splitter=self.splitter,
+                      max_bins=int(self.max_bins), **extra)
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """Weakest-link sequence of the unpruned tree: ``ccp_alphas`` and the total leaf impurity
@@ -690,6 +697,25 @@ class CARTClassifier(_CART, _ClassificationTree):
         Shuffles the cross-validation folds (and the held-out rows of ``pruning="pre"`` /
         ``"reduced-error"``). Growing a tree is deterministic: ties between attributes go to
         the lowest column index, ties between thresholds to the lowest threshold.
+    splitter : "exact" (default) or "hist"
+        "exact" tries every midpoint of adjacent distinct values. "hist" first bins each
+        continuous column into at most ``max_bins`` bins (numba, binning included in ``fit``) and
+        searches per-node histograms of the bins, building the smaller child's and subtracting it
+        from the parent's for the larger: much faster on large data. A column with at most
+        ``max_bins`` distinct values gets one bin per value, so when every column does, the tree
+        is the exact tree (same tests, thresholds, surrogates and counts; with non-integer
+        weights or targets, sums taken in another order can break a near-tie differently).
+        Otherwise bins hold about equal numbers of rows (quantiles of a sample of at most
+        200,000 rows) and a split between two bins sits at the midpoint of the largest training
+        value of the left bin and the smallest of the next bin present: a midpoint of real values.
+        Categorical columns are binned by category code (subset search as exact; at most 255
+        categories, else a ValueError); missing values get their own bin and are handled by
+        surrogates as above. Every pruning option works; ``pruning="pre"``, ``max_leaf_nodes``
+        and zero sample weights run the reference builder on the bins (slower), where validation
+        rows are binned with the training bins.
+    max_bins : int, default 255
+        Bins per continuous column for ``splitter="hist"``, 2 to 255 (a missing value takes one
+        more code of its own).
 
     Attributes
     ----------
@@ -744,7 +770,7 @@ class CARTClassifier(_CART, _ClassificationTree):
                  max_leaf_nodes=None, class_weight=None, max_surrogates=5, max_exhaustive=12,
                  pruning="cost-complexity", ccp_alpha="cv-1se", cv=10,
                  categorical_features="auto", validation_fraction=0.3, prune_on_tie=True,
-                 random_state=None, n_jobs=None):
+                 random_state=None, n_jobs=None, splitter="exact", max_bins=255):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -763,6 +789,8 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.prune_on_tie = prune_on_tie
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.splitter = splitter
+        self.max_bins = max_bins
 
     def _policy(self) -> Policy:
         if self.criterion not in ("gini", "entropy"):
@@ -777,7 +805,8 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         min_{a,s} [ min_c1 sum_{D1} (y - c1)^2 + min_c2 sum_{D2} (y - c2)^2 ],
 
     leaves predicting the weighted mean (default) or median of their rows (seed 001 §3.2).
-    Splits, surrogates and pruning as in ``CARTClassifier``.
+    Splits, surrogates, pruning, ``splitter`` and ``max_bins`` as in ``CARTClassifier`` (with
+    ``splitter="hist"`` the node histograms hold sum w, sum w y and sum w y^2 per bin).
     """
 
     _regression = True
@@ -786,7 +815,8 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
                  min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
                  max_leaf_nodes=None, max_surrogates=5, pruning="cost-complexity",
                  ccp_alpha="cv-1se", cv=10, categorical_features="auto",
-                 validation_fraction=0.3, prune_on_tie=True, random_state=None, n_jobs=None):
+                 validation_fraction=0.3, prune_on_tie=True, random_state=None, n_jobs=None,
+                 splitter="exact", max_bins=255):
         self.leaf_value = leaf_value
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -803,6 +833,8 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         self.prune_on_tie = prune_on_tie
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.splitter = splitter
+        self.max_bins = max_bins
 
     def _policy(self) -> Policy:
         if self.leaf_value not in ("mean", "median"):
