@@ -393,9 +393,15 @@ def _partition_parallel(X, words, targets, weights, start, end, goes_left, skip,
         j = np.int64(jj)  # prange counts in uint64: one compiled _partition_one, not two
         if j != skip:
             t = numba.get_thread_id()
-            _partition_one(j, X, words[j], targets[j], weights[j], start, end, goes_left,
-                           thread_buffers[0][t], thread_buffers[1][t], thread_buffers[2][t],
-                           move, surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t,
+            if t < thread_buffers[0].shape[0]:
+                bw, bt, bwt = thread_buffers[0][t], thread_buffers[1][t], thread_buffers[2][t]
+            else:  # a threading layer numbering its threads beyond the count: own scratch
+                m = end - start
+                bw = np.empty(m, dtype=np.int64)
+                bt = np.empty(m if targets.shape[1] > 0 else 0)
+                bwt = np.empty(m if weights.shape[1] > 0 else 0)
+            _partition_one(j, X, words[j], targets[j], weights[j], start, end, goes_left, bw, bt,
+                           bwt, move, surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t,
                            cand_left)
 
 
