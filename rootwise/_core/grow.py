@@ -34,6 +34,7 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import GINI, TIE_TOLERANCE
+from .arrays import grown, grown_rows
 from .criteria import impurity
 from .numeric import midpoint
 from .radix import radix_argsort_keys
@@ -461,27 +462,6 @@ def _rank_surrogates(primary, total, majority, max_surrogates, min_adjusted, can
 
 
 @njit(cache=True)
-def _double_int(a):
-    out = np.empty(2 * a.shape[0], dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
-@njit(cache=True)
-def _double_float(a):
-    out = np.empty(2 * a.shape[0], dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
-@njit(cache=True)
-def _double_rows(a):
-    out = np.empty((2 * a.shape[0], a.shape[1]), dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
-@njit(cache=True)
 def _segment_stats(j, words, targets, weights, start, end, n_classes, criterion, regression, out):
     """Statistics of the rows of a segment, read from feature j's arrays: writes the node's value
     (class weights, or the mean) into ``out`` and returns (weight, impurity, pure)."""
@@ -656,11 +636,11 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
                                  min_adjusted, c_agree, c_t, c_left, sf, sthr, sl, sa)
             if m > 0:
                 while n_sur + m > s_cap:
-                    s_feature = _double_int(s_feature)
-                    s_threshold = _double_float(s_threshold)
-                    s_left = _double_int(s_left)
-                    s_agree = _double_float(s_agree)
-                    s_adj = _double_float(s_adj)
+                    s_feature = grown(s_feature, 0)
+                    s_threshold = grown(s_threshold, 0)
+                    s_left = grown(s_left, 0)
+                    s_agree = grown(s_agree, 0)
+                    s_adj = grown(s_adj, 0)
                     s_cap *= 2
                 majority = max(lw, rw) / (lw + rw)
                 s_offset[node] = n_sur
@@ -673,20 +653,20 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
                     s_adj[n_sur + t] = (sa[t] - majority) / (1.0 - majority)
                 n_sur += m
         while count + 2 > feature.shape[0]:
-            feature = _double_int(feature)
-            threshold = _double_float(threshold)
-            first_child = _double_int(first_child)
-            parent = _double_int(parent)
-            depth = _double_int(depth)
-            impurity = _double_float(impurity)
-            n_samples = _double_int(n_samples)
-            wsum = _double_float(wsum)
-            fraction = _double_float(fraction)
-            missing_branch = _double_int(missing_branch)
-            improvement = _double_float(improvement)
-            s_offset = _double_int(s_offset)
-            s_count = _double_int(s_count)
-            value = _double_rows(value)
+            feature = grown(feature, 0)
+            threshold = grown(threshold, 0)
+            first_child = grown(first_child, 0)
+            parent = grown(parent, 0)
+            depth = grown(depth, 0)
+            impurity = grown(impurity, 0)
+            n_samples = grown(n_samples, 0)
+            wsum = grown(wsum, 0)
+            fraction = grown(fraction, 0)
+            missing_branch = grown(missing_branch, 0)
+            improvement = grown(improvement, 0)
+            s_offset = grown(s_offset, 0)
+            s_count = grown(s_count, 0)
+            value = grown_rows(value, 0)
         left_id = count
         count += 2
         feature[node] = best_j
@@ -715,9 +695,9 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
             impurity[cid] = child_imp[c]
             n_samples[cid] = (i_best + 1 - start) if c == 0 else (end - i_best - 1)
         if top + 2 > st_node.shape[0]:
-            st_node = _double_int(st_node)
-            st_start = _double_int(st_start)
-            st_end = _double_int(st_end)
+            st_node = grown(st_node, 0)
+            st_start = grown(st_start, 0)
+            st_end = grown(st_end, 0)
         # right pushed first, so the left child (branch 0) grows first
         if child_split[1]:
             st_node[top], st_start[top], st_end[top] = left_id + 1, i_best + 1, end

@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import GINI, LEAF, SUBSET, THRESHOLD, TIE_TOLERANCE
+from .arrays import grown, grown_rows
 from .candidates import numpy_sum, score
 from .criteria import impurity, impurity_decrease
 from .numeric import midpoint
@@ -752,27 +753,6 @@ def _split_array(a, start, m, g, buf):
 
 
 @njit(cache=True)
-def _grow_int(a, size):
-    out = np.empty(max(size, 2 * a.shape[0]), dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
-@njit(cache=True)
-def _grow_float(a, size):
-    out = np.empty(max(size, 2 * a.shape[0]), dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
-@njit(cache=True)
-def _grow_rows(a, size):
-    out = np.zeros((max(size, 2 * a.shape[0]), a.shape[1]), dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
-@njit(cache=True)
 def _node_value(syc, syr, sws, start, end, criterion, regression, out, ws, prod):
     """Writes the node's value into ``out`` (class counts, or the mean) and returns (weight,
     impurity, pure), summed as the reference builder sums: class counts row by row, regression
@@ -802,6 +782,17 @@ def _node_value(syc, syr, sws, start, end, criterion, regression, out, ws, prod)
         if out[k] > 0:
             classes += 1
     return numpy_sum(out), impurity(out, criterion), classes <= 1
+
+
+@njit(cache=True)
+def _append_branches(pool, n_pool, branch_of_code, k):
+    """Append a subset test's branch per category code (its first ``k`` entries) to the category
+    pool; returns the pool (grown if needed) and its new length."""
+    if n_pool + k > pool.shape[0]:
+        pool = grown(pool, n_pool + k)
+    for v in range(k):
+        pool[n_pool + v] = branch_of_code[v]
+    return pool, n_pool + k
 
 
 @njit(cache=True)
@@ -1054,9 +1045,9 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         if big:
             if n_free == 0:
                 extra = pool_h.shape[0]
-                pool_h = _grow_rows(pool_h, 2 * extra)
-                pool_c = _grow_rows(pool_c, 2 * extra)
-                free = _grow_int(free, pool_h.shape[0])
+                pool_h = grown_rows(pool_h, 2 * extra)
+                pool_c = grown_rows(pool_c, 2 * extra)
+                free = grown(free, pool_h.shape[0])
                 for s in range(extra, pool_h.shape[0]):
                     free[n_free] = s
                     n_free += 1
@@ -1096,22 +1087,22 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         # ---- record the split
         if count + 2 > feature.shape[0]:
             new = count + 2
-            feature = _grow_int(feature, new)
-            kind = _grow_int(kind, new)
-            threshold = _grow_float(threshold, new)
-            first_child = _grow_int(first_child, new)
-            pool_offset = _grow_int(pool_offset, new)
-            parent = _grow_int(parent, new)
-            depth = _grow_int(depth, new)
-            imp_arr = _grow_float(imp_arr, new)
-            n_samples = _grow_int(n_samples, new)
-            wsum = _grow_float(wsum, new)
-            fraction = _grow_float(fraction, new)
-            missing_branch = _grow_int(missing_branch, new)
-            improvement = _grow_float(improvement, new)
-            s_offset = _grow_int(s_offset, new)
-            s_count = _grow_int(s_count, new)
-            value = _grow_rows(value, new)
+            feature = grown(feature, new)
+            kind = grown(kind, new)
+            threshold = grown(threshold, new)
+            first_child = grown(first_child, new)
+            pool_offset = grown(pool_offset, new)
+            parent = grown(parent, new)
+            depth = grown(depth, new)
+            imp_arr = grown(imp_arr, new)
+            n_samples = grown(n_samples, new)
+            wsum = grown(wsum, new)
+            fraction = grown(fraction, new)
+            missing_branch = grown(missing_branch, new)
+            improvement = grown(improvement, new)
+            s_offset = grown(s_offset, new)
+            s_count = grown(s_count, new)
+            value = grown_rows(value, new)
         left_id = count
         count += 2
         feature[node] = j
@@ -1119,13 +1110,8 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         if categorical[j]:
             kind[node] = SUBSET
             threshold[node] = np.nan
-            k_cat = n_bins[j]
-            if n_pool + k_cat > cat_pool.shape[0]:
-                cat_pool = _grow_int(cat_pool, n_pool + k_cat)
             pool_offset[node] = n_pool
-            for v in range(k_cat):
-                cat_pool[n_pool + v] = side[j, v]
-            n_pool += k_cat
+            cat_pool, n_pool = _append_branches(cat_pool, n_pool, side[j], n_bins[j])
         else:
             kind[node] = THRESHOLD
             threshold[node] = midpoint(bin_max[j, cut[j]], bin_min[j, after[j]])
@@ -1134,13 +1120,13 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         if n_s > 0:
             if n_sur + n_s > s_feature.shape[0]:
                 new = n_sur + n_s
-                s_feature = _grow_int(s_feature, new)
-                s_kind = _grow_int(s_kind, new)
-                s_threshold = _grow_float(s_threshold, new)
-                s_left = _grow_int(s_left, new)
-                s_pool = _grow_int(s_pool, new)
-                s_agree = _grow_float(s_agree, new)
-                s_adj = _grow_float(s_adj, new)
+                s_feature = grown(s_feature, new)
+                s_kind = grown(s_kind, new)
+                s_threshold = grown(s_threshold, new)
+                s_left = grown(s_left, new)
+                s_pool = grown(s_pool, new)
+                s_agree = grown(s_agree, new)
+                s_adj = grown(s_adj, new)
             majority = max(mass0, mass1) / (mass0 + mass1)
             s_offset[node] = n_sur
             s_count[node] = n_s
@@ -1154,13 +1140,8 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
                     s_kind[n_sur] = SUBSET
                     s_threshold[n_sur] = np.nan
                     s_left[n_sur] = 0
-                    k_cat = n_bins[f]
-                    if n_pool + k_cat > cat_pool.shape[0]:
-                        cat_pool = _grow_int(cat_pool, n_pool + k_cat)
                     s_pool[n_sur] = n_pool
-                    for v in range(k_cat):
-                        cat_pool[n_pool + v] = c_side[f, v]
-                    n_pool += k_cat
+                    cat_pool, n_pool = _append_branches(cat_pool, n_pool, c_side[f], n_bins[f])
                 else:
                     s_kind[n_sur] = THRESHOLD
                     s_threshold[n_sur] = c_t[f]
@@ -1183,10 +1164,10 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
             s_count[cid] = 0
             fraction[cid] = ((mass0 if c == 0 else mass1) / known) if known > 0 else 0.5
         if top + 2 > st_node.shape[0]:
-            st_node = _grow_int(st_node, top + 2)
-            st_start = _grow_int(st_start, top + 2)
-            st_end = _grow_int(st_end, top + 2)
-            st_slot = _grow_int(st_slot, top + 2)
+            st_node = grown(st_node, top + 2)
+            st_start = grown(st_start, top + 2)
+            st_end = grown(st_end, top + 2)
+            st_slot = grown(st_slot, top + 2)
         # right pushed first, so the left child (branch 0) grows first
         st_node[top], st_start[top], st_end[top], st_slot[top] = left_id + 1, mid, end, right_slot
         st_node[top + 1], st_start[top + 1], st_end[top + 1] = left_id, start, mid
