@@ -8,19 +8,12 @@ taken in another order.
 
 import numpy as np
 import pytest
+from compare import close
 
 from rootwise import _fast
 from rootwise._builder import build_tree
 from rootwise._policy import Policy
 from rootwise._tree import NODE_FIELDS, SURROGATE_FIELDS
-
-
-def _same(a, b):
-    if a.shape != b.shape:
-        return False
-    if a.dtype.kind == "f":
-        return np.allclose(a, b, rtol=1e-12, atol=1e-12, equal_nan=True)
-    return np.array_equal(a, b)
 
 
 def _policy(criterion, **kw):
@@ -57,11 +50,11 @@ def test_fast_builder_grows_the_reference_tree(seed):
     fast = _fast.grow_fast(X, y, w, n_cat, n_classes, policy)
     ref = build_tree(X, y, w, kinds, n_cat, n_classes, policy, reference=True)
     for name in NODE_FIELDS:
-        assert _same(getattr(fast, name), getattr(ref, name)), name
+        assert close(getattr(fast, name), getattr(ref, name)), name
     np.testing.assert_array_equal(fast.threshold, ref.threshold)  # bit for bit
-    assert _same(fast.value, ref.value)
+    assert close(fast.value, ref.value)
     for name in SURROGATE_FIELDS:
-        assert _same(fast.surrogates[name], ref.surrogates[name]), name
+        assert close(fast.surrogates[name], ref.surrogates[name]), name
     # and the default entry point takes the fast path
     assert build_tree(X, y, w, kinds, n_cat, n_classes, policy) == fast
 
