@@ -5,11 +5,12 @@ array of 64-bit words, one per row, packing
     bits 0-31   the row id,
     bits 32-39  the row's class code (classification),
     bit 40      "same value as the element before it in this order" (the tie flag),
-with the rows' targets (regression) and weights (unless all are 1) co-sorted beside them, because
-loading them by row id misses the cache (measured: 14.5 ns per row at 10^6 rows against 3.3 ns in
-sorted order). A scan only needs to know where the value changes, and the threshold, a midpoint
-of two real values, is read from X once per split, so the sorted values themselves are not kept:
-one word moves per row, where three arrays (ids, values, codes) moved before.
+and nothing else per row: the targets (regression) and weights are read by row id. Co-sorting
+them beside the words would make their loads sequential, but doubles the fit's memory and every
+partition would move them too; measured on 10^6 x 20 fully grown regression, loading by row id
+was the faster of the two (the scan's loads are independent, so their misses overlap). A scan
+only needs to know where the value changes, and the threshold, a midpoint of two real values, is
+read from X once per split, so the sorted values themselves are not kept: one word moves per row.
 Splitting a node partitions every feature's segment stably into the left rows then the right
 rows, so each child's segment stays sorted and no node sorts again. Two rows that become
 neighbours in a child have equal values exactly when every row between them in the parent tied
@@ -49,14 +50,11 @@ TIE_BIT = 1 << TIE_SHIFT
 
 
 @njit(cache=True, parallel=True)
-def presort(X, yc, yr, w, unit):
+def presort(X, yc):
     """Per feature, the rows in ascending order of value (stable) as packed words (row id, class
-    code, tie flag), and beside them the rows' targets (regression) and weights (left empty when
-    all are 1)."""
+    code, tie flag)."""
     n, d = X.shape
     words = np.empty((d, n), dtype=np.int64)
-    targets = np.empty((d, n if yr.shape[0] > 0 else 0), dtype=np.float64)
-    weights = np.empty((d, 0 if unit else n), dtype=np.float64)
     has_codes = yc.shape[0] > 0
     for j in prange(d):
         o, keys = radix_argsort_keys(X[:, j])
@@ -69,11 +67,7 @@ def presort(X, yc, yr, w, unit):
             if i > 0 and keys[i] == keys[i - 1]:
                 word |= TIE_BIT
             words[j, i] = word
-            if targets.shape[1] > 0:
-                targets[j, i] = yr[r]
-            if not unit:
-                weights[j, i] = w[r]
-    return words, targets, weights
+    return words
 
 
 # ----------------------------------------------------------------------------- scans
@@ -195,7 +189,7 @@ def _scan_class_weighted(words, ws, start, end, total, n_classes, criterion, min
     gini = criterion == GINI
     for i in range(start, end - 1):
         k = _code(words[i])
-        wr = ws[i]
+        wr = ws[words[i] & ROW_MASK]
         lk = left[k]
         rk = total[k] - lk
         if gini:
@@ -226,16 +220,18 @@ def _scan_regression(words, ys, ws, start, end, min_leaf, recip):
     unit = ws.shape[0] == 0
     w_all, s_all = 0.0, 0.0
     for i in range(start, end):
-        wr = 1.0 if unit else ws[i]
+        r = words[i] & ROW_MASK
+        wr = 1.0 if unit else ws[r]
         w_all += wr
-        s_all += wr * ys[i]
+        s_all += wr * ys[r]
     n_all = end - start
     w_left, s_left = 0.0, 0.0
     best, best_i, bar = -np.inf, -1, -np.inf
     for i in range(start, end - 1):
-        wr = 1.0 if unit else ws[i]
+        r = words[i] & ROW_MASK
+        wr = 1.0 if unit else ws[r]
         w_left += wr
-        s_left += wr * ys[i]
+        s_left += wr * ys[r]
         if _tied(words[i + 1]):
             continue
         w_right = w_all - w_left
@@ -253,11 +249,12 @@ def _scan_regression(words, ys, ws, start, end, min_leaf, recip):
 
 
 @njit(cache=True)
-def _search_one(j, words, targets, weights, start, end, total, n_classes, criterion, min_leaf,
+def _search_one(j, words, ys, ws, start, end, total, n_classes, criterion, min_leaf,
                 regression, recip, xlogx_table, left_int, left_float):
-    ws = weights[j]  # empty when every weight is 1
+    """Feature j's best boundary; ``ys``, ``ws``: targets and weights by row id (ws empty when
+    every weight is 1)."""
     if regression:
-        return _scan_regression(words[j], targets[j], ws, start, end, min_leaf, recip)
+        return _scan_regression(words[j], ys, ws, start, end, min_leaf, recip)
     if ws.shape[0] == 0:
         return _scan_class_unit(words[j], start, end, total, n_classes, criterion, min_leaf,
                                 recip, xlogx_table, left_int)
@@ -266,11 +263,11 @@ def _search_one(j, words, targets, weights, start, end, total, n_classes, criter
 
 
 @njit(cache=True, parallel=True)
-def _search_parallel(words, targets, weights, start, end, total, n_classes, criterion, min_leaf,
+def _search_parallel(words, ys, ws, start, end, total, n_classes, criterion, min_leaf,
                      regression, recip, xlogx_table, proxies, positions):
     for jj in prange(words.shape[0]):
         j = np.int64(jj)  # prange counts in uint64: one compiled _search_one, not two
-        p, i = _search_one(j, words, targets, weights, start, end, total, n_classes, criterion,
+        p, i = _search_one(j, words, ys, ws, start, end, total, n_classes, criterion,
                            min_leaf, regression, recip, xlogx_table,
                            np.empty(n_classes, dtype=np.int64), np.empty(n_classes))
         proxies[j] = p
@@ -278,15 +275,15 @@ def _search_parallel(words, targets, weights, start, end, total, n_classes, crit
 
 
 @njit(cache=True)
-def _search(words, targets, weights, start, end, total, n_classes, criterion, min_leaf,
+def _search(words, ys, ws, start, end, total, n_classes, criterion, min_leaf,
             regression, recip, xlogx_table, proxies, positions, left_int, left_float, parallel):
     d = words.shape[0]
     if (end - start) * d >= PARALLEL_MIN_WORK and parallel:
-        _search_parallel(words, targets, weights, start, end, total, n_classes, criterion,
+        _search_parallel(words, ys, ws, start, end, total, n_classes, criterion,
                          min_leaf, regression, recip, xlogx_table, proxies, positions)
     else:
         for j in range(d):
-            p, i = _search_one(j, words, targets, weights, start, end, total, n_classes,
+            p, i = _search_one(j, words, ys, ws, start, end, total, n_classes,
                                criterion, min_leaf, regression, recip, xlogx_table, left_int,
                                left_float)
             proxies[j] = p
@@ -297,12 +294,12 @@ def _search(words, targets, weights, start, end, total, n_classes, criterion, mi
 
 
 @njit(cache=True)
-def _partition_one(j, X, wd, tg, wt, start, end, goes_left, buf_words, buf_targets, buf_weights,
-                   move, surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t, cand_left):
-    """Stable partition of feature j's words ``wd`` (and targets ``tg``, weights ``wt``, either
-    may be empty) over the segment, left rows first, each side still sorted; written branch-free
-    (every element goes to both places and the counters advance by the flag) because left or
-    right is close to random and a branch would be mispredicted half the time. A row's tie flag
+def _partition_one(j, X, wd, ws, start, end, goes_left, buf_words, move, surrogate, min_side,
+                   w_dir0, w_dir1, cand_agree, cand_t, cand_left):
+    """Stable partition of feature j's words ``wd`` over the segment, left rows first, each side
+    still sorted (``ws``: weights by row id, empty when all are 1); written branch-free (every
+    element goes to both places and the counters advance by the flag) because left or right is
+    close to random and a branch would be mispredicted half the time. A row's tie flag
     in its child is the AND of the flags from its side's previous row up to it.
 
     When ``surrogate``, the same pass finds feature j's best threshold surrogate as
@@ -312,8 +309,7 @@ def _partition_one(j, X, wd, tg, wt, start, end, goes_left, buf_words, buf_targe
     It leaves (agreement, threshold, left branch) in cand_*[j], agreement -1 if none.
     ``move`` False: only the surrogate search (neither child will be split, so their segments
     are never read again)."""
-    unit = wt.shape[0] == 0
-    has_targets = tg.shape[0] > 0
+    unit = ws.shape[0] == 0  # ws: weights by row id
     best = max(w_dir0, w_dir1)
     bar = _bar(best)  # what an agreement must exceed (``_beats``), updated with best
     best_lo, best_hi, best_left = -1, -1, 0
@@ -331,7 +327,7 @@ def _partition_one(j, X, wd, tg, wt, start, end, goes_left, buf_words, buf_targe
         r = word & ROW_MASK
         tied = _tied(word)
         g = np.int64(goes_left[r])
-        wr = 1.0 if unit else wt[i]
+        wr = 1.0 if unit else ws[r]
         if surrogate:
             if not tied and i >= first_cut and i <= last_cut:
                 agree_0 = below0 + (w_dir1 - below1)  # x <= t -> branch 0
@@ -356,13 +352,6 @@ def _partition_one(j, X, wd, tg, wt, start, end, goes_left, buf_words, buf_targe
         p = start + n_left
         wd[p] = moved
         buf_words[n_right] = moved
-        if has_targets:
-            t = tg[i]
-            tg[p] = t
-            buf_targets[n_right] = t
-        if not unit:
-            wt[p] = wr
-            buf_weights[n_right] = wr
         n_left += g
         n_right += 1 - g
     if move:
@@ -370,12 +359,6 @@ def _partition_one(j, X, wd, tg, wt, start, end, goes_left, buf_words, buf_targe
         p = start + n_left
         for t in range(n_right):
             wd[p + t] = buf_words[t]
-        if has_targets:
-            for t in range(n_right):
-                tg[p + t] = buf_targets[t]
-        if not unit:
-            for t in range(n_right):
-                wt[p + t] = buf_weights[t]
     if surrogate:
         cand_agree[j] = -1.0
         if best_lo >= 0:
@@ -385,40 +368,33 @@ def _partition_one(j, X, wd, tg, wt, start, end, goes_left, buf_words, buf_targe
 
 
 @njit(cache=True, parallel=True)
-def _partition_parallel(X, words, targets, weights, start, end, goes_left, skip, thread_buffers,
-                        move, surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t,
-                        cand_left):
+def _partition_parallel(X, words, ws, start, end, goes_left, skip, thread_buffers, move,
+                        surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t, cand_left):
     """Features on numba's threads, each thread with its own scratch row of ``thread_buffers``
     (allocated once per fit: fresh large arrays per node cost page faults)."""
     for jj in prange(words.shape[0]):
         j = np.int64(jj)  # prange counts in uint64: one compiled _partition_one, not two
         if j != skip:
             t = numba.get_thread_id()
-            if t < thread_buffers[0].shape[0]:
-                bw, bt, bwt = thread_buffers[0][t], thread_buffers[1][t], thread_buffers[2][t]
+            if t < thread_buffers.shape[0]:
+                bw = thread_buffers[t]
             else:  # a threading layer numbering its threads beyond the count: own scratch
-                m = end - start
-                bw = np.empty(m, dtype=np.int64)
-                bt = np.empty(m if targets.shape[1] > 0 else 0)
-                bwt = np.empty(m if weights.shape[1] > 0 else 0)
-            _partition_one(j, X, words[j], targets[j], weights[j], start, end, goes_left, bw, bt,
-                           bwt, move, surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t,
-                           cand_left)
+                bw = np.empty(end - start, dtype=np.int64)
+            _partition_one(j, X, words[j], ws, start, end, goes_left, bw, move, surrogate,
+                           min_side, w_dir0, w_dir1, cand_agree, cand_t, cand_left)
 
 
 @njit(cache=True)
-def _partition(X, words, targets, weights, start, end, goes_left, skip, thread_buffers, move,
-               surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t, cand_left):
+def _partition(X, words, ws, start, end, goes_left, skip, thread_buffers, move, surrogate,
+               min_side, w_dir0, w_dir1, cand_agree, cand_t, cand_left):
     d = words.shape[0]
-    if (end - start) * d >= PARALLEL_MIN_WORK and thread_buffers[0].shape[0] > 1:
-        _partition_parallel(X, words, targets, weights, start, end, goes_left, skip,
-                            thread_buffers, move, surrogate, min_side, w_dir0, w_dir1,
-                            cand_agree, cand_t, cand_left)
+    if (end - start) * d >= PARALLEL_MIN_WORK and thread_buffers.shape[0] > 1:
+        _partition_parallel(X, words, ws, start, end, goes_left, skip, thread_buffers, move,
+                            surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t, cand_left)
     else:
         for j in range(d):
             if j != skip:
-                _partition_one(j, X, words[j], targets[j], weights[j], start, end, goes_left,
-                               thread_buffers[0][0], thread_buffers[1][0], thread_buffers[2][0],
+                _partition_one(j, X, words[j], ws, start, end, goes_left, thread_buffers[0],
                                move, surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t,
                                cand_left)
 
@@ -462,30 +438,34 @@ def _rank_surrogates(primary, total, majority, max_surrogates, min_adjusted, can
 
 
 @njit(cache=True)
-def _segment_stats(j, words, targets, weights, start, end, n_classes, criterion, regression, out):
-    """Statistics of the rows of a segment, read from feature j's arrays: writes the node's value
-    (class weights, or the mean) into ``out`` and returns (weight, impurity, pure)."""
-    unit = weights.shape[1] == 0
+def _segment_stats(j, words, ys, ws, start, end, n_classes, criterion, regression, out):
+    """Statistics of the rows of a segment, read from feature j's words (targets ``ys`` and
+    weights ``ws`` by row id, ws empty when every weight is 1): writes the node's value (class
+    weights, or the mean) into ``out`` and returns (weight, impurity, pure)."""
+    unit = ws.shape[0] == 0
     if regression:
         wsum, s = 0.0, 0.0
         for i in range(start, end):
-            wi = 1.0 if unit else weights[j, i]
+            r = words[j, i] & ROW_MASK
+            wi = 1.0 if unit else ws[r]
             wsum += wi
-            s += wi * targets[j, i]
+            s += wi * ys[r]
         mean = s / wsum
         sse = 0.0
         pure = True
-        y0 = targets[j, start]
+        y0 = ys[words[j, start] & ROW_MASK]
         for i in range(start, end):
-            wi = 1.0 if unit else weights[j, i]
-            sse += wi * (targets[j, i] - mean) ** 2
-            if targets[j, i] != y0:
+            r = words[j, i] & ROW_MASK
+            wi = 1.0 if unit else ws[r]
+            sse += wi * (ys[r] - mean) ** 2
+            if ys[r] != y0:
                 pure = False
         out[0] = mean
         return wsum, sse / wsum, pure
     out[:] = 0.0
     for i in range(start, end):
-        out[_code(words[j, i])] += 1.0 if unit else weights[j, i]
+        word = words[j, i]
+        out[_code(word)] += 1.0 if unit else ws[word & ROW_MASK]
     nonzero = 0
     for k in range(n_classes):
         if out[k] > 0.0:
@@ -512,7 +492,11 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
         if w[r] != 1.0:
             unit = False
             break
-    words, targets, weights = presort(X, yc, yr, w, unit)
+    words = presort(X, yc)
+    # targets and weights are read by row id (``ws`` empty when every weight is 1): co-sorting
+    # them beside the words doubled the fit's memory and made every partition move them too
+    ys = yr
+    ws = np.empty(0) if unit else w
     recip = np.empty(n + 1)
     recip[0] = 0.0
     for k in range(1, n + 1):
@@ -547,9 +531,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
 
     goes_left = np.zeros(n, dtype=np.uint8)
     # partition scratch, one row per thread numba runs (get_thread_id is below this count)
-    buffers = (np.empty((n_threads, n), dtype=np.int64),
-               np.empty((n_threads, n if targets.shape[1] > 0 else 0)),
-               np.empty((n_threads, 0 if unit else n)))
+    buffers = np.empty((n_threads, n), dtype=np.int64)
     proxies = np.empty(d)
     positions = np.empty(d, dtype=np.int64)
     left_int = np.empty(max(n_classes, 1), dtype=np.int64)
@@ -566,7 +548,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     child_imp = np.empty(2)
     child_split = np.zeros(2, dtype=np.bool_)
 
-    W0, imp0, pure0 = _segment_stats(np.int64(0), words, targets, weights, 0, n, n_classes, criterion,
+    W0, imp0, pure0 = _segment_stats(np.int64(0), words, ys, ws, 0, n, n_classes, criterion,
                                      regression, value[0])
     wsum[0], impurity[0], n_samples[0] = W0, imp0, n
     st_node = np.empty(64, dtype=np.int64)
@@ -582,7 +564,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
         top -= 1
         node, start, end = st_node[top], st_start[top], st_end[top]
         W, imp = wsum[node], impurity[node]
-        _search(words, targets, weights, start, end, value[node], n_classes, criterion, min_leaf,
+        _search(words, ys, ws, start, end, value[node], n_classes, criterion, min_leaf,
                 regression, recip, xlogx_table, proxies, positions, left_int, left_float,
                 n_threads > 1)
         best_j = -1
@@ -601,7 +583,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
         # the children's statistics, and from them the exact decrease
         for c in range(2):
             lo, hi = (start, i_best + 1) if c == 0 else (i_best + 1, end)
-            cw, cimp, cpure = _segment_stats(best_j, words, targets, weights, lo, hi, n_classes,
+            cw, cimp, cpure = _segment_stats(best_j, words, ys, ws, lo, hi, n_classes,
                                              criterion, regression, child_value[c])
             child_w[c], child_imp[c] = cw, cimp
             child_split[c] = not (cpure or depth[node] + 1 >= max_depth
@@ -629,7 +611,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
         threshold[node] = midpoint(X[words[best_j, i_best] & ROW_MASK, best_j],
                                    X[words[best_j, i_best + 1] & ROW_MASK, best_j])
         if move or surrogate:
-            _partition(X, words, targets, weights, start, end, goes_left, best_j, buffers, move,
+            _partition(X, words, ws, start, end, goes_left, best_j, buffers, move,
                        surrogate, min_side, w0, w1, c_agree, c_t, c_left)
         if surrogate:
             m = _rank_surrogates(best_j, w0 + w1, max(w0, w1) / (w0 + w1), max_surrogates,
