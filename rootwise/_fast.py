@@ -46,16 +46,20 @@ def grow_fast(X, y, w, n_categories, n_classes: int, policy: Policy) -> Tree:
         float(policy.min_impurity_decrease), float(policy.impurity_threshold), max_sur,
         MIN_SURROGATE_SIDE, MIN_ADJUSTED_AGREEMENT, numba.get_num_threads())
     split = first_child >= 0
+    # built in the Tree's dtypes, so that Tree copies none of them (a fully grown tree has about
+    # two nodes per row)
     nodes = {
-        "feature": feature, "kind": np.where(split, THRESHOLD, LEAF), "threshold": threshold,
-        "first_child": first_child, "n_children": np.where(split, 2, 0),
-        "pool_offset": np.full(len(feature), -1), "missing_branch": missing_branch,
+        "feature": feature, "kind": np.where(split, np.int8(THRESHOLD), np.int8(LEAF)),
+        "threshold": threshold, "first_child": first_child,
+        "n_children": split.astype(np.int32) * np.int32(2),
+        "pool_offset": np.full(len(feature), -1, dtype=np.int32), "missing_branch": missing_branch,
         "parent": parent, "depth": depth, "impurity": impurity, "n_node_samples": n_samples,
         "weighted_n_node_samples": wsum, "branch_fraction": fraction,
         "surrogate_offset": s_offset, "n_surrogates": s_count, "improvement": improvement,
     }
-    surrogates = {"feature": s_feature, "kind": np.full(len(s_feature), THRESHOLD),
+    surrogates = {"feature": s_feature, "kind": np.full(len(s_feature), THRESHOLD, dtype=np.int8),
                   "threshold": s_threshold, "left_branch": s_left,
-                  "pool_offset": np.full(len(s_feature), -1), "agreement": s_agree,
+                  "pool_offset": np.full(len(s_feature), -1, dtype=np.int32), "agreement": s_agree,
                   "adjusted_agreement": s_adj}
     return Tree(nodes, value, np.zeros(0, dtype=np.int32), n_categories, surrogates)
+

@@ -239,14 +239,18 @@ class Tree:
             if np.any((b < -1) | (b >= self.n_children[node])):
                 raise ValueError(f"node {node}: a category maps to a child it does not have")
         self._validate_surrogates()
-        # each non-root node is the child of exactly its parent, so the structure is a tree
-        # (vectorised: a fully grown tree has ~n nodes, a Python loop over them cost 0.1 s at 10^5)
-        starts = np.repeat(fc, nc)
-        kids = starts + (np.arange(len(starts)) - np.repeat(np.cumsum(nc) - nc, nc))
-        if np.any(np.bincount(kids, minlength=n) > 1):
-            raise ValueError("tree nodes are shared between parents")
-        expected_parent = np.full(n, -1, dtype=np.int64)
-        expected_parent[kids] = np.repeat(ids, nc)
+        # each non-root node is the child of exactly its parent, so the structure is a tree;
+        # one child slot at a time, so no temporary is larger than the split nodes (a fully
+        # grown tree has about 2 nodes per training row: its arrays must not be copied 8 times)
+        expected_parent = np.full(n, -1, dtype=np.int32)
+        for slot in range(int(nc.max()) if len(nc) else 0):
+            has = nc > slot
+            kids, parents = fc[has] + slot, ids[has]
+            if np.any(expected_parent[kids] != -1):
+                raise ValueError("tree nodes are shared between parents")
+            expected_parent[kids] = parents
+            if np.any(expected_parent[kids] != parents):  # a node twice in this slot
+                raise ValueError("tree nodes are shared between parents")
         if np.any(expected_parent[1:] == -1):
             raise ValueError("tree has nodes that no split reaches")
         if np.any(self.parent != expected_parent):
@@ -260,12 +264,15 @@ class Tree:
         m = len(sur["feature"])
         if any(a.shape != (m,) for a in sur.values()):
             raise ValueError("tree surrogate arrays have different lengths")
-        off = self.surrogate_offset.astype(np.int64)
-        cnt = self.n_surrogates.astype(np.int64)
-        has = cnt > 0
-        if np.any(cnt < 0) or np.any(has & ((off < 0) | (off + cnt > m))):
+        if np.any(self.n_surrogates < 0):
             raise ValueError("a node's surrogate splits are out of range")
-        if np.any(has & (self.kind == LEAF)):
+        # on the nodes that have surrogates only: temporaries the size of every node would add up
+        # to more than the tree itself on a fully grown one
+        has = np.flatnonzero(self.n_surrogates > 0)
+        off = self.surrogate_offset[has].astype(np.int64)
+        if np.any(off < 0) or np.any(off + self.n_surrogates[has] > m):
+            raise ValueError("a node's surrogate splits are out of range")
+        if np.any(self.kind[has] == LEAF):
             raise ValueError("a leaf of the tree has surrogate splits")
         if m == 0:
             return

@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import GINI, TIE_TOLERANCE
-from .arrays import grown, grown_rows
+from .arrays import RESERVE_BYTES, grown, grown_rows, reserved_nodes
 from .criteria import impurity
 from .numeric import midpoint
 from .radix import radix_argsort_keys
@@ -474,6 +474,45 @@ def _segment_stats(j, words, ys, ws, start, end, n_classes, criterion, regressio
 
 
 @njit(cache=True)
+def _derived(first_child, impurity, wsum, s_offset, s_count, s_agree):
+    """The node fields that follow from a grown binary tree (children of P at first_child[P] and
+    first_child[P] + 1, created after P): for split node P with children L, R of weights w_L, w_R
+        branch_fraction[L] = w_L / w_P,   depth[L] = depth[P] + 1,
+        improvement[P] = w_P max(0, I_P - (w_L / w_P) I_L - (w_R / w_P) I_R),
+        missing_branch[P] = the heavier child (-1 on a tie within TIE_TOLERANCE),
+    and each surrogate's adjusted agreement (a - m) / (1 - m), m = max(w_L, w_R) / (w_L + w_R).
+    Returns (parent, depth, branch_fraction, missing_branch, improvement, adjusted)."""
+    n = first_child.shape[0]
+    parent = np.full(n, -1, dtype=np.int32)
+    depth = np.zeros(n, dtype=np.int32)
+    fraction = np.ones(n)
+    missing_branch = np.full(n, -1, dtype=np.int32)
+    improvement = np.zeros(n)
+    adjusted = np.empty(s_agree.shape[0])
+    for node in range(n):
+        left = first_child[node]
+        if left < 0:
+            continue
+        W, lw, rw = wsum[node], wsum[left], wsum[left + 1]
+        for c in range(2):
+            parent[left + c] = node
+            depth[left + c] = depth[node] + 1
+        fraction[left], fraction[left + 1] = lw / W, rw / W
+        # a row missing the primary and every surrogate goes to the heavier child; on a tie it
+        # stays here (-1), as the reference's larger_child decides
+        if abs(lw - rw) > TIE_TOLERANCE * max(1.0, max(lw, rw)):
+            missing_branch[node] = 0 if lw > rw else 1
+        gain = impurity[node] - (lw / W) * impurity[left] - (rw / W) * impurity[left + 1]
+        if gain < 0.0:
+            gain = 0.0
+        improvement[node] = gain * W
+        majority = max(lw, rw) / (lw + rw)
+        for t in range(s_offset[node], s_offset[node] + s_count[node]):
+            adjusted[t] = (s_agree[t] - majority) / (1.0 - majority)
+    return parent, depth, fraction, missing_branch, improvement, adjusted
+
+
+@njit(cache=True)
 def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_split, min_leaf,
          min_impurity_decrease, impurity_threshold, max_surrogates, min_side, min_adjusted,
          n_threads):
@@ -506,27 +545,28 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     for k in range(1, xlogx_table.shape[0]):
         xlogx_table[k] = _xlogx(float(k))
 
-    cap = 64
-    feature = np.full(cap, -1, dtype=np.int32)
-    threshold = np.full(cap, np.nan)
-    first_child = np.full(cap, -1, dtype=np.int32)
-    parent = np.full(cap, -1, dtype=np.int32)
-    depth = np.zeros(cap, dtype=np.int32)
-    impurity = np.zeros(cap)
-    n_samples = np.zeros(cap, dtype=np.int64)
-    wsum = np.zeros(cap)
-    fraction = np.ones(cap)
-    missing_branch = np.full(cap, -1, dtype=np.int32)
-    improvement = np.zeros(cap)
-    s_offset = np.full(cap, -1, dtype=np.int32)
-    s_count = np.zeros(cap, dtype=np.int32)
-    value = np.zeros((cap, n_out))
-    s_cap = 64
+    # reserved, not grown: pages that no node reaches are never resident (``reserved_nodes``);
+    # np.empty because every field is written when its node is created
+    # Only what the growth decides is kept per node; what follows from it (parents, depths,
+    # branch fractions, improvements, missing-value branches, adjusted agreements) is derived
+    # afterwards (``_derived``), once the sorted words are freed: the arrays of a fully grown tree
+    # (two nodes per row) would otherwise sit beside them at the fit's peak.
+    cap = reserved_nodes(n, max_depth, 44 + 8 * n_out)
+    feature = np.empty(cap, dtype=np.int32)
+    threshold = np.empty(cap)
+    first_child = np.empty(cap, dtype=np.int32)
+    impurity = np.empty(cap)
+    n_samples = np.empty(cap, dtype=np.int64)
+    wsum = np.empty(cap)
+    s_offset = np.empty(cap, dtype=np.int32)
+    s_count = np.empty(cap, dtype=np.int32)
+    value = np.empty((cap, n_out))
+    # at most max_surrogates per split node, and a tree of cap nodes has (cap - 1) / 2 of them
+    s_cap = max(1, min(max_surrogates * (cap // 2), RESERVE_BYTES // 21))
     s_feature = np.empty(s_cap, dtype=np.int32)
     s_threshold = np.empty(s_cap)
     s_left = np.empty(s_cap, dtype=np.int8)
     s_agree = np.empty(s_cap)
-    s_adj = np.empty(s_cap)
     n_sur = 0
 
     goes_left = np.zeros(n, dtype=np.uint8)
@@ -551,18 +591,20 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     W0, imp0, pure0 = _segment_stats(np.int64(0), words, ys, ws, 0, n, n_classes, criterion,
                                      regression, value[0])
     wsum[0], impurity[0], n_samples[0] = W0, imp0, n
+    feature[0], threshold[0], first_child[0], s_offset[0], s_count[0] = -1, np.nan, -1, -1, 0
     st_node = np.empty(64, dtype=np.int64)
     st_start = np.empty(64, dtype=np.int64)
     st_end = np.empty(64, dtype=np.int64)
+    st_depth = np.empty(64, dtype=np.int64)
     top = 0
     if not (pure0 or max_depth <= 0 or W0 < min_samples_split or imp0 < impurity_threshold):
-        st_node[0], st_start[0], st_end[0] = 0, 0, n
+        st_node[0], st_start[0], st_end[0], st_depth[0] = 0, 0, n, 0
         top = 1
     count = 1
 
     while top > 0:
         top -= 1
-        node, start, end = st_node[top], st_start[top], st_end[top]
+        node, start, end, node_depth = st_node[top], st_start[top], st_end[top], st_depth[top]
         W, imp = wsum[node], impurity[node]
         _search(words, ys, ws, start, end, value[node], n_classes, criterion, min_leaf,
                 regression, recip, xlogx_table, proxies, positions, left_int, left_float,
@@ -586,7 +628,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
             cw, cimp, cpure = _segment_stats(best_j, words, ys, ws, lo, hi, n_classes,
                                              criterion, regression, child_value[c])
             child_w[c], child_imp[c] = cw, cimp
-            child_split[c] = not (cpure or depth[node] + 1 >= max_depth
+            child_split[c] = not (cpure or node_depth + 1 >= max_depth
                                   or cw < min_samples_split or cimp < impurity_threshold)
         lw, rw = child_w[0], child_w[1]
         gain = imp - (lw / W) * child_imp[0] - (rw / W) * child_imp[1]
@@ -622,9 +664,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
                     s_threshold = grown(s_threshold, 0)
                     s_left = grown(s_left, 0)
                     s_agree = grown(s_agree, 0)
-                    s_adj = grown(s_adj, 0)
                     s_cap *= 2
-                majority = max(lw, rw) / (lw + rw)
                 s_offset[node] = n_sur
                 s_count[node] = m
                 for t in range(m):
@@ -632,20 +672,14 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
                     s_threshold[n_sur + t] = sthr[t]
                     s_left[n_sur + t] = sl[t]
                     s_agree[n_sur + t] = sa[t]
-                    s_adj[n_sur + t] = (sa[t] - majority) / (1.0 - majority)
                 n_sur += m
         while count + 2 > feature.shape[0]:
             feature = grown(feature, 0)
             threshold = grown(threshold, 0)
             first_child = grown(first_child, 0)
-            parent = grown(parent, 0)
-            depth = grown(depth, 0)
             impurity = grown(impurity, 0)
             n_samples = grown(n_samples, 0)
             wsum = grown(wsum, 0)
-            fraction = grown(fraction, 0)
-            missing_branch = grown(missing_branch, 0)
-            improvement = grown(improvement, 0)
             s_offset = grown(s_offset, 0)
             s_count = grown(s_count, 0)
             value = grown_rows(value, 0)
@@ -653,25 +687,13 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
         count += 2
         feature[node] = best_j
         first_child[node] = left_id
-        # a row missing the primary and every surrogate goes to the heavier child; on a tie it
-        # stays here (-1), as the reference's larger_child decides
-        if abs(lw - rw) <= TIE_TOLERANCE * max(1.0, max(lw, rw)):
-            missing_branch[node] = -1
-        else:
-            missing_branch[node] = 0 if lw > rw else 1
-        improvement[node] = gain * W
         for c in range(2):
             cid = left_id + c
             feature[cid] = -1
             threshold[cid] = np.nan
             first_child[cid] = -1
-            parent[cid] = node
-            depth[cid] = depth[node] + 1
-            missing_branch[cid] = -1
-            improvement[cid] = 0.0
             s_offset[cid] = -1
             s_count[cid] = 0
-            fraction[cid] = child_w[c] / W
             value[cid] = child_value[c]
             wsum[cid] = child_w[c]
             impurity[cid] = child_imp[c]
@@ -680,16 +702,22 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
             st_node = grown(st_node, 0)
             st_start = grown(st_start, 0)
             st_end = grown(st_end, 0)
+            st_depth = grown(st_depth, 0)
         # right pushed first, so the left child (branch 0) grows first
         if child_split[1]:
             st_node[top], st_start[top], st_end[top] = left_id + 1, i_best + 1, end
+            st_depth[top] = node_depth + 1
             top += 1
         if child_split[0]:
             st_node[top], st_start[top], st_end[top] = left_id, start, i_best + 1
+            st_depth[top] = node_depth + 1
             top += 1
-    return (feature[:count], threshold[:count], first_child[:count], parent[:count],
-            depth[:count], impurity[:count], n_samples[:count], wsum[:count], fraction[:count],
-            missing_branch[:count], improvement[:count], s_offset[:count], s_count[:count],
-            value[:count],
-            s_feature[:n_sur], s_threshold[:n_sur], s_left[:n_sur], s_agree[:n_sur],
-            s_adj[:n_sur])
+    # numba frees the words, the scratch and the tables after their last use, above
+    feature, threshold, first_child = feature[:count], threshold[:count], first_child[:count]
+    impurity, wsum, s_offset, s_count = impurity[:count], wsum[:count], s_offset[:count], s_count[:count]
+    s_agree = s_agree[:n_sur]
+    parent, depth, fraction, missing_branch, improvement, s_adj = _derived(
+        first_child, impurity, wsum, s_offset, s_count, s_agree)
+    return (feature, threshold, first_child, parent, depth, impurity, n_samples[:count], wsum,
+            fraction, missing_branch, improvement, s_offset, s_count, value[:count],
+            s_feature[:n_sur], s_threshold[:n_sur], s_left[:n_sur], s_agree, s_adj)
