@@ -96,7 +96,7 @@ def _tied(word):
 
 
 @njit(cache=True)
-def _scan_binary_gini_unit(words, start, end, total, min_leaf, recip):
+def _scan_binary_gini_unit(words, j, start, end, total, min_leaf, recip):
     """``_scan_class_unit`` for two classes and Gini, the counts in registers and updated without
     a branch (the class of the next row is close to random, a branch would be mispredicted)."""
     t0, t1 = np.int64(total[0]), np.int64(total[1])
@@ -104,10 +104,10 @@ def _scan_binary_gini_unit(words, start, end, total, min_leaf, recip):
     l0, l1 = np.int64(0), np.int64(0)
     best, best_i, bar = -np.inf, -1, -np.inf
     for i in range(start, end - 1):
-        c = _code(words[i])
+        c = _code(words[j, i])
         l1 += c
         l0 += 1 - c
-        if _tied(words[i + 1]):
+        if _tied(words[j, i + 1]):
             continue
         n_left = i - start + 1
         if n_left < min_leaf or n_all - n_left < min_leaf:
@@ -120,14 +120,14 @@ def _scan_binary_gini_unit(words, start, end, total, min_leaf, recip):
 
 
 @njit(cache=True)
-def _scan_class_unit(words, start, end, total, n_classes, criterion, min_leaf, recip,
+def _scan_class_unit(words, j, start, end, total, n_classes, criterion, min_leaf, recip,
                      xlogx_table, left):
     """Best boundary of one feature's sorted segment for classification, every weight 1.
     Returns (proxy, i): rows start..i go left; i = -1 if none is admissible. ``recip`` holds 1/k
     and ``xlogx_table`` k log2 k for k = 0..n (table look-ups instead of divisions and logs);
     ``left`` is int64 scratch of n_classes."""
     if n_classes == 2 and criterion == GINI:
-        return _scan_binary_gini_unit(words, start, end, total, min_leaf, recip)
+        return _scan_binary_gini_unit(words, j, start, end, total, min_leaf, recip)
     gini = criterion == GINI
     sq_all = np.int64(0)
     ent_all = 0.0
@@ -142,7 +142,7 @@ def _scan_class_unit(words, start, end, total, n_classes, criterion, min_leaf, r
     ent_left, ent_right = 0.0, ent_all
     best, best_i, bar = -np.inf, -1, -np.inf
     for i in range(start, end - 1):
-        k = _code(words[i])
+        k = _code(words[j, i])
         lk = left[k]
         rk = np.int64(total[k]) - lk
         if gini:
@@ -152,7 +152,7 @@ def _scan_class_unit(words, start, end, total, n_classes, criterion, min_leaf, r
             ent_left += xlogx_table[lk + 1] - xlogx_table[lk]
             ent_right += xlogx_table[rk - 1] - xlogx_table[rk]
         left[k] = lk + 1
-        if _tied(words[i + 1]):
+        if _tied(words[j, i + 1]):
             continue
         n_left = i - start + 1
         n_right = n_all - n_left
@@ -170,7 +170,7 @@ def _scan_class_unit(words, start, end, total, n_classes, criterion, min_leaf, r
 
 
 @njit(cache=True)
-def _scan_class_weighted(words, ws, start, end, total, n_classes, criterion, min_leaf, left):
+def _scan_class_weighted(words, j, ws, start, end, total, n_classes, criterion, min_leaf, left):
     """``_scan_class_unit`` with sample weights: the same updates in floats."""
     left[:] = 0.0
     w_all = 0.0
@@ -188,8 +188,8 @@ def _scan_class_weighted(words, ws, start, end, total, n_classes, criterion, min
     best, best_i, bar = -np.inf, -1, -np.inf
     gini = criterion == GINI
     for i in range(start, end - 1):
-        k = _code(words[i])
-        wr = ws[words[i] & ROW_MASK]
+        k = _code(words[j, i])
+        wr = ws[words[j, i] & ROW_MASK]
         lk = left[k]
         rk = total[k] - lk
         if gini:
@@ -200,7 +200,7 @@ def _scan_class_weighted(words, ws, start, end, total, n_classes, criterion, min
             ent_right += _xlogx(rk - wr) - _xlogx(rk)
         left[k] = lk + wr
         w_left += wr
-        if _tied(words[i + 1]):
+        if _tied(words[j, i + 1]):
             continue
         w_right = w_all - w_left
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
@@ -215,12 +215,12 @@ def _scan_class_weighted(words, ws, start, end, total, n_classes, criterion, min
 
 
 @njit(cache=True)
-def _scan_regression(words, ys, ws, start, end, min_leaf, recip):
+def _scan_regression(words, j, ys, ws, start, end, min_leaf, recip):
     """Best boundary for squared error: maximise (sum_l wy)^2 / W_l + (sum_r wy)^2 / W_r."""
     unit = ws.shape[0] == 0
     w_all, s_all = 0.0, 0.0
     for i in range(start, end):
-        r = words[i] & ROW_MASK
+        r = words[j, i] & ROW_MASK
         wr = 1.0 if unit else ws[r]
         w_all += wr
         s_all += wr * ys[r]
@@ -228,11 +228,11 @@ def _scan_regression(words, ys, ws, start, end, min_leaf, recip):
     w_left, s_left = 0.0, 0.0
     best, best_i, bar = -np.inf, -1, -np.inf
     for i in range(start, end - 1):
-        r = words[i] & ROW_MASK
+        r = words[j, i] & ROW_MASK
         wr = 1.0 if unit else ws[r]
         w_left += wr
         s_left += wr * ys[r]
-        if _tied(words[i + 1]):
+        if _tied(words[j, i + 1]):
             continue
         w_right = w_all - w_left
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
@@ -249,29 +249,34 @@ def _scan_regression(words, ys, ws, start, end, min_leaf, recip):
 
 
 @njit(cache=True)
-def _search_one(j, words, ys, ws, start, end, total, n_classes, criterion, min_leaf,
-                regression, recip, xlogx_table, left_int, left_float):
-    """Feature j's best boundary; ``ys``, ``ws``: targets and weights by row id (ws empty when
-    every weight is 1)."""
-    if regression:
-        return _scan_regression(words[j], ys, ws, start, end, min_leaf, recip)
-    if ws.shape[0] == 0:
-        return _scan_class_unit(words[j], start, end, total, n_classes, criterion, min_leaf,
-                                recip, xlogx_table, left_int)
-    return _scan_class_weighted(words[j], ws, start, end, total, n_classes, criterion, min_leaf,
-                                left_float)
+def _search_features(j0, j1, words, ys, ws, start, end, total, n_classes, criterion, min_leaf,
+                     regression, recip, xlogx_table, left_int, left_float, proxies, positions):
+    """Best boundary of features j0..j1-1 into proxies[j], positions[j]; ``ys``, ``ws``: targets
+    and weights by row id (ws empty when every weight is 1). A range rather than one feature per
+    call: numba adjusts the reference count of every array argument at each call, atomically,
+    and a fully grown tree has about one node per row, each searching every feature."""
+    for j in range(j0, j1):
+        if regression:
+            p, i = _scan_regression(words, j, ys, ws, start, end, min_leaf, recip)
+        elif ws.shape[0] == 0:
+            p, i = _scan_class_unit(words, j, start, end, total, n_classes, criterion, min_leaf,
+                                    recip, xlogx_table, left_int)
+        else:
+            p, i = _scan_class_weighted(words, j, ws, start, end, total, n_classes, criterion,
+                                        min_leaf, left_float)
+        proxies[j] = p
+        positions[j] = i
 
 
 @njit(cache=True, parallel=True)
 def _search_parallel(words, ys, ws, start, end, total, n_classes, criterion, min_leaf,
                      regression, recip, xlogx_table, proxies, positions):
     for jj in prange(words.shape[0]):
-        j = np.int64(jj)  # prange counts in uint64: one compiled _search_one, not two
-        p, i = _search_one(j, words, ys, ws, start, end, total, n_classes, criterion,
-                           min_leaf, regression, recip, xlogx_table,
-                           np.empty(n_classes, dtype=np.int64), np.empty(n_classes))
-        proxies[j] = p
-        positions[j] = i
+        j = np.int64(jj)  # prange counts in uint64: one compiled _search_features, not two
+        _search_features(j, j + 1, words, ys, ws, start, end, total, n_classes, criterion,
+                         min_leaf, regression, recip, xlogx_table,
+                         np.empty(n_classes, dtype=np.int64), np.empty(n_classes), proxies,
+                         positions)
 
 
 @njit(cache=True)
@@ -282,25 +287,23 @@ def _search(words, ys, ws, start, end, total, n_classes, criterion, min_leaf,
         _search_parallel(words, ys, ws, start, end, total, n_classes, criterion,
                          min_leaf, regression, recip, xlogx_table, proxies, positions)
     else:
-        for j in range(d):
-            p, i = _search_one(j, words, ys, ws, start, end, total, n_classes,
-                               criterion, min_leaf, regression, recip, xlogx_table, left_int,
-                               left_float)
-            proxies[j] = p
-            positions[j] = i
+        _search_features(np.int64(0), np.int64(d), words, ys, ws, start, end, total, n_classes,
+                         criterion, min_leaf, regression, recip, xlogx_table, left_int,
+                         left_float, proxies, positions)
 
 
 # ----------------------------------------------------------------------------- partition + surrogates
 
 
 @njit(cache=True)
-def _partition_one(j, X, wd, ws, start, end, goes_left, buf_words, move, surrogate, min_side,
-                   w_dir0, w_dir1, cand_agree, cand_t, cand_left):
-    """Stable partition of feature j's words ``wd`` over the segment, left rows first, each side
-    still sorted (``ws``: weights by row id, empty when all are 1); written branch-free (every
-    element goes to both places and the counters advance by the flag) because left or right is
-    close to random and a branch would be mispredicted half the time. A row's tie flag
-    in its child is the AND of the flags from its side's previous row up to it.
+def _partition_features(j0, j1, skip, X, words, ws, start, end, goes_left, buffers, b, move,
+                        surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t, cand_left):
+    """For each feature j in j0..j1-1 but ``skip``: stable partition of its words over the
+    segment, left rows first, each side still sorted (``ws``: weights by row id, empty when all
+    are 1); written branch-free (every element goes to both places and the counters advance by
+    the flag) because left or right is close to random and a branch would be mispredicted half
+    the time. A row's tie flag in its child is the AND of the flags from its side's previous row
+    up to it.
 
     When ``surrogate``, the same pass finds feature j's best threshold surrogate as
     ``surrogates.best_surrogate_threshold`` does (every value is known here): a cut between two
@@ -308,63 +311,68 @@ def _partition_one(j, X, wd, ws, start, end, goes_left, buf_words, move, surroga
     primary's way, strictly above the majority ``max(w_dir0, w_dir1)``, the lowest cut on ties.
     It leaves (agreement, threshold, left branch) in cand_*[j], agreement -1 if none.
     ``move`` False: only the surrogate search (neither child will be split, so their segments
-    are never read again)."""
+    are never read again). ``buffers[b]`` is the scratch row for the right side. (A range of
+    features per call, 2-D arrays and indices rather than row views: numba adjusts the reference
+    count of every array argument and view atomically, at each call.)"""
     unit = ws.shape[0] == 0  # ws: weights by row id
-    best = max(w_dir0, w_dir1)
-    bar = _bar(best)  # what an agreement must exceed (``_beats``), updated with best
-    best_lo, best_hi, best_left = -1, -1, 0
-    # a cut before row i leaves i - start rows below and end - i above: both >= min_side
-    first_cut, last_cut = start + max(min_side, 1), end - min_side
-    below0, below1 = 0.0, 0.0  # weight so far of rows the primary sends left / right
-    prev_row = -1
-    n_left = 0
-    n_right = 0
-    tie_left = np.int64(1)  # every row since the left side's last one tied with its predecessor
-    tie_right = np.int64(1)
-    untie = ~np.int64(TIE_BIT)
-    for i in range(start, end):
-        word = wd[i]
-        r = word & ROW_MASK
-        tied = _tied(word)
-        g = np.int64(goes_left[r])
-        wr = 1.0 if unit else ws[r]
-        if surrogate:
-            if not tied and i >= first_cut and i <= last_cut:
-                agree_0 = below0 + (w_dir1 - below1)  # x <= t -> branch 0
-                agree_1 = below1 + (w_dir0 - below0)  # x <= t -> branch 1
-                if agree_0 > bar:
-                    best, best_lo, best_hi, best_left = agree_0, prev_row, r, 0
-                    bar = _bar(best)
-                elif agree_1 > bar:
-                    best, best_lo, best_hi, best_left = agree_1, prev_row, r, 1
-                    bar = _bar(best)
-            below0 += wr * g
-            below1 += wr * (1 - g)
-            prev_row = r
-        if not move:
+    for j in range(j0, j1):
+        if j == skip:
             continue
-        tie_left &= tied
-        tie_right &= tied
-        moved = (word & untie) | (((tie_left & g) | (tie_right & (1 - g))) << TIE_SHIFT)
-        tie_left |= g
-        tie_right |= 1 - g
-        # left rows written in place: n_left <= i - start, so no unread element is overwritten
-        p = start + n_left
-        wd[p] = moved
-        buf_words[n_right] = moved
-        n_left += g
-        n_right += 1 - g
-    if move:
-        # plain loops: a slice assignment costs more than the copy on the many small nodes
-        p = start + n_left
-        for t in range(n_right):
-            wd[p + t] = buf_words[t]
-    if surrogate:
-        cand_agree[j] = -1.0
-        if best_lo >= 0:
-            cand_agree[j] = best
-            cand_t[j] = midpoint(X[best_lo, j], X[best_hi, j])
-            cand_left[j] = best_left
+        best = max(w_dir0, w_dir1)
+        bar = _bar(best)  # what an agreement must exceed (``_beats``), updated with best
+        best_lo, best_hi, best_left = -1, -1, 0
+        # a cut before row i leaves i - start rows below and end - i above: both >= min_side
+        first_cut, last_cut = start + max(min_side, 1), end - min_side
+        below0, below1 = 0.0, 0.0  # weight so far of rows the primary sends left / right
+        prev_row = -1
+        n_left = 0
+        n_right = 0
+        tie_left = np.int64(1)  # every row since the left side's last one tied with the one before
+        tie_right = np.int64(1)
+        untie = ~np.int64(TIE_BIT)
+        for i in range(start, end):
+            word = words[j, i]
+            r = word & ROW_MASK
+            tied = _tied(word)
+            g = np.int64(goes_left[r])
+            wr = 1.0 if unit else ws[r]
+            if surrogate:
+                if not tied and i >= first_cut and i <= last_cut:
+                    agree_0 = below0 + (w_dir1 - below1)  # x <= t -> branch 0
+                    agree_1 = below1 + (w_dir0 - below0)  # x <= t -> branch 1
+                    if agree_0 > bar:
+                        best, best_lo, best_hi, best_left = agree_0, prev_row, r, 0
+                        bar = _bar(best)
+                    elif agree_1 > bar:
+                        best, best_lo, best_hi, best_left = agree_1, prev_row, r, 1
+                        bar = _bar(best)
+                below0 += wr * g
+                below1 += wr * (1 - g)
+                prev_row = r
+            if not move:
+                continue
+            tie_left &= tied
+            tie_right &= tied
+            moved = (word & untie) | (((tie_left & g) | (tie_right & (1 - g))) << TIE_SHIFT)
+            tie_left |= g
+            tie_right |= 1 - g
+            # left rows written in place: n_left <= i - start, so no unread element is overwritten
+            p = start + n_left
+            words[j, p] = moved
+            buffers[b, n_right] = moved
+            n_left += g
+            n_right += 1 - g
+        if move:
+            # plain loops: a slice assignment costs more than the copy on the many small nodes
+            p = start + n_left
+            for t in range(n_right):
+                words[j, p + t] = buffers[b, t]
+        if surrogate:
+            cand_agree[j] = -1.0
+            if best_lo >= 0:
+                cand_agree[j] = best
+                cand_t[j] = midpoint(X[best_lo, j], X[best_hi, j])
+                cand_left[j] = best_left
 
 
 @njit(cache=True, parallel=True)
@@ -373,15 +381,17 @@ def _partition_parallel(X, words, ws, start, end, goes_left, skip, thread_buffer
     """Features on numba's threads, each thread with its own scratch row of ``thread_buffers``
     (allocated once per fit: fresh large arrays per node cost page faults)."""
     for jj in prange(words.shape[0]):
-        j = np.int64(jj)  # prange counts in uint64: one compiled _partition_one, not two
-        if j != skip:
-            t = numba.get_thread_id()
-            if t < thread_buffers.shape[0]:
-                bw = thread_buffers[t]
-            else:  # a threading layer numbering its threads beyond the count: own scratch
-                bw = np.empty(end - start, dtype=np.int64)
-            _partition_one(j, X, words[j], ws, start, end, goes_left, bw, move, surrogate,
-                           min_side, w_dir0, w_dir1, cand_agree, cand_t, cand_left)
+        j = np.int64(jj)  # prange counts in uint64: one compiled _partition_features, not two
+        t = np.int64(numba.get_thread_id())
+        if t < thread_buffers.shape[0]:
+            _partition_features(j, j + 1, skip, X, words, ws, start, end, goes_left,
+                                thread_buffers, t, move, surrogate, min_side, w_dir0, w_dir1,
+                                cand_agree, cand_t, cand_left)
+        else:  # a threading layer numbering its threads beyond the count: own scratch
+            own = np.empty((1, end - start), dtype=np.int64)
+            _partition_features(j, j + 1, skip, X, words, ws, start, end, goes_left, own,
+                                np.int64(0), move, surrogate, min_side, w_dir0, w_dir1,
+                                cand_agree, cand_t, cand_left)
 
 
 @njit(cache=True)
@@ -392,11 +402,9 @@ def _partition(X, words, ws, start, end, goes_left, skip, thread_buffers, move, 
         _partition_parallel(X, words, ws, start, end, goes_left, skip, thread_buffers, move,
                             surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t, cand_left)
     else:
-        for j in range(d):
-            if j != skip:
-                _partition_one(j, X, words[j], ws, start, end, goes_left, thread_buffers[0],
-                               move, surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t,
-                               cand_left)
+        _partition_features(np.int64(0), np.int64(d), skip, X, words, ws, start, end, goes_left,
+                            thread_buffers, np.int64(0), move, surrogate, min_side, w_dir0,
+                            w_dir1, cand_agree, cand_t, cand_left)
 
 
 @njit(cache=True)
