@@ -35,6 +35,7 @@ from numba import njit, prange
 
 from .._config import GINI, TIE_TOLERANCE
 from .arrays import grown, grown_rows
+from .arrays import total as _total
 from .criteria import impurity
 from .numeric import midpoint
 from .radix import radix_argsort_keys
@@ -490,7 +491,7 @@ def _segment_stats(j, words, targets, weights, start, end, n_classes, criterion,
     for k in range(n_classes):
         if out[k] > 0.0:
             nonzero += 1
-    return out.sum(), impurity(out, criterion), nonzero <= 1
+    return _total(out), impurity(out, criterion), nonzero <= 1
 
 
 @njit(cache=True)
@@ -506,7 +507,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     when neither child is split again the parent's partition is skipped."""
     n, d = X.shape
     n_out = 1 if regression else n_classes
-    total_w = w.sum()
+    total_w = _total(w)  # loops, not numba's sum or slice copies: see ``arrays``
     unit = True
     for r in range(n):
         if w[r] != 1.0:
@@ -690,7 +691,8 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
             s_offset[cid] = -1
             s_count[cid] = 0
             fraction[cid] = child_w[c] / W
-            value[cid] = child_value[c]
+            for k in range(n_out):
+                value[cid, k] = child_value[c, k]
             wsum[cid] = child_w[c]
             impurity[cid] = child_imp[c]
             n_samples[cid] = (i_best + 1 - start) if c == 0 else (end - i_best - 1)
