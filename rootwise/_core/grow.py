@@ -49,31 +49,47 @@ TIE_SHIFT = 40
 TIE_BIT = 1 << TIE_SHIFT
 
 
+@njit(cache=True)
+def _presort_one(j, X, yc, yr, w, unit, words, targets, weights):
+    n = X.shape[0]
+    has_codes = yc.shape[0] > 0
+    o, keys = radix_argsort_keys(X[:, j])
+    for i in range(n):
+        r = o[i]
+        word = np.int64(r)
+        if has_codes:
+            word |= np.int64(yc[r]) << CODE_SHIFT
+        # equal keys are equal values (-0.0 and 0.0 included), read in sorted order
+        if i > 0 and keys[i] == keys[i - 1]:
+            word |= TIE_BIT
+        words[j, i] = word
+        if targets.shape[1] > 0:
+            targets[j, i] = yr[r]
+        if not unit:
+            weights[j, i] = w[r]
+
+
 @njit(cache=True, parallel=True)
-def presort(X, yc, yr, w, unit):
+def _presort_parallel(X, yc, yr, w, unit, words, targets, weights):
+    for jj in prange(X.shape[1]):
+        _presort_one(np.int64(jj), X, yc, yr, w, unit, words, targets, weights)
+
+
+@njit(cache=True)
+def presort(X, yc, yr, w, unit, parallel):
     """Per feature, the rows in ascending order of value (stable) as packed words (row id, class
     code, tie flag), and beside them the rows' targets (regression) and weights (left empty when
-    all are 1)."""
+    all are 1). Features on numba's threads only for large inputs: a parallel region on a small
+    one costs more CPU (the threads' start and spin-wait) than the sort."""
     n, d = X.shape
     words = np.empty((d, n), dtype=np.int64)
     targets = np.empty((d, n if yr.shape[0] > 0 else 0), dtype=np.float64)
     weights = np.empty((d, 0 if unit else n), dtype=np.float64)
-    has_codes = yc.shape[0] > 0
-    for j in prange(d):
-        o, keys = radix_argsort_keys(X[:, j])
-        for i in range(n):
-            r = o[i]
-            word = np.int64(r)
-            if has_codes:
-                word |= np.int64(yc[r]) << CODE_SHIFT
-            # equal keys are equal values (-0.0 and 0.0 included), read in sorted order
-            if i > 0 and keys[i] == keys[i - 1]:
-                word |= TIE_BIT
-            words[j, i] = word
-            if targets.shape[1] > 0:
-                targets[j, i] = yr[r]
-            if not unit:
-                weights[j, i] = w[r]
+    if parallel and n * d >= PARALLEL_MIN_WORK:
+        _presort_parallel(X, yc, yr, w, unit, words, targets, weights)
+    else:
+        for j in range(d):
+            _presort_one(np.int64(j), X, yc, yr, w, unit, words, targets, weights)
     return words, targets, weights
 
 
@@ -513,7 +529,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
         if w[r] != 1.0:
             unit = False
             break
-    words, targets, weights = presort(X, yc, yr, w, unit)
+    words, targets, weights = presort(X, yc, yr, w, unit, n_threads > 1)
     recip = np.empty(n + 1)
     recip[0] = 0.0
     for k in range(1, n + 1):
