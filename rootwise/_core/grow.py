@@ -76,16 +76,17 @@ def _presort_parallel(X, yc, yr, w, unit, words, targets, weights):
 
 
 @njit(cache=True)
-def presort(X, yc, yr, w, unit, parallel):
+def presort(X, yc, yr, w, unit, n_threads):
     """Per feature, the rows in ascending order of value (stable) as packed words (row id, class
     code, tie flag), and beside them the rows' targets (regression) and weights (left empty when
     all are 1). Features on numba's threads only for large inputs: a parallel region on a small
-    one costs more CPU (the threads' start and spin-wait) than the sort."""
+    one costs more CPU (the threads' start and spin-wait) than the sort. ``n_threads`` None: one
+    thread (see ``grow``)."""
     n, d = X.shape
     words = np.empty((d, n), dtype=np.int64)
     targets = np.empty((d, n if yr.shape[0] > 0 else 0), dtype=np.float64)
     weights = np.empty((d, 0 if unit else n), dtype=np.float64)
-    if parallel and n * d >= PARALLEL_MIN_WORK:
+    if n_threads is not None and n_threads > 1 and n * d >= PARALLEL_MIN_WORK:
         _presort_parallel(X, yc, yr, w, unit, words, targets, weights)
     else:
         for j in range(d):
@@ -296,9 +297,9 @@ def _search_parallel(words, targets, weights, start, end, total, n_classes, crit
 
 @njit(cache=True)
 def _search(words, targets, weights, start, end, total, n_classes, criterion, min_leaf,
-            regression, recip, xlogx_table, proxies, positions, left_int, left_float, parallel):
+            regression, recip, xlogx_table, proxies, positions, left_int, left_float, n_threads):
     d = words.shape[0]
-    if (end - start) * d >= PARALLEL_MIN_WORK and parallel:
+    if n_threads is not None and n_threads > 1 and (end - start) * d >= PARALLEL_MIN_WORK:
         _search_parallel(words, targets, weights, start, end, total, n_classes, criterion,
                          min_leaf, regression, recip, xlogx_table, proxies, positions)
     else:
@@ -425,9 +426,9 @@ def _partition_parallel(X, words, targets, weights, start, end, goes_left, skip,
 
 @njit(cache=True)
 def _partition(X, words, targets, weights, start, end, goes_left, skip, thread_buffers, move,
-               surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t, cand_left):
+               surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t, cand_left, n_threads):
     d = words.shape[0]
-    if (end - start) * d >= PARALLEL_MIN_WORK and thread_buffers[0].shape[0] > 1:
+    if n_threads is not None and n_threads > 1 and (end - start) * d >= PARALLEL_MIN_WORK:
         _partition_parallel(X, words, targets, weights, start, end, goes_left, skip,
                             thread_buffers, move, surrogate, min_side, w_dir0, w_dir1,
                             cand_agree, cand_t, cand_left)
@@ -516,7 +517,9 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
          n_threads):
     """Grow depth-first (branch 0 first); children of a node get consecutive ids. Returns the node
     arrays, the value array and the surrogate table (see ``rootwise._fast``). ``n_threads``:
-    numba's current thread count (big nodes are searched and partitioned on that many threads).
+    numba's current thread count (big nodes are searched and partitioned on that many threads),
+    or None for one thread: numba then prunes every ``n_threads is not None`` branch, so that
+    specialisation neither compiles nor loads the parallel kernels (a small fit's).
 
     A node's statistics are computed when its parent splits (from the chosen feature's segments,
     which the exact decrease needs anyway), and a child that will not be split is never pushed:
@@ -529,7 +532,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
         if w[r] != 1.0:
             unit = False
             break
-    words, targets, weights = presort(X, yc, yr, w, unit, n_threads > 1)
+    words, targets, weights = presort(X, yc, yr, w, unit, n_threads)
     recip = np.empty(n + 1)
     recip[0] = 0.0
     for k in range(1, n + 1):
@@ -564,9 +567,12 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
 
     goes_left = np.zeros(n, dtype=np.uint8)
     # partition scratch, one row per thread numba runs (get_thread_id is below this count)
-    buffers = (np.empty((n_threads, n), dtype=np.int64),
-               np.empty((n_threads, n if targets.shape[1] > 0 else 0)),
-               np.empty((n_threads, 0 if unit else n)))
+    n_rows = np.int64(1)
+    if n_threads is not None:
+        n_rows = np.int64(n_threads)
+    buffers = (np.empty((n_rows, n), dtype=np.int64),
+               np.empty((n_rows, n if targets.shape[1] > 0 else 0)),
+               np.empty((n_rows, 0 if unit else n)))
     proxies = np.empty(d)
     positions = np.empty(d, dtype=np.int64)
     left_int = np.empty(max(n_classes, 1), dtype=np.int64)
@@ -601,7 +607,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
         W, imp = wsum[node], impurity[node]
         _search(words, targets, weights, start, end, value[node], n_classes, criterion, min_leaf,
                 regression, recip, xlogx_table, proxies, positions, left_int, left_float,
-                n_threads > 1)
+                n_threads)
         best_j = -1
         best = -np.inf
         for j in range(d):
@@ -647,7 +653,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
                                    X[words[best_j, i_best + 1] & ROW_MASK, best_j])
         if move or surrogate:
             _partition(X, words, targets, weights, start, end, goes_left, best_j, buffers, move,
-                       surrogate, min_side, w0, w1, c_agree, c_t, c_left)
+                       surrogate, min_side, w0, w1, c_agree, c_t, c_left, n_threads)
         if surrogate:
             m = _rank_surrogates(best_j, w0 + w1, max(w0, w1) / (w0 + w1), max_surrogates,
                                  min_adjusted, c_agree, c_t, c_left, sf, sthr, sl, sa)
