@@ -589,8 +589,9 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     child_imp = np.empty(2)
     child_split = np.zeros(2, dtype=np.bool_)
 
-    W0, imp0, pure0 = _segment_stats(np.int64(0), words, targets, weights, 0, n, n_classes, criterion,
-                                     regression, value[0])
+    # np.int64(0), not 0: a literal start compiled a second _segment_stats
+    W0, imp0, pure0 = _segment_stats(np.int64(0), words, targets, weights, np.int64(0), n,
+                                     n_classes, criterion, regression, value[0])
     wsum[0], impurity[0], n_samples[0] = W0, imp0, n
     st_node = np.empty(64, dtype=np.int64)
     st_start = np.empty(64, dtype=np.int64)
