@@ -28,11 +28,17 @@ def applies(X: np.ndarray, w: np.ndarray, kinds: np.ndarray, policy: Policy,
 
 def grow_fast(X, y, w, n_categories, n_classes: int, policy: Policy) -> Tree:
     """The tree the reference builder grows for this policy, grown in one numba call."""
-    from ._core.grow import grow  # here: fits that never take this path do not load its kernels
+    # here: fits that never take this path do not load its kernels
+    from ._core.grow import PARALLEL_MIN_WORK, grow
 
     max_depth = np.iinfo(np.int64).max if policy.max_depth is None else int(policy.max_depth)
     max_sur = int(policy.max_surrogates) if policy.missing == "surrogate" else 0
     # one compiled signature for both tasks: the unused target is an empty array
+    n_threads = numba.get_num_threads()
+    if n_threads == 1 or X.shape[0] * X.shape[1] < PARALLEL_MIN_WORK:
+        # no node would be split on several threads (nodes only shrink): None compiles and loads
+        # the specialisation of grow without its parallel kernels
+        n_threads = None
     if policy.regression:
         yc, yr = np.zeros(0, dtype=np.int64), np.asarray(y, dtype=np.float64)
     else:
@@ -44,7 +50,7 @@ def grow_fast(X, y, w, n_categories, n_classes: int, policy: Policy) -> Tree:
         n_classes, policy.criterion_code, policy.regression, max_depth,
         float(policy.min_samples_split), float(policy.min_samples_leaf),
         float(policy.min_impurity_decrease), float(policy.impurity_threshold), max_sur,
-        MIN_SURROGATE_SIDE, MIN_ADJUSTED_AGREEMENT, numba.get_num_threads())
+        MIN_SURROGATE_SIDE, MIN_ADJUSTED_AGREEMENT, n_threads)
     split = first_child >= 0
     # built in the Tree's dtypes, so that Tree copies none of them (a fully grown tree has about
     # two nodes per row)
@@ -62,4 +68,3 @@ def grow_fast(X, y, w, n_categories, n_classes: int, policy: Policy) -> Tree:
                   "pool_offset": np.full(len(s_feature), -1, dtype=np.int32), "agreement": s_agree,
                   "adjusted_agreement": s_adj}
     return Tree(nodes, value, np.zeros(0, dtype=np.int32), n_categories, surrogates)
-

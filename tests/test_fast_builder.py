@@ -77,3 +77,32 @@ def test_fast_path_is_only_taken_where_it_applies():
     c45 = Policy(criterion="entropy", selection="gain_ratio", categorical_split="multiway",
                  numeric_as_category=False, missing="fractional")
     assert not _fast.applies(X, w, cont, c45)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+def test_parallel_and_serial_presort_search_and_partition_grow_one_tree(criterion):
+    """Above PARALLEL_MIN_WORK rows x features the presort, the search and the partition run on
+    numba's threads, below it on one: the tree must not depend on which."""
+    import numba
+
+    from rootwise._core.grow import PARALLEL_MIN_WORK
+
+    rng = np.random.default_rng(3)
+    n, d = PARALLEL_MIN_WORK // 3, 4  # the root and its first children take the parallel paths
+    X = rng.normal(size=(n, d)).round(2)
+    if criterion == "squared_error":
+        y, n_classes = X[:, 0] + rng.normal(size=n), 0
+    else:
+        y, n_classes = (X[:, 0] + rng.normal(size=n) > 0).astype(np.int64), 2
+    w = np.ones(n)
+    policy = _policy(criterion, max_depth=6, max_surrogates=3)
+    n_cat = np.zeros(d, dtype=np.int64)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = _fast.grow_fast(X, y, w, n_cat, n_classes, policy)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = _fast.grow_fast(X, y, w, n_cat, n_classes, policy)
+    finally:
+        numba.set_num_threads(before)
+    assert one == two

@@ -73,3 +73,47 @@ def test_the_lazy_parts_are_still_there():
     for name in rootwise.__all__:
         assert getattr(rootwise, name) is not None
 
+
+
+KERNELS = r"""
+import json, sys
+import numpy as np
+import rootwise
+from numba.core.registry import CPUDispatcher
+rng = np.random.default_rng(0)
+X = np.round(rng.normal(size=(300, 5)), 2)
+y = (X[:, 0] + X[:, 1] > 0).astype(int)
+levels = np.clip(np.round(X[:, :4]), -2, 2)  # ID3: numbers as categories
+model = {"id3": rootwise.ID3Classifier(), "c4.5": rootwise.C45Classifier(),
+         "cart": rootwise.CARTClassifier(random_state=0),
+         "cart-regressor": rootwise.CARTRegressor(random_state=0)}[ALGORITHM]
+data, target = (levels, y) if ALGORITHM == "id3" else (X, X[:, 2] if "regressor" in ALGORITHM else y)
+model.fit(data, target).predict(data)
+called = {}
+for name, module in list(sys.modules.items()):
+    if name.startswith("rootwise._core."):
+        for attr, obj in vars(module).items():
+            if isinstance(obj, CPUDispatcher) and obj.__module__ == name and obj.signatures:
+                called[name[len("rootwise._core."):] + "." + attr] = [
+                    [str(t) for t in sig] for sig in obj.signatures]
+print(json.dumps(called))
+"""
+
+# kernels a first small fit + predict calls from Python, each one load from numba's cache (warm)
+FIRST_FIT_KERNELS = {"id3": 3, "c4.5": 8, "cart": 5, "cart-regressor": 5}
+
+
+def test_a_first_small_fit_loads_few_kernels_and_no_parallel_one():
+    """Each kernel a fit calls from Python is one cache load (index, unpickling, linking its code)
+    in a fresh process. Counted in the second of two fresh processes, when the cache is warm:
+    then only the kernels called from Python get a signature (those they call are linked in).
+    A small CART fit runs grow's one-thread specialisation (n_threads None), which leaves the
+    parallel kernels out of its code."""
+    for algorithm, most in FIRST_FIT_KERNELS.items():
+        code = f"ALGORITHM = {algorithm!r}\n" + KERNELS
+        _new_modules(code)  # fills numba's cache if an edit emptied it
+        called = _new_modules(code)
+        assert len(called) <= most, (algorithm, sorted(called))
+        assert not [k for k in called if "parallel" in k], (algorithm, sorted(called))
+        if algorithm.startswith("cart"):
+            assert [sig[-1] for sig in called["grow.grow"]] == ["none"]

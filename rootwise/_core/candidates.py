@@ -342,14 +342,18 @@ def evaluate_node(X, ranks, rank_row, features, kinds, n_categories, y, idx, w, 
             table = counts[counts_at[f]:counts_at[f + 1]].reshape((k + 1, n_classes))
             ok, g, v, r, p, a = multiway_candidate(table, k, criterion, min_leaf, two_branches)
             if ok:  # the known rows: all but the table's last
-                tables[start:start + k * n_classes] = table[:k].ravel()
+                for row in range(k):  # tables[start:start + k * n_classes] = table[:k].ravel()
+                    for col in range(n_classes):
+                        tables[start + row * n_classes + col] = table[row, col]
         elif ranks is not None:
             ok, branches, t, g, v, r, p, a = threshold_candidate(
                 X, ranks[rank_row[j]], j, y, idx, w, total_w, n_classes, criterion, min_leaf,
                 two_branches)
             if ok:
                 threshold[f] = t
-                tables[start:start + 2 * n_classes] = branches.ravel()
+                for row in range(2):  # tables[start:start + 2 * n_classes] = branches.ravel()
+                    for col in range(n_classes):
+                        tables[start + row * n_classes + col] = branches[row, col]
         if ok:
             found[f] = True
             gain[f], iv[f], ratio[f], rho[f], admissible[f] = g, v, r, p, a

@@ -8,18 +8,19 @@ import numpy as np
 from numba import njit
 
 from .._config import ENTROPY
+from .arrays import table_total, total
 
 
 @njit(cache=True)
 def entropy(counts):
     """Ent(D) = -sum_k p_k log2 p_k, with 0 log 0 = 0."""
-    total = counts.sum()
-    if total <= 0.0:
+    w = total(counts)
+    if w <= 0.0:
         return 0.0
     h = 0.0
     for c in counts:
         if c > 0.0:
-            p = c / total
+            p = c / w
             h -= p * np.log2(p)
     return h
 
@@ -27,12 +28,12 @@ def entropy(counts):
 @njit(cache=True)
 def gini(counts):
     """Gini(D) = 1 - sum_k p_k^2."""
-    total = counts.sum()
-    if total <= 0.0:
+    w = total(counts)
+    if w <= 0.0:
         return 0.0
     s = 0.0
     for c in counts:
-        p = c / total
+        p = c / w
         s += p * p
     return 1.0 - s
 
@@ -47,28 +48,28 @@ def impurity(counts, criterion):
 @njit(cache=True)
 def conditional_impurity(table, criterion):
     """sum_v |D^v|/|D| * I(D^v): the weighted impurity of the branches (H(D|A) or Gini_index)."""
-    total = table.sum()
-    if total <= 0.0:
+    w = table_total(table)
+    if w <= 0.0:
         return 0.0
     out = 0.0
     for v in range(table.shape[0]):
-        size = table[v].sum()
+        size = total(table[v])
         if size > 0.0:
-            out += size / total * impurity(table[v], criterion)
+            out += size / w * impurity(table[v], criterion)
     return out
 
 
 @njit(cache=True)
 def intrinsic_value(table):
     """IV(a) = -sum_v |D^v|/|D| log2 |D^v|/|D| (the split information of C4.5)."""
-    total = table.sum()
-    if total <= 0.0:
+    w = table_total(table)
+    if w <= 0.0:
         return 0.0
     iv = 0.0
     for v in range(table.shape[0]):
-        size = table[v].sum()
+        size = total(table[v])
         if size > 0.0:
-            p = size / total
+            p = size / w
             iv -= p * np.log2(p)
     return iv
 

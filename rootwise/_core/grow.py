@@ -36,6 +36,7 @@ from numba import njit, prange
 
 from .._config import GINI, TIE_TOLERANCE
 from .arrays import RESERVE_BYTES, grown, grown_rows, reserved_nodes
+from .arrays import total as _total
 from .criteria import impurity
 from .numeric import midpoint
 from .radix import radix_argsort_keys
@@ -49,24 +50,43 @@ TIE_SHIFT = 40
 TIE_BIT = 1 << TIE_SHIFT
 
 
+@njit(cache=True)
+def _presort_one(j, X, yc, words):
+    """Feature j's rows in ascending order of value (stable) as packed words (row id, class code,
+    tie flag), into words[j]."""
+    n = X.shape[0]
+    has_codes = yc.shape[0] > 0
+    o, keys = radix_argsort_keys(X[:, j])
+    for i in range(n):
+        r = o[i]
+        word = np.int64(r)
+        if has_codes:
+            word |= np.int64(yc[r]) << CODE_SHIFT
+        # equal keys are equal values (-0.0 and 0.0 included), read in sorted order
+        if i > 0 and keys[i] == keys[i - 1]:
+            word |= TIE_BIT
+        words[j, i] = word
+
+
 @njit(cache=True, parallel=True)
-def presort(X, yc):
+def _presort_parallel(X, yc, words):
+    for jj in prange(X.shape[1]):
+        _presort_one(np.int64(jj), X, yc, words)
+
+
+@njit(cache=True)
+def presort(X, yc, n_threads):
     """Per feature, the rows in ascending order of value (stable) as packed words (row id, class
-    code, tie flag)."""
+    code, tie flag). Features on numba's threads only for large inputs: a parallel region on a
+    small one costs more CPU (the threads' start and spin-wait) than the sort. ``n_threads``
+    None: one thread (see ``grow``)."""
     n, d = X.shape
     words = np.empty((d, n), dtype=np.int64)
-    has_codes = yc.shape[0] > 0
-    for j in prange(d):
-        o, keys = radix_argsort_keys(X[:, j])
-        for i in range(n):
-            r = o[i]
-            word = np.int64(r)
-            if has_codes:
-                word |= np.int64(yc[r]) << CODE_SHIFT
-            # equal keys are equal values (-0.0 and 0.0 included), read in sorted order
-            if i > 0 and keys[i] == keys[i - 1]:
-                word |= TIE_BIT
-            words[j, i] = word
+    if n_threads is not None and n_threads > 1 and n * d >= PARALLEL_MIN_WORK:
+        _presort_parallel(X, yc, words)
+    else:
+        for j in range(d):
+            _presort_one(np.int64(j), X, yc, words)
     return words
 
 
@@ -281,9 +301,9 @@ def _search_parallel(words, ys, ws, start, end, total, n_classes, criterion, min
 
 @njit(cache=True)
 def _search(words, ys, ws, start, end, total, n_classes, criterion, min_leaf,
-            regression, recip, xlogx_table, proxies, positions, left_int, left_float, parallel):
+            regression, recip, xlogx_table, proxies, positions, left_int, left_float, n_threads):
     d = words.shape[0]
-    if (end - start) * d >= PARALLEL_MIN_WORK and parallel:
+    if n_threads is not None and n_threads > 1 and (end - start) * d >= PARALLEL_MIN_WORK:
         _search_parallel(words, ys, ws, start, end, total, n_classes, criterion,
                          min_leaf, regression, recip, xlogx_table, proxies, positions)
     else:
@@ -396,9 +416,9 @@ def _partition_parallel(X, words, ws, start, end, goes_left, skip, thread_buffer
 
 @njit(cache=True)
 def _partition(X, words, ws, start, end, goes_left, skip, thread_buffers, move, surrogate,
-               min_side, w_dir0, w_dir1, cand_agree, cand_t, cand_left):
+               min_side, w_dir0, w_dir1, cand_agree, cand_t, cand_left, n_threads):
     d = words.shape[0]
-    if (end - start) * d >= PARALLEL_MIN_WORK and thread_buffers.shape[0] > 1:
+    if n_threads is not None and n_threads > 1 and (end - start) * d >= PARALLEL_MIN_WORK:
         _partition_parallel(X, words, ws, start, end, goes_left, skip, thread_buffers, move,
                             surrogate, min_side, w_dir0, w_dir1, cand_agree, cand_t, cand_left)
     else:
@@ -478,7 +498,7 @@ def _segment_stats(j, words, ys, ws, start, end, n_classes, criterion, regressio
     for k in range(n_classes):
         if out[k] > 0.0:
             nonzero += 1
-    return out.sum(), impurity(out, criterion), nonzero <= 1
+    return _total(out), impurity(out, criterion), nonzero <= 1
 
 
 @njit(cache=True)
@@ -526,20 +546,22 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
          n_threads):
     """Grow depth-first (branch 0 first); children of a node get consecutive ids. Returns the node
     arrays, the value array and the surrogate table (see ``rootwise._fast``). ``n_threads``:
-    numba's current thread count (big nodes are searched and partitioned on that many threads).
+    numba's current thread count (big nodes are searched and partitioned on that many threads),
+    or None for one thread: numba then prunes every ``n_threads is not None`` branch, so that
+    specialisation neither compiles nor loads the parallel kernels (a small fit's).
 
     A node's statistics are computed when its parent splits (from the chosen feature's segments,
     which the exact decrease needs anyway), and a child that will not be split is never pushed:
     when neither child is split again the parent's partition is skipped."""
     n, d = X.shape
     n_out = 1 if regression else n_classes
-    total_w = w.sum()
+    total_w = _total(w)  # loops, not numba's sum or slice copies: see ``arrays``
     unit = True
     for r in range(n):
         if w[r] != 1.0:
             unit = False
             break
-    words = presort(X, yc)
+    words = presort(X, yc, n_threads)
     # targets and weights are read by row id (``ws`` empty when every weight is 1): co-sorting
     # them beside the words doubled the fit's memory and made every partition move them too
     ys = yr
@@ -579,7 +601,10 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
 
     goes_left = np.zeros(n, dtype=np.uint8)
     # partition scratch, one row per thread numba runs (get_thread_id is below this count)
-    buffers = np.empty((n_threads, n), dtype=np.int64)
+    n_rows = np.int64(1)
+    if n_threads is not None:
+        n_rows = np.int64(n_threads)
+    buffers = np.empty((n_rows, n), dtype=np.int64)
     proxies = np.empty(d)
     positions = np.empty(d, dtype=np.int64)
     left_int = np.empty(max(n_classes, 1), dtype=np.int64)
@@ -596,8 +621,9 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     child_imp = np.empty(2)
     child_split = np.zeros(2, dtype=np.bool_)
 
-    W0, imp0, pure0 = _segment_stats(np.int64(0), words, ys, ws, 0, n, n_classes, criterion,
-                                     regression, value[0])
+    # np.int64(0), not 0: a literal start compiled a second _segment_stats
+    W0, imp0, pure0 = _segment_stats(np.int64(0), words, ys, ws, np.int64(0), n, n_classes,
+                                     criterion, regression, value[0])
     wsum[0], impurity[0], n_samples[0] = W0, imp0, n
     feature[0], threshold[0], first_child[0], s_offset[0], s_count[0] = -1, np.nan, -1, -1, 0
     st_node = np.empty(64, dtype=np.int64)
@@ -616,7 +642,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
         W, imp = wsum[node], impurity[node]
         _search(words, ys, ws, start, end, value[node], n_classes, criterion, min_leaf,
                 regression, recip, xlogx_table, proxies, positions, left_int, left_float,
-                n_threads > 1)
+                n_threads)
         best_j = -1
         best = -np.inf
         for j in range(d):
@@ -662,7 +688,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
                                    X[words[best_j, i_best + 1] & ROW_MASK, best_j])
         if move or surrogate:
             _partition(X, words, ws, start, end, goes_left, best_j, buffers, move,
-                       surrogate, min_side, w0, w1, c_agree, c_t, c_left)
+                       surrogate, min_side, w0, w1, c_agree, c_t, c_left, n_threads)
         if surrogate:
             m = _rank_surrogates(best_j, w0 + w1, max(w0, w1) / (w0 + w1), max_surrogates,
                                  min_adjusted, c_agree, c_t, c_left, sf, sthr, sl, sa)
@@ -702,7 +728,8 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
             first_child[cid] = -1
             s_offset[cid] = -1
             s_count[cid] = 0
-            value[cid] = child_value[c]
+            for k in range(n_out):
+                value[cid, k] = child_value[c, k]
             wsum[cid] = child_w[c]
             impurity[cid] = child_imp[c]
             n_samples[cid] = (i_best + 1 - start) if c == 0 else (end - i_best - 1)

@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from .._config import CATEGORICAL, LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, THRESHOLD
+from .arrays import grown, grown_rows
 from .candidates import choose, evaluate_node, node_statistics, numpy_sum
 from .partition import branch_of_rows, split_rows
 from .release8 import SMALL, split_point_sorted
@@ -34,9 +35,7 @@ def _grow_arrays(arrays, capacity):
     """The node arrays with room for ``capacity`` nodes (old entries kept)."""
     out = []
     for a in arrays:
-        b = np.empty(capacity, dtype=a.dtype)
-        b[:a.shape[0]] = a
-        out.append(b)
+        out.append(grown(a, capacity))
     return out
 
 
@@ -164,7 +163,8 @@ def grow_multiway(X, y, w, kinds, n_categories, n_classes, ranks, rank_row, crit
         counts, total, imp, pure = node_statistics(y, idx, ws, n_classes, criterion)
         if total <= 0.0:
             counts, imp = parent_value.copy(), 0.0  # an empty branch: the parent's prediction
-        value[node] = counts
+        for k in range(n_classes):  # a loop, not value[node] = counts: see ``arrays``
+            value[node, k] = counts[k]
         impurity[node] = imp
         n_samples[node] = idx.shape[0]
         weighted[node] = total
@@ -202,12 +202,8 @@ def grow_multiway(X, y, w, kinds, n_categories, n_classes, ranks, rank_row, crit
              depth) = ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7]
             threshold, impurity, weighted, fraction, improvement = (
                 floats[0], floats[1], floats[2], floats[3], floats[4])
-            more = np.zeros(capacity, dtype=np.int64)
-            more[:n_nodes] = n_samples[:n_nodes]
-            n_samples = more
-            more_value = np.zeros((capacity, n_classes))
-            more_value[:n_nodes] = value[:n_nodes]
-            value = more_value
+            n_samples = grown(n_samples, capacity)
+            value = grown_rows(value, capacity)
         first = n_nodes
         for b in range(n_b):
             c = first + b

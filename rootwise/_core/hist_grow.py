@@ -31,6 +31,7 @@ from numba import njit, prange
 
 from .._config import GINI, LEAF, SUBSET, THRESHOLD, TIE_TOLERANCE
 from .arrays import grown, grown_rows
+from .arrays import total as _total
 from .candidates import numpy_sum, score
 from .criteria import impurity, impurity_decrease
 from .numeric import midpoint
@@ -222,7 +223,7 @@ def _scan_class(ent_stats, p, total_w, criterion, min_leaf, proxy, work):
     for e in range(p):
         for k in range(C):
             total[k] += ent_stats[e, k]
-    w_all = total.sum()
+    w_all = _total(total)
     gini = criterion == GINI
     if gini and C == 2:
         top = _proxies_binary_gini(ent_stats, p, total[0], total[1], w_all, min_leaf, proxy)

@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from .._config import TIE_TOLERANCE
+from .arrays import total as _total
 from .criteria import impurity
 
 
@@ -35,7 +36,7 @@ def best_threshold_class(xs, ys, ws, n_classes, criterion, min_leaf):
     total = np.zeros(n_classes)
     for t in range(n):
         total[ys[t]] += ws[t]
-    w_all = total.sum()
+    w_all = _total(total)
     parent = impurity(total, criterion)
     left = np.zeros(n_classes)
     right = total.copy()

@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from .._config import THRESHOLD
+from .arrays import copy_into, grown
 from .candidates import numpy_sum
 
 
@@ -101,8 +102,8 @@ def subtree_leaf_counts(X, y, idx, w, feature, kind, threshold, first_child, n_c
     stop = np.zeros(n_nodes, dtype=np.int64)
     rows = np.empty(max(16, 2 * idx.shape[0]), dtype=idx.dtype)
     weights = np.empty(rows.shape[0])
-    rows[:idx.shape[0]] = idx
-    weights[:idx.shape[0]] = w
+    copy_into(rows, np.int64(0), idx)  # loops, not slice assignments: see ``arrays``
+    copy_into(weights, np.int64(0), w)
     stop[0] = used = idx.shape[0]
     for i in range(n_nodes):  # breadth-first: a node's rows are known before its children's
         if n_children[i] == 0:
@@ -123,13 +124,9 @@ def subtree_leaf_counts(X, y, idx, w, feature, kind, threshold, first_child, n_c
         part_idx, part_w, offsets = split_rows(node_idx, node_w, branch, fractions, fractions > tol)
         if used + part_idx.shape[0] > rows.shape[0]:  # grow the buffers
             size = max(2 * rows.shape[0], used + part_idx.shape[0])
-            more_rows = np.empty(size, dtype=rows.dtype)
-            more_weights = np.empty(size)
-            more_rows[:used] = rows[:used]
-            more_weights[:used] = weights[:used]
-            rows, weights = more_rows, more_weights
-        rows[used:used + part_idx.shape[0]] = part_idx
-        weights[used:used + part_idx.shape[0]] = part_w
+            rows, weights = grown(rows, size), grown(weights, size)
+        copy_into(rows, used, part_idx)
+        copy_into(weights, used, part_w)
         for b in range(n_b):
             start[first_child[i] + b] = used + offsets[b]
             stop[first_child[i] + b] = used + offsets[b + 1]

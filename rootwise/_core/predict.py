@@ -339,7 +339,8 @@ def path_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_cat
         indptr[i + 1] = indptr[i] + lengths[i]
     indices = np.empty(indptr[n], dtype=np.int64)
     for i in range(n):
-        indices[indptr[i]:indptr[i + 1]] = buf[i, :lengths[i]]
+        for m in range(lengths[i]):  # a loop: see ``arrays``
+            indices[indptr[i] + m] = buf[i, m]
     return indptr, indices
 
 
@@ -364,7 +365,8 @@ def fractional_distribution(X, feature, kind, threshold, first_child, n_children
             node = stack_node[top]
             w = stack_w[top]
             if kind[node] == LEAF:
-                out[i] += w * value[node]
+                for k in range(value.shape[1]):  # loops: see ``arrays``
+                    out[i, k] += w * value[node, k]
                 continue
             x = X[i, feature[node]]
             if np.isnan(x):
@@ -379,7 +381,8 @@ def fractional_distribution(X, feature, kind, threshold, first_child, n_children
             else:
                 b = _branch(x, node, feature, kind, threshold, pool_offset, pool, n_categories)
             if b < 0:
-                out[i] += w * value[node]
+                for k in range(value.shape[1]):
+                    out[i, k] += w * value[node, k]
             else:
                 stack_node[top] = first_child[node] + b
                 stack_w[top] = w

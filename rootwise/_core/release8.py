@@ -18,6 +18,8 @@ import numpy as np
 from numba import njit
 
 from .._config import CATEGORICAL
+from .arrays import table_total
+from .arrays import total as _total
 from .candidates import category_tables, numpy_sum, row_sums, sorted_known, table_offsets, two_sided_table
 
 SMALL = 1e-6  # weka.core.Utils.SMALL: the tolerance of every comparison in J48
@@ -62,7 +64,7 @@ def info_gain(table, total_w, old):
     """J48's ``InfoGainSplitCrit.splitCritValue``: rho (old - new) / W~, where the table holds the
     known rows (W~ = its total), ``total_w`` is the node's whole weight (rho = W~ / total_w) and
     ``old`` = old_ent of the known rows' class totals."""
-    known = table.sum()
+    known = table_total(table)
     if known <= 0.0 or total_w <= 0.0:
         return 0.0
     numerator = (old - new_ent(table)) * (1.0 - (total_w - known) / total_w)
@@ -75,7 +77,7 @@ def info_gain(table, total_w, old):
 def split_info(sizes, total_w):
     """J48's split information, unknown rows as an extra branch, divided by |D| (so it is the IV
     of the textbook when nothing is missing). 0 when the split is trivial."""
-    known = sizes.sum()
+    known = _total(sizes)
     if known - 0.0 <= SMALL:
         return 0.0
     s = 0.0
@@ -103,7 +105,7 @@ def numeric_split(xs, ys, ws, n_classes, min_split, total_w):
     for t in range(n):
         right[ys[t]] += ws[t]
     w_left = 0.0
-    w_right = right.sum()
+    w_right = _total(right)
     old = old_ent(right)
     table = np.zeros((2, n_classes))
     best_i, best, cuts = -1, 0.0, 0
@@ -243,13 +245,17 @@ def evaluate_node(X, ranks, rank_row, features, kinds, n_categories, y, idx, w, 
             ok, total, g, v, p, a = multiway_candidate(table, k, n_classes, min_objects)
             if ok:
                 weight[f], admissible[f] = total, a
-                tables[start:start + k * n_classes] = table[:k].ravel()
+                for row in range(k):  # tables[start:start + k * n_classes] = table[:k].ravel()
+                    for col in range(n_classes):
+                        tables[start + row * n_classes + col] = table[row, col]
         else:
             ok, _, g, c, m, branches, v, p = threshold_candidate(
                 X, ranks[rank_row[j]], j, y, idx, w, total_w, n_classes, min_objects, share, cap)
             if ok:
                 weight[f], cuts[f], mid[f] = total_w, c, m
-                tables[start:start + 2 * n_classes] = branches.ravel()
+                for row in range(2):  # tables[start:start + 2 * n_classes] = branches.ravel()
+                    for col in range(n_classes):
+                        tables[start + row * n_classes + col] = branches[row, col]
         if ok:
             found[f] = True
             gain[f], iv[f], rho[f] = g, v, p

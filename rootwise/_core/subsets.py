@@ -18,13 +18,14 @@ import numpy as np
 from numba import njit
 
 from .._config import TIE_TOLERANCE
+from .arrays import total as _total
 from .criteria import impurity
 
 
 @njit(cache=True)
 def _decrease(left, total, criterion):
-    w_all = total.sum()
-    w_left = left.sum()
+    w_all = _total(total)
+    w_left = _total(left)
     w_right = w_all - w_left
     right = total - left
     return impurity(total, criterion) - (w_left / w_all) * impurity(left, criterion) \
@@ -51,12 +52,12 @@ def _prefix_scan(order, table, criterion, min_leaf):
     total = np.zeros(table.shape[1])
     for v in order:
         total += table[v]
-    w_all = total.sum()
+    w_all = _total(total)
     left = np.zeros(table.shape[1])
     best_cut, best = 0, -np.inf
     for c in range(order.shape[0] - 1):
         left += table[order[c]]
-        wl = left.sum()
+        wl = _total(left)
         if wl < min_leaf or w_all - wl < min_leaf:
             continue
         d = _decrease(left, total, criterion)
@@ -70,7 +71,9 @@ def best_subset_class(table, criterion, min_leaf, max_exhaustive):
     """Best subset split of a (categories x classes) count table. Returns (side, decrease);
     decrease = -inf when no admissible split exists."""
     k = table.shape[0]
-    sizes = table.sum(axis=1)
+    sizes = np.zeros(k)  # table.sum(axis=1)
+    for v in range(k):
+        sizes[v] = _total(table[v])
     present = sizes > 0.0
     codes = np.flatnonzero(present)
     m = codes.shape[0]
@@ -92,14 +95,14 @@ def best_subset_class(table, criterion, min_leaf, max_exhaustive):
         total = np.zeros(n_classes)
         for v in codes:
             total += table[v]
-        w_all = total.sum()
+        w_all = _total(total)
         # the first present category stays left; every subset of the others joins it
         for mask in range(0, (1 << (m - 1)) - 1):
             left = table[codes[0]].copy()
             for b in range(m - 1):
                 if mask & (1 << b):
                     left += table[codes[b + 1]]
-            wl = left.sum()
+            wl = _total(left)
             if wl < min_leaf or w_all - wl < min_leaf:
                 continue
             d = _decrease(left, total, criterion)
@@ -135,7 +138,7 @@ def _improve_by_moves(left_mask, codes, table, criterion, min_leaf, current):
     total = np.zeros(table.shape[1])
     for v in codes:
         total += table[v]
-    w_all = total.sum()
+    w_all = _total(total)
     improved = True
     while improved:
         improved = False
@@ -147,7 +150,7 @@ def _improve_by_moves(left_mask, codes, table, criterion, min_leaf, current):
                 if left_mask[u]:
                     left += table[u]
                     n_left += 1
-            wl = left.sum()
+            wl = _total(left)
             ok = 0 < n_left < codes.shape[0] and wl >= min_leaf and w_all - wl >= min_leaf
             d = _decrease(left, total, criterion) if ok else -np.inf
             if d > current + TIE_TOLERANCE:
@@ -170,8 +173,10 @@ def best_subset_regression(stats, min_leaf):
         return side, -np.inf
     means = stats[codes, 1] / stats[codes, 0]
     order = codes[np.argsort(means, kind="mergesort")]
-    w_all = stats[codes, 0].sum()
-    s_all = stats[codes, 1].sum()
+    w_all, s_all = 0.0, 0.0  # stats[codes, 0].sum(), stats[codes, 1].sum()
+    for v in codes:
+        w_all += stats[v, 0]
+        s_all += stats[v, 1]
     wl, sl = 0.0, 0.0
     best_cut, best_proxy = 0, -np.inf
     for c in range(order.shape[0] - 1):
