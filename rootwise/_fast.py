@@ -26,9 +26,13 @@ def applies(X: np.ndarray, w: np.ndarray, kinds: np.ndarray, policy: Policy,
             and not np.isnan(X).any() and bool(np.all(w > 0)))
 
 
-def grow_fast(X, y, w, n_categories, n_classes: int, policy: Policy) -> Tree:
-    """The tree the reference builder grows for this policy, grown in one numba call."""
+def grow_fast(X, y, w, n_categories, n_classes: int, policy: Policy,
+              reserve_bytes: int | None = None) -> Tree:
+    """The tree the reference builder grows for this policy, grown in one numba call.
+    ``reserve_bytes``: address space for the node arrays before they grow by doubling
+    (``arrays.RESERVE_BYTES``; tests pass a few bytes to exercise the doubling)."""
     # here: fits that never take this path do not load its kernels
+    from ._core.arrays import RESERVE_BYTES
     from ._core.grow import PARALLEL_MIN_WORK, grow
 
     max_depth = np.iinfo(np.int64).max if policy.max_depth is None else int(policy.max_depth)
@@ -50,7 +54,8 @@ def grow_fast(X, y, w, n_categories, n_classes: int, policy: Policy) -> Tree:
         n_classes, policy.criterion_code, policy.regression, max_depth,
         float(policy.min_samples_split), float(policy.min_samples_leaf),
         float(policy.min_impurity_decrease), float(policy.impurity_threshold), max_sur,
-        MIN_SURROGATE_SIDE, MIN_ADJUSTED_AGREEMENT, n_threads)
+        MIN_SURROGATE_SIDE, MIN_ADJUSTED_AGREEMENT, n_threads,
+        RESERVE_BYTES if reserve_bytes is None else int(reserve_bytes))
     split = first_child >= 0
     # built in the Tree's dtypes, so that Tree copies none of them (a fully grown tree has about
     # two nodes per row)

@@ -106,3 +106,32 @@ def test_parallel_and_serial_presort_search_and_partition_grow_one_tree(criterio
     finally:
         numba.set_num_threads(before)
     assert one == two
+
+
+
+def test_reserved_nodes_bounds_every_binary_tree():
+    from rootwise._core.arrays import reserved_nodes
+
+    # a binary tree whose leaves hold at least one row has at most 2n - 1 nodes ...
+    assert reserved_nodes(1000, 2**62, 100, 2**31) == 1999
+    # ... and at most 2^(depth + 1) - 1 under a depth limit
+    assert reserved_nodes(1000, 3, 100, 2**31) == 15
+    assert reserved_nodes(1000, 0, 100, 2**31) == 1
+    # never more than the address space given (the arrays then grow by doubling)
+    assert reserved_nodes(10**12, 2**62, 1000, 2**31) == 2**31 // 1000
+    assert reserved_nodes(1000, 2**62, 100, 1000) == 10
+
+
+@pytest.mark.parametrize("seed", [1, 2, 6, 7, 12])
+def test_fast_builder_past_its_reservation_grows_the_same_tree(seed):
+    """Node and surrogate arrays that outgrow a tiny reservation are doubled: same tree."""
+    X, y, w, n_classes, policy = _case(seed)
+    n_cat = np.zeros(X.shape[1], dtype=np.int64)
+    big = _fast.grow_fast(X, y, w, n_cat, n_classes, policy)
+    small = _fast.grow_fast(X, y, w, n_cat, n_classes, policy, reserve_bytes=64)
+    assert big.node_count > 8  # more nodes than the 64 bytes reserve room for
+    for name in NODE_FIELDS:
+        np.testing.assert_array_equal(getattr(small, name), getattr(big, name), err_msg=name)
+    np.testing.assert_array_equal(small.value, big.value)
+    for name in SURROGATE_FIELDS:
+        np.testing.assert_array_equal(small.surrogates[name], big.surrogates[name], err_msg=name)

@@ -61,13 +61,14 @@ RESERVE_BYTES = 1 << 31  # address space a builder may reserve up front for its 
 
 
 @njit(cache=True)
-def reserved_nodes(n_rows, max_depth, bytes_per_node):
+def reserved_nodes(n_rows, max_depth, bytes_per_node, reserve_bytes):
     """How many nodes a binary tree on ``n_rows`` rows can have: at most 2 n_rows - 1 (every leaf
     holds a row) and at most 2^(max_depth + 1) - 1. Arrays of that size made with ``np.empty``
     cost address space, not memory: a page becomes resident only when a node is written to it.
     Growing by doubling instead leaves the old copies behind as holes in the heap (measured: +110
-    MB resident on a 2,000,000-node tree). Capped at RESERVE_BYTES; past the cap, ``grown``."""
+    MB resident on a 2,000,000-node tree). Capped at ``reserve_bytes`` (RESERVE_BYTES; tests pass
+    less); past the cap, ``grown``."""
     bound = 2 * max(n_rows, 1) - 1
     if max_depth < 40:
         bound = min(bound, (1 << (max_depth + 1)) - 1)
-    return max(1, min(bound, RESERVE_BYTES // bytes_per_node))
+    return max(1, min(bound, reserve_bytes // bytes_per_node))

@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import GINI, TIE_TOLERANCE
-from .arrays import RESERVE_BYTES, grown, grown_rows, reserved_nodes
+from .arrays import grown, grown_rows, reserved_nodes
 from .arrays import total as _total
 from .criteria import impurity
 from .numeric import midpoint
@@ -543,7 +543,7 @@ def _derived(first_child, impurity, wsum, s_offset, s_count, s_agree):
 @njit(cache=True)
 def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_split, min_leaf,
          min_impurity_decrease, impurity_threshold, max_surrogates, min_side, min_adjusted,
-         n_threads):
+         n_threads, reserve_bytes):
     """Grow depth-first (branch 0 first); children of a node get consecutive ids. Returns the node
     arrays, the value array and the surrogate table (see ``rootwise._fast``). ``n_threads``:
     numba's current thread count (big nodes are searched and partitioned on that many threads),
@@ -581,7 +581,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     # branch fractions, improvements, missing-value branches, adjusted agreements) is derived
     # afterwards (``_derived``), once the sorted words are freed: the arrays of a fully grown tree
     # (two nodes per row) would otherwise sit beside them at the fit's peak.
-    cap = reserved_nodes(n, max_depth, 44 + 8 * n_out)
+    cap = reserved_nodes(n, max_depth, 44 + 8 * n_out, reserve_bytes)
     feature = np.empty(cap, dtype=np.int32)
     threshold = np.empty(cap)
     first_child = np.empty(cap, dtype=np.int32)
@@ -592,7 +592,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     s_count = np.empty(cap, dtype=np.int32)
     value = np.empty((cap, n_out))
     # at most max_surrogates per split node, and a tree of cap nodes has (cap - 1) / 2 of them
-    s_cap = max(1, min(max_surrogates * (cap // 2), RESERVE_BYTES // 21))
+    s_cap = max(1, min(max_surrogates * (cap // 2), reserve_bytes // 21))
     s_feature = np.empty(s_cap, dtype=np.int32)
     s_threshold = np.empty(s_cap)
     s_left = np.empty(s_cap, dtype=np.int8)
