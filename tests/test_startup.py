@@ -8,12 +8,14 @@ on the first call of any jitted function), so the child does both before it take
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
 import sys
 
 import rootwise
+from rootwise._core.grow import grow
 
 HEAVY = ("sklearn", "pandas", "scipy")
 
@@ -24,6 +26,7 @@ numba.njit(lambda: 0)()  # its first call sets up the CPU target (and imports sc
 before = set(sys.modules)
 import numpy as np
 import rootwise
+from rootwise._core.grow import grow
 rng = np.random.default_rng(0)
 X = np.round(rng.normal(size=(60, 4)), 1)
 y = (X[:, 0] + X[:, 1] > 0).astype(int)
@@ -79,6 +82,7 @@ KERNELS = r"""
 import json, sys
 import numpy as np
 import rootwise
+from rootwise._core.grow import grow
 from numba.core.registry import CPUDispatcher
 rng = np.random.default_rng(0)
 X = np.round(rng.normal(size=(300, 5)), 2)
@@ -99,6 +103,9 @@ for name, module in list(sys.modules.items()):
 print(json.dumps(called))
 """
 
+# where grow's n_threads argument is in its signature
+N_THREADS = list(inspect.signature(grow.py_func).parameters).index("n_threads")
+
 # kernels a first small fit + predict calls from Python, each one load from numba's cache (warm)
 FIRST_FIT_KERNELS = {"id3": 3, "c4.5": 8, "cart": 5, "cart-regressor": 5}
 
@@ -116,4 +123,4 @@ def test_a_first_small_fit_loads_few_kernels_and_no_parallel_one():
         assert len(called) <= most, (algorithm, sorted(called))
         assert not [k for k in called if "parallel" in k], (algorithm, sorted(called))
         if algorithm.startswith("cart"):
-            assert [sig[-1] for sig in called["grow.grow"]] == ["none"]
+            assert [sig[N_THREADS] for sig in called["grow.grow"]] == ["none"]
