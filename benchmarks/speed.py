@@ -10,7 +10,8 @@ reverse), and the median time (wall clock, or CPU with --clock cpu) is printed w
 sklearn_time / rootwise_time (above 1: rootwise is faster). The trees are then compared node by
 node from the root (``compare_trees``): every split must use the same feature and threshold, or
 send the same rows left, or be a tie (the same impurity decrease, which scikit-learn breaks at
-random); anything else prints DIFFERENT.
+random), or be a finer cut (a larger decrease, between two values less than 1e-7 apart, which
+scikit-learn's splitter treats as equal); anything else prints DIFFERENT.
 Predictions are compared on the training rows and on fresh rows.
 
 Fitting is single-threaded for every library (numba.set_num_threads(1), n_jobs=1 where the
@@ -182,6 +183,14 @@ def _rw_decrease(t, node: int) -> float:
         t.weighted_n_node_samples[c] * t.impurity[c] for c in kids)
 
 
+def _too_close_for_sklearn(values: np.ndarray, threshold: float) -> bool:
+    """Whether the node's values just below and above ``threshold`` are less than 1e-7 apart:
+    scikit-learn's splitter only cuts where x[i+1] > x[i] + FEATURE_THRESHOLD (1e-7), so it can
+    never make this cut (a 10^6-row float32 column has many such neighbours)."""
+    below, above = values[values <= threshold], values[values > threshold]
+    return len(below) > 0 and len(above) > 0 and float(above.min()) - float(below.max()) <= 1e-7
+
+
 def _sk_decrease(s, node: int) -> float:
     left, right = s.children_left[node], s.children_right[node]
     w = s.weighted_n_node_samples
@@ -194,6 +203,9 @@ class Agreement:
     equivalent: int = 0  # different tests that split the node's rows the same way: walk goes on
     ties: int = 0  # different partitions with the same impurity decrease: subtrees not compared
     largest_tie: int = 0  # rows at the largest such node
+    # rootwise's cut is better and lies between two values closer than scikit-learn's
+    # FEATURE_THRESHOLD (1e-7), which scikit-learn treats as equal: subtrees not compared
+    finer: int = 0
     different: int = 0
     first_difference: str = ""
     rw_nodes: int = 0
@@ -208,8 +220,10 @@ class Agreement:
     def verdict(self) -> str:
         if self.different:
             return f"DIFFERENT ({self.different} node(s); first: {self.first_difference})"
-        if self.ties:
-            return (f"same up to {self.ties} tie(s) at nodes of <= {self.largest_tie} rows "
+        finer = (f"; rootwise cuts between values < 1e-7 apart at {self.finer} node(s), which "
+                 "scikit-learn treats as equal" if self.finer else "")
+        if self.ties or self.finer:
+            return (f"same up to {self.ties} tie(s) at nodes of <= {self.largest_tie} rows{finer} "
                     f"({self.matched + self.equivalent} of {self.sk_nodes} nodes compared)")
         if self.rw_nodes == self.sk_nodes == self.matched + self.equivalent:
             if self.equivalent:
@@ -271,6 +285,8 @@ def compare_trees(rw, sk, X_train, X_test, regression: bool) -> Agreement:
         if abs(da - db) <= 1e-9 * max(1.0, abs(da), abs(db)):
             ag.ties += 1
             ag.largest_tie = max(ag.largest_tie, len(rows))
+        elif da > db and _too_close_for_sklearn(X32[rows, fa], ta):
+            ag.finer += 1
         else:
             ag.different += 1
             if not ag.first_difference:
