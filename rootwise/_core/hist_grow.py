@@ -32,7 +32,7 @@ from numba import njit, prange
 from .._config import GINI, LEAF, SUBSET, THRESHOLD, TIE_TOLERANCE
 from .arrays import grown, grown_rows
 from .candidates import numpy_sum, score
-from .criteria import impurity, impurity_decrease
+from .criteria import conditional_impurity, impurity, impurity_decrease
 from .numeric import midpoint
 from .subsets import best_subset_class, best_subset_regression
 
@@ -279,6 +279,110 @@ def _scan_class(ent_stats, p, total_w, criterion, min_leaf, proxy, work):
 
 
 @njit(cache=True)
+def _scan_class_unit(ent_stats, p, total_w, criterion, min_leaf, proxy, cum, work):
+    """``_scan_class`` when every weight is 1. The sums are then integer row counts, exact in
+    float64 in any order, so prefix sums can stand for the reference's running sums:
+        cum[e, k] = sum_{i <= e} n_ik,   left = cum[e],   right = total - cum[e],
+        W_l = sum_k cum[e, k],   total = cum[p - 1]
+    are the very numbers it adds up, and the branches of the chosen cut are (cum[e], total -
+    cum[e]). That turns the per-boundary work into one pass of independent additions and a pass of
+    proxies with no loop-carried sum (instead of three dependent passes over the entries).
+    The proxy is the Gini/entropy proxy of ``_scan_class``; Gini's two-class proxy is put over
+    one denominator, (S_l W_r + S_r W_l) / (W_l W_r), which only moves its rounding (~1e-16 of
+    W, far inside the WINDOW)."""
+    C = ent_stats.shape[1]
+    for k in range(C):
+        s = 0.0
+        for e in range(p):
+            s += ent_stats[e, k]
+            cum[e, k] = s
+    total, right, branches, parent_counts = work[0], work[2], work[3:5], work[1]
+    w_all = 0.0
+    for k in range(C):
+        total[k] = cum[p - 1, k]
+        w_all += total[k]
+    gini = criterion == GINI
+    top = -np.inf
+    if gini and C == 2:
+        t0, t1 = total[0], total[1]
+        for e in range(p - 1):
+            l0, l1 = cum[e, 0], cum[e, 1]
+            w_left = l0 + l1
+            w_right = w_all - w_left
+            r0, r1 = t0 - l0, t1 - l1
+            ok = w_left >= min_leaf and w_right >= min_leaf and w_left > 0.0 and w_right > 0.0
+            den = w_left * w_right if ok else 1.0
+            v = ((l0 * l0 + l1 * l1) * w_right + (r0 * r0 + r1 * r1) * w_left) / den
+            v = v if ok else -np.inf
+            proxy[e] = v
+            top = max(top, v)
+    else:
+        for e in range(p - 1):
+            w_left = 0.0
+            for k in range(C):
+                w_left += cum[e, k]
+            w_right = w_all - w_left
+            proxy[e] = -np.inf
+            if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+                continue
+            v = 0.0
+            if gini:
+                sl, sr = 0.0, 0.0
+                for k in range(C):
+                    r = total[k] - cum[e, k]
+                    sl += cum[e, k] * cum[e, k]
+                    sr += r * r
+                v = sl / w_left + sr / w_right
+            else:
+                for k in range(C):
+                    v += _xlogx(cum[e, k]) + _xlogx(total[k] - cum[e, k])
+                v -= _xlogx(w_left) + _xlogx(w_right)
+            proxy[e] = v
+            top = max(top, v)
+    if top == -np.inf:
+        return -1, 0.0
+    cut = top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
+    parent = impurity(total, criterion)
+    best_i, best = -1, -np.inf
+    for e in range(p - 1):
+        if proxy[e] < cut:
+            continue
+        left = cum[e]
+        w_left = 0.0
+        for k in range(C):
+            right[k] = total[k] - left[k]
+            w_left += left[k]
+        dec = _children_impurity(left, right, w_left, w_all - w_left, w_all, parent, criterion)
+        if dec > best + TIE_TOLERANCE:
+            best_i, best = e, dec
+    if best_i < 0:  # no boundary within the window (cannot happen: the top one is)
+        return -1, 0.0
+    for k in range(C):
+        branches[0, k] = cum[best_i, k]
+        branches[1, k] = total[k] - cum[best_i, k]
+    return best_i, _class_gain_into(branches, total_w, criterion, min_leaf, parent_counts)
+
+
+@njit(cache=True)
+def _class_gain_into(branches, total_w, criterion, min_leaf, scratch):
+    """``_class_gain`` with the parent's counts (``criteria.parent_counts``: 0 + n_0k + n_1k) in
+    ``scratch`` instead of a new array, then I(parent) - ``conditional_impurity``: the same
+    operations in the same order."""
+    C = branches.shape[1]
+    if C >= 8:
+        return _class_gain(branches, total_w, criterion, min_leaf)
+    s0, s1 = 0.0, 0.0
+    for k in range(C):
+        s0 += branches[0, k]
+        s1 += branches[1, k]
+        scratch[k] = 0.0 + branches[0, k] + branches[1, k]
+    known_w = 0.0 + s0 + s1
+    rho = known_w / total_w if total_w > 0 else 0.0
+    gain = rho * (impurity(scratch, criterion) - conditional_impurity(branches, criterion))
+    return gain if gain > 0.0 else 0.0
+
+
+@njit(cache=True)
 def sse_decrease(branches):
     """``_splitter._sse_decrease``: (SSE(D) - sum_v SSE(D^v)) / W from per-branch (w, wy, wy^2),
     SSE = sum w y^2 - (sum w y)^2 / sum w, summed in the same order."""
@@ -363,8 +467,8 @@ def _scan_subset(ent_code, ent_stats, p, k_cat, total_w, criterion, regression, 
 
 @njit(cache=True)
 def _search_range(j0, j1, has_hist, hist, counts, B, C, n_bins, categorical, unit, regression,
-                  total_w, criterion, min_leaf, max_exhaustive, ent_n, ent_code, ent_stats, miss,
-                  proxies, work, found, gain, cut, after, side):
+                  total_w, criterion, min_leaf, max_exhaustive, ent_n, ent_code, ent_stats, ent_cum,
+                  miss, proxies, work, found, gain, cut, after, side):
     """Best split of features j0..j1-1 at the node, written to found/gain/cut/after/side[j].
     The loop is inside: one call per node, not per feature (a call passing two dozen arrays
     costs more than a small node's whole scan)."""
@@ -373,6 +477,7 @@ def _search_range(j0, j1, has_hist, hist, counts, B, C, n_bins, categorical, uni
         if has_hist:
             p = _entries_from_hist(j, hist, counts, B, C, nb, unit, regression, ent_code[j],
                                    ent_stats[j], miss[j])
+            ent_n[j] = p
         else:  # a small node: ``_sparse_entries`` has filled them
             p = ent_n[j]
         found[j] = NOT_FOUND
@@ -386,6 +491,9 @@ def _search_range(j0, j1, has_hist, hist, counts, B, C, n_bins, categorical, uni
             continue
         if regression:
             i, g = _scan_regression(ent_stats[j], p, total_w, min_leaf, work[j])
+        elif unit:
+            i, g = _scan_class_unit(ent_stats[j], p, total_w, criterion, min_leaf, proxies[j],
+                                    ent_cum[j], work[j])
         else:
             i, g = _scan_class(ent_stats[j], p, total_w, criterion, min_leaf, proxies[j], work[j])
         if i >= 0:
@@ -396,12 +504,12 @@ def _search_range(j0, j1, has_hist, hist, counts, B, C, n_bins, categorical, uni
 
 @njit(cache=True, parallel=True)
 def _search_parallel(has_hist, hist, counts, B, C, n_bins, categorical, unit, regression, total_w,
-                     criterion, min_leaf, max_exhaustive, ent_n, ent_code, ent_stats, miss,
-                     proxies, work, found, gain, cut, after, side):
+                     criterion, min_leaf, max_exhaustive, ent_n, ent_code, ent_stats, ent_cum,
+                     miss, proxies, work, found, gain, cut, after, side):
     for j in prange(n_bins.shape[0]):
         _search_range(j, j + 1, has_hist, hist, counts, B, C, n_bins, categorical, unit,
                       regression, total_w, criterion, min_leaf, max_exhaustive, ent_n, ent_code,
-                      ent_stats, miss, proxies, work, found, gain, cut, after, side)
+                      ent_stats, ent_cum, miss, proxies, work, found, gain, cut, after, side)
 
 
 @njit(cache=True)
@@ -601,6 +709,46 @@ def _sparse_sur_entries(codes, rows, sws, start, end, direction, n_bins, B, skip
                 x ^= low
             bits[j * 4 + word] = 0
         se_p[j] = p
+
+
+@njit(cache=True)
+def _side_sur_entries(codes, rows, a, b, side, ent_code, ent_stats, ent_n, n_bins, B, regression,
+                      skip, tally, se_code, se_w, se_n, se_pm, se_p):
+    """The entries of ``_sparse_sur_entries`` when every weight is 1 and every row has the
+    primary, from one child only: the node's split entries (``ent_*``: its bins present and
+    their row counts n_b) are the bins; the rows a..b-1 of child ``side`` (the smaller) give its
+    count s_b per bin, and the other child holds n_b - s_b (integers: exact). Costs the smaller
+    child's rows instead of all the node's, and no bitmap. ``tally``: d x B, kept clear."""
+    d = n_bins.shape[0]
+    for t in range(a, b):
+        r = rows[t]
+        for j in range(d):
+            if j != skip:
+                tally[j * B + np.int64(codes[r, j])] += 1
+    for j in range(d):
+        se_p[j] = 0
+        if j == skip:
+            continue
+        p = ent_n[j]
+        for e in range(p):
+            c = ent_code[j, e]
+            if regression:
+                n_b = np.int64(ent_stats[j, e, 0])
+            else:
+                s = 0.0
+                for k in range(ent_stats.shape[2]):
+                    s += ent_stats[j, e, k]
+                n_b = np.int64(s)
+            s_b = tally[j * B + c]
+            tally[j * B + c] = 0
+            se_code[j, e] = c
+            se_n[j, e, side] = s_b
+            se_n[j, e, 1 - side] = n_b - s_b
+            se_w[j, e, side] = s_b
+            se_w[j, e, 1 - side] = n_b - s_b
+            se_pm[j, e] = 0
+        se_p[j] = p
+        tally[j * B + n_bins[j]] = 0  # the missing bin is no entry: cleared here
 
 
 @njit(cache=True)
@@ -843,6 +991,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
     side = np.full((d, B), -1, dtype=np.int64)
     ent_code = np.zeros((d, B), dtype=np.int64)
     ent_stats = np.zeros((d, B, C))
+    ent_cum = np.zeros((d, B, C))  # prefix sums of ent_stats (unit weights' scan)
     miss = np.zeros((d, C))
     proxies = np.zeros((d, B))
     work = np.zeros((d, 5, C))  # per feature: total, left, right, and the two branches
@@ -850,6 +999,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
     table = np.zeros(d * B * C)  # small nodes' sparse histogram, kept clear between uses
     bits = np.zeros(d * 4, dtype=np.uint64)
     table5 = np.zeros(d * B * 5)
+    tally = np.zeros(d * B, dtype=np.int64)  # one child's rows per bin, kept clear
     direction = np.empty(n, dtype=np.int64)
     sw = np.zeros((d * B, 2))
     sn = np.zeros((d * B, 2), dtype=np.int64)
@@ -937,11 +1087,11 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         if m * d >= PARALLEL_MIN_WORK and n_threads > 1:
             _search_parallel(has_hist, hist, counts, B, C, n_bins, categorical, unit, regression,
                              W, criterion, min_leaf, max_exhaustive, ent_n, ent_code, ent_stats,
-                             miss, proxies, work, found, gain, cut, after, side)
+                             ent_cum, miss, proxies, work, found, gain, cut, after, side)
         else:
             _search_range(0, d, has_hist, hist, counts, B, C, n_bins, categorical, unit,
                           regression, W, criterion, min_leaf, max_exhaustive, ent_n, ent_code,
-                          ent_stats, miss, proxies, work, found, gain, cut, after, side)
+                          ent_stats, ent_cum, miss, proxies, work, found, gain, cut, after, side)
         best_j = _choose(found, gain)
         if best_j < 0 or gain[best_j] * W / total_w < min_impurity_decrease:
             if slot >= 0:
@@ -975,8 +1125,11 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
                     and m - n_lost >= 2 * min_side)
         # m >= 2 small: the larger child has >= small rows, so both children's histograms exist
         from_children = want_sur and unit and n_lost == 0 and m >= 2 * small and slot >= 0
+        # otherwise, with unit weights and the primary known, from the node's entries and the
+        # smaller child, once the rows are partitioned
+        from_side = want_sur and unit and n_lost == 0 and not from_children
         n_s = 0
-        if want_sur and not from_children:
+        if want_sur and not from_children and not from_side:
             dense = m >= small  # a small node's statistics come from its rows, bins present only
             if dense:
                 _sur_stats_from_rows(codes, rows, sws, start, end, direction, d, B, j, sw, sn,
@@ -1036,6 +1189,17 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
             lw += 1.0 if unit else sws[t]
         for t in range(mid, end):
             rw += 1.0 if unit else sws[t]
+
+        if from_side:
+            left_small = n_left <= m - n_left
+            a, b = (start, mid) if left_small else (mid, end)
+            _side_sur_entries(codes, rows, a, b, 0 if left_small else 1, ent_code, ent_stats,
+                              ent_n, n_bins, B, regression, j, tally, se_code, se_w, se_n, se_pm,
+                              se_p)
+            n_s = _surrogates(d, B, n_bins, categorical, j, mass0, mass1, majority_branch, False,
+                              sw, sn, spm, se_code, se_w, se_n, se_pm, se_p, bin_min, bin_max,
+                              max_surrogates, min_side, min_adjusted, c_agree, c_t, c_left, c_cut,
+                              c_side, s_order)
 
         # ---- children's histograms: the smaller one built, the larger = parent - smaller
         left_slot, right_slot = -1, -1
