@@ -8,18 +8,24 @@ of the exact kernels (``numeric.best_threshold_*``, ``subsets.best_subset_*``,
 is the exact tree (the sums are then the same numbers, bit for bit, whenever they are exact in
 float64: integer weights and integer targets).
 
-Histograms and the sibling trick: a node is a segment [start, end) of the row arrays (row ids,
-targets, weights), kept in ascending row order by a stable partition. When a node is split, only
-the smaller child's histogram is built from its rows; the larger child's is the parent's minus
-it, computed in place: about half the rows are read per level instead of all of them.
+Histograms and the sibling trick: a node is a segment [start, end) of the row arrays (each row's
+codes, target, weight), kept in ascending row order by a stable partition; the codes move with
+their rows so that a node's passes read them in one sweep. When a node is split, only the smaller
+child's histogram is built from its rows; the larger child's is the parent's minus it, computed in
+place: about half the rows are read per level instead of all of them.
 
 Small nodes: a histogram costs O(bins x features) to clear, subtract and scan whatever the rows.
 A node with fewer than ``small`` rows gets no histogram; its entries (the bins present, with their
-sums) come from sorting its rows' codes, O(m log m) per feature.
+sums) come from one pass over its rows that marks their bins in a bitmap.
+
+Unit weights: every sum is then an integer row count, exact in float64 in any order, so the class
+scan works on prefix sums and a difference can stand for a sum (``_scan_class_unit``,
+``_side_sur_entries``); the numbers are still the reference's, bit for bit.
 
 Surrogates (CART's missing values) need, per other feature and bin, the weight and row count the
-primary sends each way. Without missing primary values and with unit weights these are the two
-children's histograms; otherwise one pass over the node's rows collects them.
+primary sends each way. Without missing primary values and with unit weights these come from the
+two children's histograms (large nodes) or from the node's entries and its smaller child's rows;
+otherwise one pass over the node's rows collects them.
 
 Threads: features are independent, so histograms, scans and surrogate statistics are computed
 feature by feature on numba's threads (for nodes with enough work); every sum runs in the same
@@ -89,7 +95,7 @@ def _bit_index(low):
 
 
 @njit(cache=True)
-def _sparse_entries(codes, rows, syc, syr, sws, start, end, n_bins, B, C, regression, table,
+def _sparse_entries(codes, syc, syr, sws, start, end, n_bins, B, C, regression, table,
                     bits, ent_code, ent_stats, ent_n, miss):
     """Every feature's entries at a small node, without a histogram: one pass over the rows adds
     each into ``table`` (a cleared histogram) and marks its bin in ``bits`` (a bitmap of 256 bins
@@ -99,7 +105,6 @@ def _sparse_entries(codes, rows, syc, syr, sws, start, end, n_bins, B, C, regres
     unit = sws.shape[0] == 0
     one = np.uint64(1)
     for t in range(start, end):
-        r = rows[t]
         wt = 1.0 if unit else sws[t]
         if regression:
             yv = syr[t]
@@ -108,7 +113,7 @@ def _sparse_entries(codes, rows, syc, syr, sws, start, end, n_bins, B, C, regres
         else:
             k = syc[t]
         for j in range(d):
-            c = np.int64(codes[r, j])
+            c = np.int64(codes[t, j])
             off = (j * B + c) * C
             if regression:
                 table[off] += wt
@@ -530,41 +535,40 @@ def _choose(found, gain):
 
 
 @njit(cache=True)
-def _accumulate(hist, counts, codes, rows, syc, syr, sws, a, b, j0, j1, B, C, regression):
+def _accumulate(hist, counts, codes, syc, syr, sws, a, b, j0, j1, B, C, regression):
     """Add rows a..b-1 of the segment arrays into the histogram of features j0..j1-1."""
     unit = sws.shape[0] == 0
     for t in range(a, b):
-        r = rows[t]
         wt = 1.0 if unit else sws[t]
         if regression:
             yv = syr[t]
             wy = wt * yv
             wyy = wy * yv
             for j in range(j0, j1):
-                off = (j * B + codes[r, j]) * 3
+                off = (j * B + codes[t, j]) * 3
                 hist[off] += wt
                 hist[off + 1] += wy
                 hist[off + 2] += wyy
         else:
             k = syc[t]
             for j in range(j0, j1):
-                hist[(j * B + codes[r, j]) * C + k] += wt
+                hist[(j * B + codes[t, j]) * C + k] += wt
         if not unit:
             for j in range(j0, j1):
-                counts[j * B + codes[r, j]] += 1
+                counts[j * B + codes[t, j]] += 1
 
 
 @njit(cache=True, parallel=True)
-def _accumulate_parallel(hist, counts, codes, rows, syc, syr, sws, a, b, d, B, C, regression,
+def _accumulate_parallel(hist, counts, codes, syc, syr, sws, a, b, d, B, C, regression,
                          blocks):
     size = (d + blocks - 1) // blocks
     for blk in prange(blocks):
-        _accumulate(hist, counts, codes, rows, syc, syr, sws, a, b, blk * size,
+        _accumulate(hist, counts, codes, syc, syr, sws, a, b, blk * size,
                     min(d, (blk + 1) * size), B, C, regression)
 
 
 @njit(cache=True)
-def _build(hist, counts, codes, rows, syc, syr, sws, a, b, d, B, C, regression, n_threads):
+def _build(hist, counts, codes, syc, syr, sws, a, b, d, B, C, regression, n_threads):
     """The histogram of segment rows a..b-1 (written over ``hist``), features in ``n_threads``
     blocks when there is enough work."""
     hist[:] = 0.0
@@ -572,10 +576,10 @@ def _build(hist, counts, codes, rows, syc, syr, sws, a, b, d, B, C, regression, 
         counts[:] = 0
     blocks = min(n_threads, d)
     if blocks > 1 and (b - a) * d >= PARALLEL_MIN_WORK:
-        _accumulate_parallel(hist, counts, codes, rows, syc, syr, sws, a, b, d, B, C, regression,
+        _accumulate_parallel(hist, counts, codes, syc, syr, sws, a, b, d, B, C, regression,
                              blocks)
     else:
-        _accumulate(hist, counts, codes, rows, syc, syr, sws, a, b, 0, d, B, C, regression)
+        _accumulate(hist, counts, codes, syc, syr, sws, a, b, 0, d, B, C, regression)
 
 
 # ----------------------------------------------------------------------------- surrogates
@@ -596,7 +600,7 @@ def _heavier(m0, m1):
 
 
 @njit(cache=True)
-def _sur_stats_from_rows(codes, rows, sws, start, end, direction, d, B, skip, sw, sn, spm):
+def _sur_stats_from_rows(codes, sws, start, end, direction, d, B, skip, sw, sn, spm):
     """Per feature and bin: weight (sw) and positive-weight rows (sn) the primary sends each way,
     and rows whose primary value is missing (spm)."""
     unit = sws.shape[0] == 0
@@ -604,13 +608,12 @@ def _sur_stats_from_rows(codes, rows, sws, start, end, direction, d, B, skip, sw
     sn[:] = 0
     spm[:] = 0
     for t in range(start, end):
-        r = rows[t]
         dr = direction[t - start]
         wt = 1.0 if unit else sws[t]
         for j in range(d):
             if j == skip:
                 continue
-            cell = j * B + codes[r, j]
+            cell = j * B + codes[t, j]
             if dr < 0:
                 spm[cell] += 1
             else:
@@ -659,7 +662,7 @@ def _sur_entries_dense(j, B, nb, sw, sn, spm, e_code, e_w, e_n, e_pm):
 
 
 @njit(cache=True)
-def _sparse_sur_entries(codes, rows, sws, start, end, direction, n_bins, B, skip, table, bits,
+def _sparse_sur_entries(codes, sws, start, end, direction, n_bins, B, skip, table, bits,
                         se_code, se_w, se_n, se_pm, se_p):
     """``_sur_entries_dense`` of every feature at a small node, the way ``_sparse_entries`` makes
     the split entries: per bin (w sent 0, w sent 1, rows sent 0, rows sent 1, rows without the
@@ -668,13 +671,12 @@ def _sparse_sur_entries(codes, rows, sws, start, end, direction, n_bins, B, skip
     unit = sws.shape[0] == 0
     one = np.uint64(1)
     for t in range(start, end):
-        r = rows[t]
         wt = 1.0 if unit else sws[t]
         dr = direction[t - start]
         for j in range(d):
             if j == skip:
                 continue
-            c = np.int64(codes[r, j])
+            c = np.int64(codes[t, j])
             off = (j * B + c) * 5
             if dr < 0:
                 table[off + 4] += 1.0
@@ -712,7 +714,7 @@ def _sparse_sur_entries(codes, rows, sws, start, end, direction, n_bins, B, skip
 
 
 @njit(cache=True)
-def _side_sur_entries(codes, rows, a, b, side, ent_code, ent_stats, ent_n, n_bins, B, regression,
+def _side_sur_entries(codes, a, b, side, ent_code, ent_stats, ent_n, n_bins, B, regression,
                       skip, tally, se_code, se_w, se_n, se_pm, se_p):
     """The entries of ``_sparse_sur_entries`` when every weight is 1 and every row has the
     primary, from one child only: the node's split entries (``ent_*``: its bins present and
@@ -721,10 +723,9 @@ def _side_sur_entries(codes, rows, a, b, side, ent_code, ent_stats, ent_n, n_bin
     child's rows instead of all the node's, and no bitmap. ``tally``: d x B, kept clear."""
     d = n_bins.shape[0]
     for t in range(a, b):
-        r = rows[t]
         for j in range(d):
             if j != skip:
-                tally[j * B + np.int64(codes[r, j])] += 1
+                tally[j * B + np.int64(codes[t, j])] += 1
     for j in range(d):
         se_p[j] = 0
         if j == skip:
@@ -897,6 +898,26 @@ def _split_array(a, start, m, g, buf):
     return n_left
 
 
+@njit(cache=True)
+def _split_rows(a, start, m, g, buf):
+    """``_split_array`` for whole rows of a 2-D array (a segment's codes as 64-bit words)."""
+    k_words = a.shape[1]
+    n_left = 0
+    n_right = 0
+    for i in range(m):
+        for k in range(k_words):
+            x = a[start + i, k]
+            a[start + n_left, k] = x
+            buf[n_right, k] = x
+        gi = g[i]
+        n_left += gi
+        n_right += 1 - gi
+    for t in range(n_right):
+        for k in range(k_words):
+            a[start + n_left + t, k] = buf[t, k]
+    return n_left
+
+
 # ----------------------------------------------------------------------------- growth
 
 
@@ -965,8 +986,17 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
             break
     total_w = numpy_sum(w)
 
-    # segment arrays: row ids and, beside them, the rows' targets and weights
-    rows = np.arange(n)
+    # segment arrays: the rows' codes, targets and weights, in node order. The codes move with
+    # their row (a row's d bytes as 64-bit words, ``_split_rows``) so that every pass over a
+    # node's rows reads its codes in one sweep: indexing a fixed matrix by row id would cost a
+    # cache miss per row of a deep node, whose rows are scattered over the whole matrix.
+    n_words = (d + 7) // 8
+    words = np.zeros((n, n_words), dtype=np.uint64)
+    seg = words.view(np.uint8)  # seg[t, j]: the code of feature j of the segment's row t
+    for r in range(n):
+        for j in range(d):
+            seg[r, j] = codes[r, j]
+    buf_w = np.empty((n, n_words), dtype=np.uint64)
     syc = yc.copy()
     syr = yr.copy()
     sws = np.empty(0) if unit else w.copy()
@@ -1056,7 +1086,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
     if n >= small:
         n_free -= 1
         root_slot = free[n_free]
-        _build(pool_h[root_slot], pool_c[root_slot], codes, rows, syc, syr, sws, 0, n, d, B, C,
+        _build(pool_h[root_slot], pool_c[root_slot], seg, syc, syr, sws, 0, n, d, B, C,
                regression, n_threads)
     st_node[0], st_start[0], st_end[0], st_slot[0] = 0, 0, n, root_slot
     top = 1
@@ -1080,7 +1110,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         # ---- split search, feature by feature
         has_hist = slot >= 0
         if not has_hist:
-            _sparse_entries(codes, rows, syc, syr, sws, start, end, n_bins, B, C, regression,
+            _sparse_entries(seg, syc, syr, sws, start, end, n_bins, B, C, regression,
                             table, bits, ent_code, ent_stats, ent_n, miss)
         hist = pool_h[max(slot, 0)]
         counts = pool_c[max(slot, 0)]
@@ -1105,7 +1135,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         mass0, mass1 = 0.0, 0.0
         n_lost = 0
         for t in range(start, end):
-            code = codes[rows[t], j]
+            code = seg[t, j]
             if code == miss_code:
                 dr = -1
                 n_lost += 1
@@ -1132,10 +1162,10 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         if want_sur and not from_children and not from_side:
             dense = m >= small  # a small node's statistics come from its rows, bins present only
             if dense:
-                _sur_stats_from_rows(codes, rows, sws, start, end, direction, d, B, j, sw, sn,
+                _sur_stats_from_rows(seg, sws, start, end, direction, d, B, j, sw, sn,
                                      spm)
             else:
-                _sparse_sur_entries(codes, rows, sws, start, end, direction, n_bins, B, j, table5,
+                _sparse_sur_entries(seg, sws, start, end, direction, n_bins, B, j, table5,
                                     bits, se_code, se_w, se_n, se_pm, se_p)
             n_s = _surrogates(d, B, n_bins, categorical, j, mass0, mass1, majority_branch, dense,
                               sw, sn, spm, se_code, se_w, se_n, se_pm, se_p, bin_min, bin_max,
@@ -1147,10 +1177,9 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
             for t in range(start, end):
                 if direction[t - start] >= 0:
                     continue
-                r = rows[t]
                 for s in range(n_s):
                     f = s_order[s]
-                    code = codes[r, f]
+                    code = seg[t, f]
                     if code == n_bins[f]:
                         continue
                     if categorical[f]:
@@ -1176,7 +1205,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         # ---- partition the segment stably: left rows first
         for t in range(m):
             g[t] = 1 - direction[t]
-        n_left = _split_array(rows, start, m, g, buf_i)
+        n_left = _split_rows(words, start, m, g, buf_w)
         if not regression:
             _split_array(syc, start, m, g, buf_i)
         else:
@@ -1193,7 +1222,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         if from_side:
             left_small = n_left <= m - n_left
             a, b = (start, mid) if left_small else (mid, end)
-            _side_sur_entries(codes, rows, a, b, 0 if left_small else 1, ent_code, ent_stats,
+            _side_sur_entries(seg, a, b, 0 if left_small else 1, ent_code, ent_stats,
                               ent_n, n_bins, B, regression, j, tally, se_code, se_w, se_n, se_pm,
                               se_p)
             n_s = _surrogates(d, B, n_bins, categorical, j, mass0, mass1, majority_branch, False,
@@ -1221,7 +1250,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
             small_slot = free[n_free]
             left_small = n_left <= n_right
             a, b = (start, mid) if left_small else (mid, end)
-            _build(pool_h[small_slot], pool_c[small_slot], codes, rows, syc, syr, sws, a, b, d,
+            _build(pool_h[small_slot], pool_c[small_slot], seg, syc, syr, sws, a, b, d,
                    B, C, regression, n_threads)
             hist -= pool_h[small_slot]
             if not unit:
