@@ -101,6 +101,49 @@ def test_coarse_bins_grow_the_reference_hist_tree(seed, small, monkeypatch):
         assert np.any((a < b) & (a / 2 + b / 2 == t)), (node, t)
 
 
+def _binary_unit_case(seed):
+    """Two classes, unit weights, hundreds of rows: the paths only unit weights take (the prefix
+    sum scan, Gini's two-class proxy, surrogate statistics from one child) with many bins per
+    node. Ties (rounded values), missing cells and a categorical column on some seeds."""
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(300, 900)), int(rng.integers(2, 6))
+    X = rng.normal(size=(n, d)).round(1)
+    kinds = np.full(d, CONTINUOUS, dtype=np.int64)
+    n_cat = np.zeros(d, dtype=np.int64)
+    if seed % 3 == 0:
+        kinds[1], n_cat[1] = CATEGORICAL, 6
+        X[:, 1] = rng.integers(0, 6, size=n)
+    if seed % 2 == 1:
+        X[rng.random((n, d)) < 0.05] = np.nan
+    x0 = np.nan_to_num(X[:, 0])
+    y = (x0 + 0.8 * np.nan_to_num(X[:, -1]) + rng.normal(size=n) > 0.2).astype(np.int64)
+    policy = _policy(("gini", "entropy")[seed % 4 // 2], max_depth=None,
+                     min_samples_leaf=float(1 + seed % 2), max_surrogates=5)
+    return X, y, np.ones(n), kinds, n_cat, 2, policy
+
+
+@pytest.mark.parametrize("small", [1, 64, 1024])
+@pytest.mark.parametrize("seed", range(8))
+def test_binary_unit_weights_grow_the_exact_tree(seed, small, monkeypatch):
+    X, y, w, kinds, n_cat, n_classes, policy = _binary_unit_case(seed)
+    monkeypatch.setattr(_hist, "SMALL_NODE", small)
+    assert _hist.applies(X, w, policy)
+    ref = build_tree(X, y, w, kinds, n_cat, n_classes, dataclasses.replace(policy, splitter="exact"),
+                     reference=True)
+    tree = build_tree(X, y, w, kinds, n_cat, n_classes, policy)
+    assert tree.surrogates["feature"].shape[0] > 0
+    assert_same_tree(tree, ref)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_binary_unit_weights_coarse_bins(seed, monkeypatch):
+    X, y, w, kinds, n_cat, n_classes, policy = _binary_unit_case(seed + 50)
+    policy = dataclasses.replace(policy, max_bins=7 + seed)
+    monkeypatch.setattr(_hist, "SMALL_NODE", 64)
+    assert_same_tree(build_tree(X, y, w, kinds, n_cat, n_classes, policy),
+                     build_tree(X, y, w, kinds, n_cat, n_classes, policy, reference=True))
+
+
 def test_coarse_bins_differ_from_exact_but_stayclose():
     """Not a copy of the exact splitter in disguise: with 4 bins a 200-value column has only 3 cut
     points, yet the fit is still a sensible tree."""

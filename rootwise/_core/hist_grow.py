@@ -8,18 +8,24 @@ of the exact kernels (``numeric.best_threshold_*``, ``subsets.best_subset_*``,
 is the exact tree (the sums are then the same numbers, bit for bit, whenever they are exact in
 float64: integer weights and integer targets).
 
-Histograms and the sibling trick: a node is a segment [start, end) of the row arrays (row ids,
-targets, weights), kept in ascending row order by a stable partition. When a node is split, only
-the smaller child's histogram is built from its rows; the larger child's is the parent's minus
-it, computed in place: about half the rows are read per level instead of all of them.
+Histograms and the sibling trick: a node is a segment [start, end) of the row arrays (each row's
+codes, target, weight), kept in ascending row order by a stable partition; the codes move with
+their rows so that a node's passes read them in one sweep. When a node is split, only the smaller
+child's histogram is built from its rows; the larger child's is the parent's minus it, computed in
+place: about half the rows are read per level instead of all of them.
 
 Small nodes: a histogram costs O(bins x features) to clear, subtract and scan whatever the rows.
 A node with fewer than ``small`` rows gets no histogram; its entries (the bins present, with their
-sums) come from sorting its rows' codes, O(m log m) per feature.
+sums) come from one pass over its rows that marks their bins in a bitmap.
+
+Unit weights: every sum is then an integer row count, exact in float64 in any order, so the class
+scan works on prefix sums and a difference can stand for a sum (``_scan_class_unit``,
+``_side_sur_entries``); the numbers are still the reference's, bit for bit.
 
 Surrogates (CART's missing values) need, per other feature and bin, the weight and row count the
-primary sends each way. Without missing primary values and with unit weights these are the two
-children's histograms; otherwise one pass over the node's rows collects them.
+primary sends each way. Without missing primary values and with unit weights these come from the
+two children's histograms (large nodes) or from the node's entries and its smaller child's rows;
+otherwise one pass over the node's rows collects them.
 
 Threads: features are independent, so histograms, scans and surrogate statistics are computed
 feature by feature on numba's threads (for nodes with enough work); every sum runs in the same
@@ -33,7 +39,7 @@ from .._config import GINI, LEAF, SUBSET, THRESHOLD, TIE_TOLERANCE
 from .arrays import grown, grown_rows
 from .arrays import total as _total
 from .candidates import numpy_sum, score
-from .criteria import impurity, impurity_decrease
+from .criteria import conditional_impurity, impurity, impurity_decrease
 from .numeric import midpoint
 from .subsets import best_subset_class, best_subset_regression
 
@@ -90,7 +96,7 @@ def _bit_index(low):
 
 
 @njit(cache=True)
-def _sparse_entries(codes, rows, syc, syr, sws, start, end, n_bins, B, C, regression, table,
+def _sparse_entries(codes, syc, syr, sws, start, end, n_bins, B, C, regression, table,
                     bits, ent_code, ent_stats, ent_n, miss):
     """Every feature's entries at a small node, without a histogram: one pass over the rows adds
     each into ``table`` (a cleared histogram) and marks its bin in ``bits`` (a bitmap of 256 bins
@@ -100,7 +106,6 @@ def _sparse_entries(codes, rows, syc, syr, sws, start, end, n_bins, B, C, regres
     unit = sws.shape[0] == 0
     one = np.uint64(1)
     for t in range(start, end):
-        r = rows[t]
         wt = 1.0 if unit else sws[t]
         if regression:
             yv = syr[t]
@@ -109,7 +114,7 @@ def _sparse_entries(codes, rows, syc, syr, sws, start, end, n_bins, B, C, regres
         else:
             k = syc[t]
         for j in range(d):
-            c = np.int64(codes[r, j])
+            c = np.int64(codes[t, j])
             off = (j * B + c) * C
             if regression:
                 table[off] += wt
@@ -280,6 +285,110 @@ def _scan_class(ent_stats, p, total_w, criterion, min_leaf, proxy, work):
 
 
 @njit(cache=True)
+def _scan_class_unit(ent_stats, p, total_w, criterion, min_leaf, proxy, cum, work):
+    """``_scan_class`` when every weight is 1. The sums are then integer row counts, exact in
+    float64 in any order, so prefix sums can stand for the reference's running sums:
+        cum[e, k] = sum_{i <= e} n_ik,   left = cum[e],   right = total - cum[e],
+        W_l = sum_k cum[e, k],   total = cum[p - 1]
+    are the very numbers it adds up, and the branches of the chosen cut are (cum[e], total -
+    cum[e]). That turns the per-boundary work into one pass of independent additions and a pass of
+    proxies with no loop-carried sum (instead of three dependent passes over the entries).
+    The proxy is the Gini/entropy proxy of ``_scan_class``; Gini's two-class proxy is put over
+    one denominator, (S_l W_r + S_r W_l) / (W_l W_r), which only moves its rounding (~1e-16 of
+    W, far inside the WINDOW)."""
+    C = ent_stats.shape[1]
+    for k in range(C):
+        s = 0.0
+        for e in range(p):
+            s += ent_stats[e, k]
+            cum[e, k] = s
+    total, right, branches, parent_counts = work[0], work[2], work[3:5], work[1]
+    w_all = 0.0
+    for k in range(C):
+        total[k] = cum[p - 1, k]
+        w_all += total[k]
+    gini = criterion == GINI
+    top = -np.inf
+    if gini and C == 2:
+        t0, t1 = total[0], total[1]
+        for e in range(p - 1):
+            l0, l1 = cum[e, 0], cum[e, 1]
+            w_left = l0 + l1
+            w_right = w_all - w_left
+            r0, r1 = t0 - l0, t1 - l1
+            ok = w_left >= min_leaf and w_right >= min_leaf and w_left > 0.0 and w_right > 0.0
+            den = w_left * w_right if ok else 1.0
+            v = ((l0 * l0 + l1 * l1) * w_right + (r0 * r0 + r1 * r1) * w_left) / den
+            v = v if ok else -np.inf
+            proxy[e] = v
+            top = max(top, v)
+    else:
+        for e in range(p - 1):
+            w_left = 0.0
+            for k in range(C):
+                w_left += cum[e, k]
+            w_right = w_all - w_left
+            proxy[e] = -np.inf
+            if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+                continue
+            v = 0.0
+            if gini:
+                sl, sr = 0.0, 0.0
+                for k in range(C):
+                    r = total[k] - cum[e, k]
+                    sl += cum[e, k] * cum[e, k]
+                    sr += r * r
+                v = sl / w_left + sr / w_right
+            else:
+                for k in range(C):
+                    v += _xlogx(cum[e, k]) + _xlogx(total[k] - cum[e, k])
+                v -= _xlogx(w_left) + _xlogx(w_right)
+            proxy[e] = v
+            top = max(top, v)
+    if top == -np.inf:
+        return -1, 0.0
+    cut = top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
+    parent = impurity(total, criterion)
+    best_i, best = -1, -np.inf
+    for e in range(p - 1):
+        if proxy[e] < cut:
+            continue
+        left = cum[e]
+        w_left = 0.0
+        for k in range(C):
+            right[k] = total[k] - left[k]
+            w_left += left[k]
+        dec = _children_impurity(left, right, w_left, w_all - w_left, w_all, parent, criterion)
+        if dec > best + TIE_TOLERANCE:
+            best_i, best = e, dec
+    if best_i < 0:  # no boundary within the window (cannot happen: the top one is)
+        return -1, 0.0
+    for k in range(C):
+        branches[0, k] = cum[best_i, k]
+        branches[1, k] = total[k] - cum[best_i, k]
+    return best_i, _class_gain_into(branches, total_w, criterion, min_leaf, parent_counts)
+
+
+@njit(cache=True)
+def _class_gain_into(branches, total_w, criterion, min_leaf, scratch):
+    """``_class_gain`` with the parent's counts (``criteria.parent_counts``: 0 + n_0k + n_1k) in
+    ``scratch`` instead of a new array, then I(parent) - ``conditional_impurity``: the same
+    operations in the same order."""
+    C = branches.shape[1]
+    if C >= 8:
+        return _class_gain(branches, total_w, criterion, min_leaf)
+    s0, s1 = 0.0, 0.0
+    for k in range(C):
+        s0 += branches[0, k]
+        s1 += branches[1, k]
+        scratch[k] = 0.0 + branches[0, k] + branches[1, k]
+    known_w = 0.0 + s0 + s1
+    rho = known_w / total_w if total_w > 0 else 0.0
+    gain = rho * (impurity(scratch, criterion) - conditional_impurity(branches, criterion))
+    return gain if gain > 0.0 else 0.0
+
+
+@njit(cache=True)
 def sse_decrease(branches):
     """``_splitter._sse_decrease``: (SSE(D) - sum_v SSE(D^v)) / W from per-branch (w, wy, wy^2),
     SSE = sum w y^2 - (sum w y)^2 / sum w, summed in the same order."""
@@ -364,8 +473,8 @@ def _scan_subset(ent_code, ent_stats, p, k_cat, total_w, criterion, regression, 
 
 @njit(cache=True)
 def _search_range(j0, j1, has_hist, hist, counts, B, C, n_bins, categorical, unit, regression,
-                  total_w, criterion, min_leaf, max_exhaustive, ent_n, ent_code, ent_stats, miss,
-                  proxies, work, found, gain, cut, after, side):
+                  total_w, criterion, min_leaf, max_exhaustive, ent_n, ent_code, ent_stats, ent_cum,
+                  miss, proxies, work, found, gain, cut, after, side):
     """Best split of features j0..j1-1 at the node, written to found/gain/cut/after/side[j].
     The loop is inside: one call per node, not per feature (a call passing two dozen arrays
     costs more than a small node's whole scan)."""
@@ -374,6 +483,7 @@ def _search_range(j0, j1, has_hist, hist, counts, B, C, n_bins, categorical, uni
         if has_hist:
             p = _entries_from_hist(j, hist, counts, B, C, nb, unit, regression, ent_code[j],
                                    ent_stats[j], miss[j])
+            ent_n[j] = p
         else:  # a small node: ``_sparse_entries`` has filled them
             p = ent_n[j]
         found[j] = NOT_FOUND
@@ -387,6 +497,9 @@ def _search_range(j0, j1, has_hist, hist, counts, B, C, n_bins, categorical, uni
             continue
         if regression:
             i, g = _scan_regression(ent_stats[j], p, total_w, min_leaf, work[j])
+        elif unit:
+            i, g = _scan_class_unit(ent_stats[j], p, total_w, criterion, min_leaf, proxies[j],
+                                    ent_cum[j], work[j])
         else:
             i, g = _scan_class(ent_stats[j], p, total_w, criterion, min_leaf, proxies[j], work[j])
         if i >= 0:
@@ -397,12 +510,12 @@ def _search_range(j0, j1, has_hist, hist, counts, B, C, n_bins, categorical, uni
 
 @njit(cache=True, parallel=True)
 def _search_parallel(has_hist, hist, counts, B, C, n_bins, categorical, unit, regression, total_w,
-                     criterion, min_leaf, max_exhaustive, ent_n, ent_code, ent_stats, miss,
-                     proxies, work, found, gain, cut, after, side):
+                     criterion, min_leaf, max_exhaustive, ent_n, ent_code, ent_stats, ent_cum,
+                     miss, proxies, work, found, gain, cut, after, side):
     for j in prange(n_bins.shape[0]):
         _search_range(j, j + 1, has_hist, hist, counts, B, C, n_bins, categorical, unit,
                       regression, total_w, criterion, min_leaf, max_exhaustive, ent_n, ent_code,
-                      ent_stats, miss, proxies, work, found, gain, cut, after, side)
+                      ent_stats, ent_cum, miss, proxies, work, found, gain, cut, after, side)
 
 
 @njit(cache=True)
@@ -423,41 +536,40 @@ def _choose(found, gain):
 
 
 @njit(cache=True)
-def _accumulate(hist, counts, codes, rows, syc, syr, sws, a, b, j0, j1, B, C, regression):
+def _accumulate(hist, counts, codes, syc, syr, sws, a, b, j0, j1, B, C, regression):
     """Add rows a..b-1 of the segment arrays into the histogram of features j0..j1-1."""
     unit = sws.shape[0] == 0
     for t in range(a, b):
-        r = rows[t]
         wt = 1.0 if unit else sws[t]
         if regression:
             yv = syr[t]
             wy = wt * yv
             wyy = wy * yv
             for j in range(j0, j1):
-                off = (j * B + codes[r, j]) * 3
+                off = (j * B + codes[t, j]) * 3
                 hist[off] += wt
                 hist[off + 1] += wy
                 hist[off + 2] += wyy
         else:
             k = syc[t]
             for j in range(j0, j1):
-                hist[(j * B + codes[r, j]) * C + k] += wt
+                hist[(j * B + codes[t, j]) * C + k] += wt
         if not unit:
             for j in range(j0, j1):
-                counts[j * B + codes[r, j]] += 1
+                counts[j * B + codes[t, j]] += 1
 
 
 @njit(cache=True, parallel=True)
-def _accumulate_parallel(hist, counts, codes, rows, syc, syr, sws, a, b, d, B, C, regression,
+def _accumulate_parallel(hist, counts, codes, syc, syr, sws, a, b, d, B, C, regression,
                          blocks):
     size = (d + blocks - 1) // blocks
     for blk in prange(blocks):
-        _accumulate(hist, counts, codes, rows, syc, syr, sws, a, b, blk * size,
+        _accumulate(hist, counts, codes, syc, syr, sws, a, b, blk * size,
                     min(d, (blk + 1) * size), B, C, regression)
 
 
 @njit(cache=True)
-def _build(hist, counts, codes, rows, syc, syr, sws, a, b, d, B, C, regression, n_threads):
+def _build(hist, counts, codes, syc, syr, sws, a, b, d, B, C, regression, n_threads):
     """The histogram of segment rows a..b-1 (written over ``hist``), features in ``n_threads``
     blocks when there is enough work."""
     hist[:] = 0.0
@@ -465,10 +577,10 @@ def _build(hist, counts, codes, rows, syc, syr, sws, a, b, d, B, C, regression, 
         counts[:] = 0
     blocks = min(n_threads, d)
     if blocks > 1 and (b - a) * d >= PARALLEL_MIN_WORK:
-        _accumulate_parallel(hist, counts, codes, rows, syc, syr, sws, a, b, d, B, C, regression,
+        _accumulate_parallel(hist, counts, codes, syc, syr, sws, a, b, d, B, C, regression,
                              blocks)
     else:
-        _accumulate(hist, counts, codes, rows, syc, syr, sws, a, b, 0, d, B, C, regression)
+        _accumulate(hist, counts, codes, syc, syr, sws, a, b, 0, d, B, C, regression)
 
 
 # ----------------------------------------------------------------------------- surrogates
@@ -489,7 +601,7 @@ def _heavier(m0, m1):
 
 
 @njit(cache=True)
-def _sur_stats_from_rows(codes, rows, sws, start, end, direction, d, B, skip, sw, sn, spm):
+def _sur_stats_from_rows(codes, sws, start, end, direction, d, B, skip, sw, sn, spm):
     """Per feature and bin: weight (sw) and positive-weight rows (sn) the primary sends each way,
     and rows whose primary value is missing (spm)."""
     unit = sws.shape[0] == 0
@@ -497,13 +609,12 @@ def _sur_stats_from_rows(codes, rows, sws, start, end, direction, d, B, skip, sw
     sn[:] = 0
     spm[:] = 0
     for t in range(start, end):
-        r = rows[t]
         dr = direction[t - start]
         wt = 1.0 if unit else sws[t]
         for j in range(d):
             if j == skip:
                 continue
-            cell = j * B + codes[r, j]
+            cell = j * B + codes[t, j]
             if dr < 0:
                 spm[cell] += 1
             else:
@@ -552,7 +663,7 @@ def _sur_entries_dense(j, B, nb, sw, sn, spm, e_code, e_w, e_n, e_pm):
 
 
 @njit(cache=True)
-def _sparse_sur_entries(codes, rows, sws, start, end, direction, n_bins, B, skip, table, bits,
+def _sparse_sur_entries(codes, sws, start, end, direction, n_bins, B, skip, table, bits,
                         se_code, se_w, se_n, se_pm, se_p):
     """``_sur_entries_dense`` of every feature at a small node, the way ``_sparse_entries`` makes
     the split entries: per bin (w sent 0, w sent 1, rows sent 0, rows sent 1, rows without the
@@ -561,13 +672,12 @@ def _sparse_sur_entries(codes, rows, sws, start, end, direction, n_bins, B, skip
     unit = sws.shape[0] == 0
     one = np.uint64(1)
     for t in range(start, end):
-        r = rows[t]
         wt = 1.0 if unit else sws[t]
         dr = direction[t - start]
         for j in range(d):
             if j == skip:
                 continue
-            c = np.int64(codes[r, j])
+            c = np.int64(codes[t, j])
             off = (j * B + c) * 5
             if dr < 0:
                 table[off + 4] += 1.0
@@ -602,6 +712,45 @@ def _sparse_sur_entries(codes, rows, sws, start, end, direction, n_bins, B, skip
                 x ^= low
             bits[j * 4 + word] = 0
         se_p[j] = p
+
+
+@njit(cache=True)
+def _side_sur_entries(codes, a, b, side, ent_code, ent_stats, ent_n, n_bins, B, regression,
+                      skip, tally, se_code, se_w, se_n, se_pm, se_p):
+    """The entries of ``_sparse_sur_entries`` when every weight is 1 and every row has the
+    primary, from one child only: the node's split entries (``ent_*``: its bins present and
+    their row counts n_b) are the bins; the rows a..b-1 of child ``side`` (the smaller) give its
+    count s_b per bin, and the other child holds n_b - s_b (integers: exact). Costs the smaller
+    child's rows instead of all the node's, and no bitmap. ``tally``: d x B, kept clear."""
+    d = n_bins.shape[0]
+    for t in range(a, b):
+        for j in range(d):
+            if j != skip:
+                tally[j * B + np.int64(codes[t, j])] += 1
+    for j in range(d):
+        se_p[j] = 0
+        if j == skip:
+            continue
+        p = ent_n[j]
+        for e in range(p):
+            c = ent_code[j, e]
+            if regression:
+                n_b = np.int64(ent_stats[j, e, 0])
+            else:
+                s = 0.0
+                for k in range(ent_stats.shape[2]):
+                    s += ent_stats[j, e, k]
+                n_b = np.int64(s)
+            s_b = tally[j * B + c]
+            tally[j * B + c] = 0
+            se_code[j, e] = c
+            se_n[j, e, side] = s_b
+            se_n[j, e, 1 - side] = n_b - s_b
+            se_w[j, e, side] = s_b
+            se_w[j, e, 1 - side] = n_b - s_b
+            se_pm[j, e] = 0
+        se_p[j] = p
+        tally[j * B + n_bins[j]] = 0  # the missing bin is no entry: cleared here
 
 
 @njit(cache=True)
@@ -750,6 +899,26 @@ def _split_array(a, start, m, g, buf):
     return n_left
 
 
+@njit(cache=True)
+def _split_rows(a, start, m, g, buf):
+    """``_split_array`` for whole rows of a 2-D array (a segment's codes as 64-bit words)."""
+    k_words = a.shape[1]
+    n_left = 0
+    n_right = 0
+    for i in range(m):
+        for k in range(k_words):
+            x = a[start + i, k]
+            a[start + n_left, k] = x
+            buf[n_right, k] = x
+        gi = g[i]
+        n_left += gi
+        n_right += 1 - gi
+    for t in range(n_right):
+        for k in range(k_words):
+            a[start + n_left + t, k] = buf[t, k]
+    return n_left
+
+
 # ----------------------------------------------------------------------------- growth
 
 
@@ -818,8 +987,17 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
             break
     total_w = numpy_sum(w)
 
-    # segment arrays: row ids and, beside them, the rows' targets and weights
-    rows = np.arange(n)
+    # segment arrays: the rows' codes, targets and weights, in node order. The codes move with
+    # their row (a row's d bytes as 64-bit words, ``_split_rows``) so that every pass over a
+    # node's rows reads its codes in one sweep: indexing a fixed matrix by row id would cost a
+    # cache miss per row of a deep node, whose rows are scattered over the whole matrix.
+    n_words = (d + 7) // 8
+    words = np.zeros((n, n_words), dtype=np.uint64)
+    seg = words.view(np.uint8)  # seg[t, j]: the code of feature j of the segment's row t
+    for r in range(n):
+        for j in range(d):
+            seg[r, j] = codes[r, j]
+    buf_w = np.empty((n, n_words), dtype=np.uint64)
     syc = yc.copy()
     syr = yr.copy()
     sws = np.empty(0) if unit else w.copy()
@@ -844,6 +1022,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
     side = np.full((d, B), -1, dtype=np.int64)
     ent_code = np.zeros((d, B), dtype=np.int64)
     ent_stats = np.zeros((d, B, C))
+    ent_cum = np.zeros((d, B, C))  # prefix sums of ent_stats (unit weights' scan)
     miss = np.zeros((d, C))
     proxies = np.zeros((d, B))
     work = np.zeros((d, 5, C))  # per feature: total, left, right, and the two branches
@@ -851,6 +1030,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
     table = np.zeros(d * B * C)  # small nodes' sparse histogram, kept clear between uses
     bits = np.zeros(d * 4, dtype=np.uint64)
     table5 = np.zeros(d * B * 5)
+    tally = np.zeros(d * B, dtype=np.int64)  # one child's rows per bin, kept clear
     direction = np.empty(n, dtype=np.int64)
     sw = np.zeros((d * B, 2))
     sn = np.zeros((d * B, 2), dtype=np.int64)
@@ -907,7 +1087,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
     if n >= small:
         n_free -= 1
         root_slot = free[n_free]
-        _build(pool_h[root_slot], pool_c[root_slot], codes, rows, syc, syr, sws, 0, n, d, B, C,
+        _build(pool_h[root_slot], pool_c[root_slot], seg, syc, syr, sws, 0, n, d, B, C,
                regression, n_threads)
     st_node[0], st_start[0], st_end[0], st_slot[0] = 0, 0, n, root_slot
     top = 1
@@ -931,18 +1111,18 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         # ---- split search, feature by feature
         has_hist = slot >= 0
         if not has_hist:
-            _sparse_entries(codes, rows, syc, syr, sws, start, end, n_bins, B, C, regression,
+            _sparse_entries(seg, syc, syr, sws, start, end, n_bins, B, C, regression,
                             table, bits, ent_code, ent_stats, ent_n, miss)
         hist = pool_h[max(slot, 0)]
         counts = pool_c[max(slot, 0)]
         if m * d >= PARALLEL_MIN_WORK and n_threads > 1:
             _search_parallel(has_hist, hist, counts, B, C, n_bins, categorical, unit, regression,
                              W, criterion, min_leaf, max_exhaustive, ent_n, ent_code, ent_stats,
-                             miss, proxies, work, found, gain, cut, after, side)
+                             ent_cum, miss, proxies, work, found, gain, cut, after, side)
         else:
             _search_range(0, d, has_hist, hist, counts, B, C, n_bins, categorical, unit,
                           regression, W, criterion, min_leaf, max_exhaustive, ent_n, ent_code,
-                          ent_stats, miss, proxies, work, found, gain, cut, after, side)
+                          ent_stats, ent_cum, miss, proxies, work, found, gain, cut, after, side)
         best_j = _choose(found, gain)
         if best_j < 0 or gain[best_j] * W / total_w < min_impurity_decrease:
             if slot >= 0:
@@ -956,7 +1136,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         mass0, mass1 = 0.0, 0.0
         n_lost = 0
         for t in range(start, end):
-            code = codes[rows[t], j]
+            code = seg[t, j]
             if code == miss_code:
                 dr = -1
                 n_lost += 1
@@ -976,14 +1156,17 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
                     and m - n_lost >= 2 * min_side)
         # m >= 2 small: the larger child has >= small rows, so both children's histograms exist
         from_children = want_sur and unit and n_lost == 0 and m >= 2 * small and slot >= 0
+        # otherwise, with unit weights and the primary known, from the node's entries and the
+        # smaller child, once the rows are partitioned
+        from_side = want_sur and unit and n_lost == 0 and not from_children
         n_s = 0
-        if want_sur and not from_children:
+        if want_sur and not from_children and not from_side:
             dense = m >= small  # a small node's statistics come from its rows, bins present only
             if dense:
-                _sur_stats_from_rows(codes, rows, sws, start, end, direction, d, B, j, sw, sn,
+                _sur_stats_from_rows(seg, sws, start, end, direction, d, B, j, sw, sn,
                                      spm)
             else:
-                _sparse_sur_entries(codes, rows, sws, start, end, direction, n_bins, B, j, table5,
+                _sparse_sur_entries(seg, sws, start, end, direction, n_bins, B, j, table5,
                                     bits, se_code, se_w, se_n, se_pm, se_p)
             n_s = _surrogates(d, B, n_bins, categorical, j, mass0, mass1, majority_branch, dense,
                               sw, sn, spm, se_code, se_w, se_n, se_pm, se_p, bin_min, bin_max,
@@ -995,10 +1178,9 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
             for t in range(start, end):
                 if direction[t - start] >= 0:
                     continue
-                r = rows[t]
                 for s in range(n_s):
                     f = s_order[s]
-                    code = codes[r, f]
+                    code = seg[t, f]
                     if code == n_bins[f]:
                         continue
                     if categorical[f]:
@@ -1024,7 +1206,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
         # ---- partition the segment stably: left rows first
         for t in range(m):
             g[t] = 1 - direction[t]
-        n_left = _split_array(rows, start, m, g, buf_i)
+        n_left = _split_rows(words, start, m, g, buf_w)
         if not regression:
             _split_array(syc, start, m, g, buf_i)
         else:
@@ -1037,6 +1219,17 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
             lw += 1.0 if unit else sws[t]
         for t in range(mid, end):
             rw += 1.0 if unit else sws[t]
+
+        if from_side:
+            left_small = n_left <= m - n_left
+            a, b = (start, mid) if left_small else (mid, end)
+            _side_sur_entries(seg, a, b, 0 if left_small else 1, ent_code, ent_stats,
+                              ent_n, n_bins, B, regression, j, tally, se_code, se_w, se_n, se_pm,
+                              se_p)
+            n_s = _surrogates(d, B, n_bins, categorical, j, mass0, mass1, majority_branch, False,
+                              sw, sn, spm, se_code, se_w, se_n, se_pm, se_p, bin_min, bin_max,
+                              max_surrogates, min_side, min_adjusted, c_agree, c_t, c_left, c_cut,
+                              c_side, s_order)
 
         # ---- children's histograms: the smaller one built, the larger = parent - smaller
         left_slot, right_slot = -1, -1
@@ -1058,7 +1251,7 @@ def grow_hist(codes, n_bins, categorical, bin_min, bin_max, yc, yr, w, n_classes
             small_slot = free[n_free]
             left_small = n_left <= n_right
             a, b = (start, mid) if left_small else (mid, end)
-            _build(pool_h[small_slot], pool_c[small_slot], codes, rows, syc, syr, sws, a, b, d,
+            _build(pool_h[small_slot], pool_c[small_slot], seg, syc, syr, sws, a, b, d,
                    B, C, regression, n_threads)
             hist -= pool_h[small_slot]
             if not unit:
