@@ -209,6 +209,25 @@ def _proxies_binary_gini(ent_stats, p, t0, t1, w_all, min_leaf, proxy):
 
 
 @njit(cache=True)
+def _class_proxy(counts, row, total, w_left, w_right, gini):
+    """The proxy ``_scan_class`` ranks boundaries by, for left class weights counts[row] (2-D and
+    a row rather than a row view: a view costs a reference count per call):
+        Gini:    sum_k l_k^2 / W_l + sum_k r_k^2 / W_r
+        entropy: sum_k xlogx(l_k) + xlogx(r_k) - xlogx(W_l) - xlogx(W_r),   r_k = total_k - l_k."""
+    v = 0.0
+    if gini:
+        sl, sr = 0.0, 0.0
+        for k in range(total.shape[0]):
+            r = total[k] - counts[row, k]
+            sl += counts[row, k] * counts[row, k]
+            sr += r * r
+        return sl / w_left + sr / w_right
+    for k in range(total.shape[0]):
+        v += _xlogx(counts[row, k]) + _xlogx(total[k] - counts[row, k])
+    return v - (_xlogx(w_left) + _xlogx(w_right))
+
+
+@njit(cache=True)
 def _scan_class(ent_stats, p, total_w, criterion, min_leaf, proxy, work):
     """``numeric.best_threshold_class`` over entries instead of rows, then ``candidates.score``:
     (index of the last entry on the left or -1, gain). ``work``: 5 x C scratch.
@@ -244,18 +263,7 @@ def _scan_class(ent_stats, p, total_w, criterion, min_leaf, proxy, work):
             proxy[e] = -np.inf
             if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
                 continue
-            v = 0.0
-            if gini:
-                sl, sr = 0.0, 0.0
-                for k in range(C):
-                    r = total[k] - left[k]
-                    sl += left[k] * left[k]
-                    sr += r * r
-                v = sl / w_left + sr / w_right
-            else:
-                for k in range(C):
-                    v += _xlogx(left[k]) + _xlogx(total[k] - left[k])
-                v -= _xlogx(w_left) + _xlogx(w_right)
+            v = _class_proxy(work, np.int64(1), total, w_left, w_right, gini)
             proxy[e] = v
             if v > top:
                 top = v
@@ -331,18 +339,7 @@ def _scan_class_unit(ent_stats, p, total_w, criterion, min_leaf, proxy, cum, wor
             proxy[e] = -np.inf
             if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
                 continue
-            v = 0.0
-            if gini:
-                sl, sr = 0.0, 0.0
-                for k in range(C):
-                    r = total[k] - cum[e, k]
-                    sl += cum[e, k] * cum[e, k]
-                    sr += r * r
-                v = sl / w_left + sr / w_right
-            else:
-                for k in range(C):
-                    v += _xlogx(cum[e, k]) + _xlogx(total[k] - cum[e, k])
-                v -= _xlogx(w_left) + _xlogx(w_right)
+            v = _class_proxy(cum, e, total, w_left, w_right, gini)
             proxy[e] = v
             top = max(top, v)
     if top == -np.inf:
