@@ -57,7 +57,9 @@ def grown_rows(a, size):
     return out
 
 
-RESERVE_BYTES = 1 << 31  # address space a builder may reserve up front for its node arrays
+# address space a builder may reserve up front for its node arrays, and again for its surrogate
+# table (see ``reserved_nodes``)
+RESERVE_BYTES = 1 << 31
 
 
 @njit(cache=True)
@@ -72,3 +74,13 @@ def reserved_nodes(n_rows, max_depth, bytes_per_node, reserve_bytes):
     if max_depth < 40:
         bound = min(bound, (1 << (max_depth + 1)) - 1)
     return max(1, min(bound, reserve_bytes // bytes_per_node))
+
+
+@njit(cache=True)
+def trimmed(a, size):
+    """``a[:size]``, copied when that is less than half of ``a``: a fitted tree far smaller than
+    its reservation (a depth or leaf-size limit) must not hold the whole reservation for its
+    lifetime."""
+    if 2 * size < a.shape[0]:
+        return a[:size].copy()
+    return a[:size]

@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import GINI, TIE_TOLERANCE
-from .arrays import grown, grown_rows, reserved_nodes
+from .arrays import grown, grown_rows, reserved_nodes, trimmed
 from .arrays import total as _total
 from .criteria import impurity
 from .numeric import midpoint
@@ -581,7 +581,7 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
     # branch fractions, improvements, missing-value branches, adjusted agreements) is derived
     # afterwards (``_derived``), once the sorted words are freed: the arrays of a fully grown tree
     # (two nodes per row) would otherwise sit beside them at the fit's peak.
-    cap = reserved_nodes(n, max_depth, 44 + 8 * n_out, reserve_bytes)
+    cap = reserved_nodes(n, max_depth, 48 + 8 * n_out, reserve_bytes)
     feature = np.empty(cap, dtype=np.int32)
     threshold = np.empty(cap)
     first_child = np.empty(cap, dtype=np.int32)
@@ -747,12 +747,18 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
             st_node[top], st_start[top], st_end[top] = left_id, start, i_best + 1
             st_depth[top] = node_depth + 1
             top += 1
-    # numba frees the words, the scratch and the tables after their last use, above
-    feature, threshold, first_child = feature[:count], threshold[:count], first_child[:count]
-    impurity, wsum, s_offset, s_count = impurity[:count], wsum[:count], s_offset[:count], s_count[:count]
-    s_agree = s_agree[:n_sur]
+    # the words, the scratch and the tables are not used below: numba releases an array after
+    # its last use, so the derived fields are allocated when they are gone (measured: the fully
+    # grown 10^6-row regression fit peaks during growth, not here)
+    feature, threshold = trimmed(feature, count), trimmed(threshold, count)
+    first_child, impurity = trimmed(first_child, count), trimmed(impurity, count)
+    wsum, n_samples = trimmed(wsum, count), trimmed(n_samples, count)
+    s_offset, s_count = trimmed(s_offset, count), trimmed(s_count, count)
+    value = trimmed(value, count)
+    s_feature, s_threshold = trimmed(s_feature, n_sur), trimmed(s_threshold, n_sur)
+    s_left, s_agree = trimmed(s_left, n_sur), trimmed(s_agree, n_sur)
     parent, depth, fraction, missing_branch, improvement, s_adj = _derived(
         first_child, impurity, wsum, s_offset, s_count, s_agree)
-    return (feature, threshold, first_child, parent, depth, impurity, n_samples[:count], wsum,
-            fraction, missing_branch, improvement, s_offset, s_count, value[:count],
-            s_feature[:n_sur], s_threshold[:n_sur], s_left[:n_sur], s_agree, s_adj)
+    return (feature, threshold, first_child, parent, depth, impurity, n_samples, wsum, fraction,
+            missing_branch, improvement, s_offset, s_count, value, s_feature, s_threshold, s_left,
+            s_agree, s_adj)
