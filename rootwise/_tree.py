@@ -49,6 +49,9 @@ SURROGATE_FIELDS = {
     "adjusted_agreement": np.float64,
 }
 
+# splits with at most this many children are checked one child slot at a time (``validate``)
+NARROW = 16
+
 # fields a plain-data tree may leave out (trees written before they existed)
 _OPTIONAL_NODE_FIELDS = ("improvement",)
 
@@ -239,11 +242,19 @@ class Tree:
             if np.any((b < -1) | (b >= self.n_children[node])):
                 raise ValueError(f"node {node}: a category maps to a child it does not have")
         self._validate_surrogates()
-        # each non-root node is the child of exactly its parent, so the structure is a tree;
-        # one child slot at a time, so no temporary is larger than the split nodes (a fully
-        # grown tree has about 2 nodes per training row: its arrays must not be copied 8 times)
+        # each non-root node is the child of exactly its parent, so the structure is a tree.
+        # Binary and narrow splits: one child slot at a time, so no temporary is larger than the
+        # split nodes (a fully grown tree has about 2 nodes per training row: its arrays must not
+        # be copied 8 times). Wide multiway splits: every slot at once (a slot loop would run
+        # once per category; the temporaries are then the size of the children anyway).
         expected_parent = np.full(n, -1, dtype=np.int32)
-        for slot in range(int(nc.max()) if len(nc) else 0):
+        widest = int(nc.max()) if len(nc) else 0
+        if widest > NARROW:
+            kids = np.repeat(fc, nc) + (np.arange(int(nc.sum())) - np.repeat(np.cumsum(nc) - nc, nc))
+            if np.any(np.bincount(kids, minlength=n) > 1):
+                raise ValueError("tree nodes are shared between parents")
+            expected_parent[kids] = np.repeat(ids, nc)
+        for slot in range(widest if widest <= NARROW else 0):
             has = nc > slot
             kids, parents = fc[has] + slot, ids[has]
             if np.any(expected_parent[kids] != -1):

@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+from rootwise import _tree
 from rootwise._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET, THRESHOLD
 from rootwise._tree import NODE_FIELDS, Tree
 
@@ -244,13 +245,37 @@ def test_hand_tree_is_valid():
     hand_tree().validate()
 
 
+@pytest.mark.parametrize("narrow", [16, 0])  # child slot by slot; all slots at once (wide splits)
 @pytest.mark.parametrize("name", list(CORRUPTIONS))
-def test_validate_rejects(name):
+def test_validate_rejects(name, narrow, monkeypatch):
+    monkeypatch.setattr(_tree, "NARROW", narrow)
+    hand_tree().validate()
     parts = copy.deepcopy(hand_tree_parts())
     mutate, message = CORRUPTIONS[name]
     mutate(parts)
     with pytest.raises(ValueError, match=message):
         make(*parts)
+
+
+def test_validate_checks_a_wide_multiway_split_at_once():
+    """A root with 40 leaf children (more than NARROW) is checked by the all-slots path, fast."""
+    k = 40
+    n = k + 1
+    nodes = {"feature": [0] + [-1] * k, "kind": [MULTIWAY] + [LEAF] * k,
+             "threshold": [NAN] * n, "first_child": [1] + [-1] * k,
+             "n_children": [k] + [0] * k, "pool_offset": [0] + [-1] * k,
+             "missing_branch": [MISSING_STOP] + [-1] * k, "parent": [-1] + [0] * k,
+             "depth": [0] + [1] * k, "impurity": [1.0] + [0.0] * k,
+             "n_node_samples": [k] + [1] * k, "weighted_n_node_samples": [float(k)] + [1.0] * k,
+             "branch_fraction": [1.0] + [1.0 / k] * k, "surrogate_offset": [-1] * n,
+             "n_surrogates": [0] * n}
+    parts = (nodes, [[1.0, 1.0]] * n, list(range(k)), [k])
+    assert k > _tree.NARROW
+    make(*copy.deepcopy(parts)).validate()
+    bad = copy.deepcopy(parts)
+    bad[0]["parent"][7] = 3
+    with pytest.raises(ValueError, match="parent links"):
+        make(*bad)
 
 
 @pytest.mark.parametrize("name", list(CORRUPTIONS))
