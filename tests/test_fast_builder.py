@@ -79,8 +79,10 @@ def test_fast_path_is_only_taken_where_it_applies():
     assert not _fast.applies(X, w, cont, c45)
 
 
+@pytest.mark.skipif(__import__("numba").config.NUMBA_NUM_THREADS < 2, reason="one thread only")
+@pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("criterion", ["gini", "squared_error"])
-def test_parallel_and_serial_presort_search_and_partition_grow_one_tree(criterion):
+def test_parallel_and_serial_presort_search_and_partition_grow_one_tree(criterion, weighted):
     """Above PARALLEL_MIN_WORK rows x features the presort, the search and the partition run on
     numba's threads, below it on one: the tree must not depend on which."""
     import numba
@@ -88,20 +90,21 @@ def test_parallel_and_serial_presort_search_and_partition_grow_one_tree(criterio
     from rootwise._core.grow import PARALLEL_MIN_WORK
 
     rng = np.random.default_rng(3)
-    n, d = PARALLEL_MIN_WORK // 3, 4  # the root and its first children take the parallel paths
+    # root 4x the threshold: the root and its children (and grandchildren) take the parallel paths
+    n, d = PARALLEL_MIN_WORK, 4
     X = rng.normal(size=(n, d)).round(2)
     if criterion == "squared_error":
         y, n_classes = X[:, 0] + rng.normal(size=n), 0
     else:
         y, n_classes = (X[:, 0] + rng.normal(size=n) > 0).astype(np.int64), 2
-    w = np.ones(n)
+    w = rng.integers(1, 4, size=n).astype(float) if weighted else np.ones(n)
     policy = _policy(criterion, max_depth=6, max_surrogates=3)
     n_cat = np.zeros(d, dtype=np.int64)
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
         one = _fast.grow_fast(X, y, w, n_cat, n_classes, policy)
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        numba.set_num_threads(2)
         two = _fast.grow_fast(X, y, w, n_cat, n_classes, policy)
     finally:
         numba.set_num_threads(before)
@@ -127,9 +130,14 @@ def test_fast_builder_past_its_reservation_grows_the_same_tree(seed):
     """Node and surrogate arrays that outgrow a tiny reservation are doubled: same tree."""
     X, y, w, n_classes, policy = _case(seed)
     n_cat = np.zeros(X.shape[1], dtype=np.int64)
+    kinds = np.zeros(X.shape[1], dtype=np.int64)
+    ref = build_tree(X, y, w, kinds, n_cat, n_classes, policy, reference=True)
     big = _fast.grow_fast(X, y, w, n_cat, n_classes, policy)
     small = _fast.grow_fast(X, y, w, n_cat, n_classes, policy, reserve_bytes=64)
     assert big.node_count > 8  # more nodes than the 64 bytes reserve room for
+    for name in NODE_FIELDS:
+        assert close(getattr(small, name), getattr(ref, name)), name
+    np.testing.assert_array_equal(small.threshold, ref.threshold)
     for name in NODE_FIELDS:
         np.testing.assert_array_equal(getattr(small, name), getattr(big, name), err_msg=name)
     np.testing.assert_array_equal(small.value, big.value)
