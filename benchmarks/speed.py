@@ -220,10 +220,14 @@ class Agreement:
     def verdict(self) -> str:
         if self.different:
             return f"DIFFERENT ({self.different} node(s); first: {self.first_difference})"
-        finer = (f"; rootwise cuts between values < 1e-7 apart at {self.finer} node(s), which "
-                 "scikit-learn treats as equal" if self.finer else "")
-        if self.ties or self.finer:
-            return (f"same up to {self.ties} tie(s) at nodes of <= {self.largest_tie} rows{finer} "
+        parts = []
+        if self.ties:
+            parts.append(f"{self.ties} tie(s) at nodes of <= {self.largest_tie} rows")
+        if self.finer:
+            parts.append(f"{self.finer} finer cut(s) (rootwise's, between values < 1e-7 apart, "
+                         "which scikit-learn treats as equal)")
+        if parts:
+            return (f"same up to {' and '.join(parts)} "
                     f"({self.matched + self.equivalent} of {self.sk_nodes} nodes compared)")
         if self.rw_nodes == self.sk_nodes == self.matched + self.equivalent:
             if self.equivalent:
