@@ -10,8 +10,8 @@ reverse), and the median time (wall clock, or CPU with --clock cpu) is printed w
 sklearn_time / rootwise_time (above 1: rootwise is faster). The trees are then compared node by
 node from the root (``compare_trees``): every split must use the same feature and threshold, or
 send the same rows left, or be a tie (the same impurity decrease, which scikit-learn breaks at
-random), or be a finer cut (a larger decrease, between two values less than 1e-7 apart, which
-scikit-learn's splitter treats as equal); anything else prints DIFFERENT.
+random), or be a finer cut (a larger decrease, between two values that scikit-learn's splitter
+treats as equal: x[i+1] <= x[i] + 1e-7 in float32); anything else prints DIFFERENT.
 Predictions are compared on the training rows and on fresh rows.
 
 Fitting is single-threaded for every library (numba.set_num_threads(1), n_jobs=1 where the
@@ -184,11 +184,14 @@ def _rw_decrease(t, node: int) -> float:
 
 
 def _too_close_for_sklearn(values: np.ndarray, threshold: float) -> bool:
-    """Whether the node's values just below and above ``threshold`` are less than 1e-7 apart:
-    scikit-learn's splitter only cuts where x[i+1] > x[i] + FEATURE_THRESHOLD (1e-7), so it can
-    never make this cut (a 10^6-row float32 column has many such neighbours)."""
+    """Whether scikit-learn treats the node's values just below and above ``threshold`` as equal:
+    its splitter only cuts where x[i+1] > x[i] + FEATURE_THRESHOLD, a float32 1e-7 added in
+    float32 (sklearn/tree/_partitioner.pxd), so a gap of one float32 step near 1 (1.19e-7) is
+    also skipped. A 10^6-row float32 column has many such neighbours."""
     below, above = values[values <= threshold], values[values > threshold]
-    return len(below) > 0 and len(above) > 0 and float(above.min()) - float(below.max()) <= 1e-7
+    if len(below) == 0 or len(above) == 0:
+        return False
+    return bool(np.float32(above.min()) <= np.float32(below.max()) + np.float32(1e-7))
 
 
 def _sk_decrease(s, node: int) -> float:
@@ -203,8 +206,8 @@ class Agreement:
     equivalent: int = 0  # different tests that split the node's rows the same way: walk goes on
     ties: int = 0  # different partitions with the same impurity decrease: subtrees not compared
     largest_tie: int = 0  # rows at the largest such node
-    # rootwise's cut is better and lies between two values closer than scikit-learn's
-    # FEATURE_THRESHOLD (1e-7), which scikit-learn treats as equal: subtrees not compared
+    # rootwise's cut is better and lies between two values within scikit-learn's
+    # FEATURE_THRESHOLD, which scikit-learn treats as equal: subtrees not compared
     finer: int = 0
     different: int = 0
     first_difference: str = ""
@@ -224,8 +227,8 @@ class Agreement:
         if self.ties:
             parts.append(f"{self.ties} tie(s) at nodes of <= {self.largest_tie} rows")
         if self.finer:
-            parts.append(f"{self.finer} finer cut(s) (rootwise's, between values < 1e-7 apart, "
-                         "which scikit-learn treats as equal)")
+            parts.append(f"{self.finer} finer cut(s) (rootwise's, between values within "
+                         "scikit-learn's FEATURE_THRESHOLD, which it treats as equal)")
         if parts:
             return (f"same up to {' and '.join(parts)} "
                     f"({self.matched + self.equivalent} of {self.sk_nodes} nodes compared)")
