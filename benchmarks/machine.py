@@ -72,3 +72,9 @@ def machine_lines() -> list[str]:
         f"rootwise from {rootwise_source()}",
         f"load average (1 / 5 / 15 min) at start: {load()}",
     ]
+
+
+def print_table_head(head: str) -> None:
+    """Print a Markdown table's header row and its ``|---|`` rule, one cell per column."""
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))

@@ -31,7 +31,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from machine import load, machine_lines  # noqa: E402
+from machine import load, machine_lines, print_table_head  # noqa: E402
 
 MB = 1024 * 1024
 
@@ -157,8 +157,7 @@ def main(argv=None) -> int:
     print("extra = peak during the fit - resident size just before it; target: extra < 2.5x input\n")
     head = ("| library | max_depth | fit time | RSS before fit | peak RSS | extra | extra / input "
             "| peak / input |")
-    print(head)
-    print("|" + "---|" * (head.count("|") - 1))
+    print_table_head(head)
     for depth in args.depths:
         for lib in args.libs:
             if lib == "lightgbm":

@@ -55,7 +55,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import data  # noqa: E402
-from machine import load, machine_lines  # noqa: E402
+from machine import load, machine_lines, print_table_head  # noqa: E402
 
 LEAF = 0  # rootwise's node kind of a leaf (rootwise._config.LEAF), kept here to read trees only
 LGBM_MAX_LEAVES = 131072  # LightGBM's upper bound on num_leaves
@@ -408,8 +408,7 @@ def exact_cart(args, budget: Budget, out: list) -> None:
     print(f"ratio = sklearn_time / rootwise_time (above 1: rootwise faster), {CLOCK} clock\n")
     head = ("| task | rows | features | max_depth | rootwise fit | sklearn fit | ratio | leaves rw/sk "
             "| depth rw/sk | tree | predictions |")
-    print(head)
-    print("|" + "---|" * (head.count("|") - 1))
+    print_table_head(head)
     pred_rows = []
     for task in args.tasks:
         for features in args.features:
@@ -464,8 +463,7 @@ def predict_speed(args, pred_rows, out: list) -> None:
           "timed and compared on the wall clock\n")
     head = ("| task | trained on | max_depth | rootwise 1 thread | sklearn | ratio | rootwise all cores "
             "| ratio |")
-    print(head)
-    print("|" + "---|" * (head.count("|") - 1))
+    print_table_head(head)
     for task, rows, features, depth, models in pred_rows:
         if "rootwise" not in models or "sklearn" not in models:
             continue
@@ -522,8 +520,7 @@ def prediction(args, out: list) -> None:
           f"(rootwise n_jobs={cores}; scikit-learn's tree prediction has no n_jobs): wall clock\n")
     head = ("| task | features | max_depth | leaves rw/sk | call | input | rootwise 1 thread | sklearn "
             "| ratio | rootwise all cores | ratio | same output |")
-    print(head)
-    print("|" + "---|" * (head.count("|") - 1))
+    print_table_head(head)
     small = []
     for task in args.tasks:
         for features in args.features:
@@ -588,8 +585,7 @@ def _small_batches(args, small, out: list) -> None:
     sizes = {1: 2000, 100: 1000, 10_000: 50}
     print("\nSmall batches: CPU time per predict call, one thread (many calls, median of rounds)\n")
     head = "| task | features | max_depth | rows | rootwise | sklearn | ratio |"
-    print(head)
-    print("|" + "---|" * (head.count("|") - 1))
+    print_table_head(head)
     for task, features, depth, rw, sk, Xp in small:
         for rows, calls in sizes.items():
             Xb = np.ascontiguousarray(Xp[:rows])
@@ -616,8 +612,7 @@ def histogram_vs_lightgbm(args, budget: Budget, out: list) -> None:
           "gets the exact tree's leaf count\nand the exact fit is shown for reference.\n")
     head = ("| task | rows | features | max_depth | rootwise hist | rootwise exact | LightGBM | "
             "ratio (hist) | ratio (exact) | leaves rw/lgbm |")
-    print(head)
-    print("|" + "---|" * (head.count("|") - 1))
+    print_table_head(head)
     for task in args.tasks:
         for rows in args.lgbm_rows:
             X, y = make_data(task, rows, args.lgbm_features, seed=0, n_classes=2)
@@ -666,8 +661,7 @@ def mixed_data(args, budget: Budget, out: list) -> None:
     against LightGBM's categorical support; scikit-learn's trees take neither."""
     print("\n## Mixed data (categorical columns + missing cells), rootwise CART vs LightGBM, one thread")
     head = "| rows | continuous + categorical | max_depth | rootwise fit | LightGBM fit | leaves rw/lgbm |"
-    print(head)
-    print("|" + "---|" * (head.count("|") - 1))
+    print_table_head(head)
     for rows in args.mixed_rows:
         X, y = data.mixed(rows, 10, 5, n_classes=2, seed=0)
         for depth in args.depths:

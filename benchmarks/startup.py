@@ -48,7 +48,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from machine import load, machine_lines  # noqa: E402
+from machine import load, machine_lines, print_table_head  # noqa: E402
 
 ALGORITHMS = ("id3", "c4.5", "cart", "cart-regressor")
 INPUTS = ("numpy", "frame")
@@ -141,8 +141,7 @@ def main(argv=None) -> int:
         print(f"a bare interpreter (python -c pass) takes {bare:.3f} s\n")
         head = ("| algorithm | input | import rootwise | first fit | first predict | "
                 "import + fit + predict | whole process | heavy modules loaded | target |")
-        print(head)
-        print("|" + "---|" * (head.count("|") - 1))
+        print_table_head(head)
         for algorithm, kind in cases:
             run_child(algorithm, kind, None, args.timeout)  # fills the cache if it is not already
             m = median_of([run_child(algorithm, kind, None, args.timeout) for _ in range(args.reps)])
@@ -157,8 +156,7 @@ def main(argv=None) -> int:
               f"in brackets; median of {args.cold_reps}; target: first fit < 3 s)\n")
         head = ("| algorithm | input | import rootwise | first fit (compiles) | "
                 "first predict (compiles) | whole process | target |")
-        print(head)
-        print("|" + "---|" * (head.count("|") - 1))
+        print_table_head(head)
         for algorithm, kind in cases:
             runs = []
             for _ in range(args.cold_reps):
