@@ -748,8 +748,9 @@ def grow(X, yc, yr, w, n_classes, criterion, regression, max_depth, min_samples_
             st_depth[top] = node_depth + 1
             top += 1
     # the words, the scratch and the tables are not used below: numba releases an array after
-    # its last use, so the derived fields are allocated when they are gone (measured: the fully
-    # grown 10^6-row regression fit peaks during growth, not here)
+    # its last use, so the derived fields are allocated when they are gone (measured on the fully
+    # grown 10^6-row regression fit: this call's peak fell from 421 to 357 MB above the process
+    # before the fit when they stopped being grown beside the words)
     feature, threshold = trimmed(feature, count), trimmed(threshold, count)
     first_child, impurity = trimmed(first_child, count), trimmed(impurity, count)
     wsum, n_samples = trimmed(wsum, count), trimmed(n_samples, count)
