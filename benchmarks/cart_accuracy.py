@@ -209,9 +209,9 @@ def rpart_inner_folds(record: dict, k: int, n_train: int):
 def misclassification_cost():
     """Experiment, not a rootwise option: weakest-link pruning with Breiman's and rpart's cost
     R(t) = misclassified weight at t / W instead of rootwise's (scikit-learn's) w_t / W * Gini(t),
-    for both the sequence and the CV. Patches the private ``rootwise._pruning.node_costs`` for
+    for both the sequence and the CV. Patches the private ``rootwise.prune.cost_complexity.node_costs`` for
     the duration; yields False (and patches nothing) if that function is gone."""
-    import rootwise._pruning as pruning
+    import rootwise.prune.cost_complexity as pruning
 
     original = getattr(pruning, "node_costs", None)
     if original is None:

@@ -32,7 +32,7 @@ def timed_load(self, sig, target_context):
     t = time.perf_counter()
     out = _load(self, sig, target_context)
     f = self._py_func
-    loads.append((f"{f.__module__.replace('rootwise._core.', '')}.{f.__qualname__}",
+    loads.append((f"{f.__module__.replace('rootwise.engine.', '')}.{f.__qualname__}",
                   time.perf_counter() - t, out is not None))
     return out
 
@@ -44,7 +44,7 @@ stack, spent, count = [], {}, {}
 class Compiles(event.Listener):
     def on_start(self, ev):
         f = ev.data["dispatcher"].py_func
-        stack.append([f"{f.__module__.replace('rootwise._core.', '')}.{f.__qualname__}",
+        stack.append([f"{f.__module__.replace('rootwise.engine.', '')}.{f.__qualname__}",
                       time.perf_counter(), 0.0])
 
     def on_end(self, ev):

@@ -42,8 +42,7 @@ Run:  .venv/bin/python examples/pruning_watermelon.py
 from __future__ import annotations
 
 import rootwise
-from rootwise import ID3Classifier, datasets
-from rootwise.pruning_report import pruning_report
+from rootwise import ID3Classifier, datasets, pruning_report
 
 TRAIN_IDS = [1, 2, 3, 6, 7, 10, 14, 15, 16, 17]
 VAL_IDS = [4, 5, 8, 9, 11, 12, 13]

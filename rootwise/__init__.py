@@ -10,20 +10,21 @@ functions).
 
 from importlib import import_module
 
+from . import _jit  # noqa: F401  (drops numba cache files older than the kernels)
 from .estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
 
 # Functions named like their own module are bound now: importing the submodule (which anyone may
 # do) sets the package attribute to the module, and only a later binding puts the function back.
 # Both modules are light (pandas is imported inside explain's functions).
 from .explain import explain, format_table, node_weights
-from .pruning_report import pruning_report
+from .prune.report import pruning_report
 
 # public name -> (module, attribute; None for the module itself), imported when first asked for
 _LAZY = {
     "datasets": (".datasets", None),  # reads CSV files with pandas
-    "ModelFileError": ("._persistence", "ModelFileError"),
-    "load": ("._persistence", "load"),
-    "save": ("._persistence", "save"),
+    "ModelFileError": (".export.model_file", "ModelFileError"),
+    "load": (".export.model_file", "load"),
+    "save": (".export.model_file", "save"),
     "export_graphviz": (".export", "export_graphviz"),
     "export_text": (".export", "export_text"),
 }

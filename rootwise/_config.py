@@ -41,3 +41,9 @@ SQUARED_ERROR = 2
 # Two scores within this distance are a tie; the lower column index (then lower threshold) wins.
 # Mathematically equal gains can differ in the last bits depending on summation order.
 TIE_TOLERANCE = 1e-12
+
+# Surrogate splits (CART, rpart's rules; ``reference.missing``): a surrogate must send at least
+# this many rows (primary known, positive weight) each way, ...
+MIN_SURROGATE_SIDE = 2
+# ... and is kept only if its adjusted agreement exceeds this (rpart's cut-off for round-off)
+MIN_ADJUSTED_AGREEMENT = 1e-10

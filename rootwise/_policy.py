@@ -41,9 +41,9 @@ class Policy:
                         "two_branches": C4.5's rule, at least two branches need it
     prune_on_tie        pre-pruning: a split that leaves validation accuracy unchanged is not made
     splitter            CART's split search: "exact" (every midpoint of adjacent distinct values) or
-                        "hist" (columns binned into at most ``max_bins`` bins, ``_hist``)
+                        "hist" (columns binned into at most ``max_bins`` bins, ``engine.hist``)
     max_bins            bins per continuous column with splitter="hist" (2..255)
-    release8            C4.5 release 8 as Weka's J48 grows it (``_release8``): MDL-penalised gains
+    release8            C4.5 release 8 as Weka's J48 grows it (``reference.release8``): MDL-penalised gains
                         of continuous tests, J48's minimum split size, thresholds moved to training
                         values, split information with unknowns, J48's tolerances; needs
                         selection="gain_ratio", multiway categorical splits, fractional missing

@@ -17,17 +17,18 @@ import numbers
 
 import numpy as np
 
-from . import _encoding as enc
 from ._base import Classifier, Estimator, Regressor, check_is_fitted, clone
 from ._config import MISSING_FRACTIONAL
-from ._core.predict import fractional_distribution
-from ._error_based import collapse_tree, error_based_prune
-from ._folds import kfold, stratified_kfold
 from ._policy import Policy
-from ._pruning import choose_alpha_by_cv, cost_complexity_path, prune_to_alpha, reduced_error_prune
 from ._threads import resolve as resolve_threads
 from ._threads import threads
-from .pruning_report import describe_steps
+from .input import encode, tables, target
+from .input.schema import fit_schema, resolve_categorical
+from .prune.cost_complexity import choose_alpha_by_cv, cost_complexity_path, prune_to_alpha
+from .prune.error_based import collapse_tree, error_based_prune
+from .prune.folds import kfold, stratified_kfold
+from .prune.reduced_error import reduced_error_prune
+from .prune.report import describe_steps
 
 _VALIDATION_PRUNING = ("pre", "reduced-error")
 # CART with more than two classes tries all 2^(m-1) - 1 subsets of m categories up to max_exhaustive;
@@ -89,18 +90,19 @@ class _TreeEstimator(Estimator):
         ``X_val``, ``y_val``: validation data for ``pruning="pre"`` or ``"reduced-error"``; without
         them a stratified ``validation_fraction`` of the training rows is held out."""
         self._check_params()
-        frame = enc.as_table(X)
-        mask = enc.resolve_categorical(frame, self.categorical_features)
+        frame = tables.as_table(X)
+        mask = resolve_categorical(frame, self.categorical_features)
         policy = self._policy()
-        schema = enc.fit_schema(frame, mask, numeric_as_category=policy.numeric_as_category)
-        Xe = enc.encode_numeric_array(X, schema)  # a numeric array: no per-column copy
+        schema = fit_schema(frame, mask, numeric_as_category=policy.numeric_as_category)
+        Xe = encode.encode_numeric_array(X, schema)  # a numeric array: no per-column copy
         if Xe is None:
-            Xe = enc.encode(frame, schema)
+            Xe = encode.encode(frame, schema)
         n_rows = Xe.shape[0]
         self._check_missing(Xe, schema)
-        classes, yt = self._encode_target_fit(y, n_rows)
-        w = enc.check_sample_weight(sample_weight, n_rows)
-        w = self._class_weighted(w, yt)
+        classes, yt = target.encode_fit_target(y, n_rows, self._regression)
+        w = target.check_sample_weight(sample_weight, n_rows)
+        if not self._regression:
+            w = target.class_weighted(w, yt, getattr(self, "class_weight", None))
         if (X_val is None) != (y_val is None):
             raise ValueError("fit needs both X_val and y_val, or neither.")
         if X_val is not None and self.pruning not in _VALIDATION_PRUNING:
@@ -111,13 +113,13 @@ class _TreeEstimator(Estimator):
         validation = None
         if self.pruning in _VALIDATION_PRUNING:
             if X_val is not None:
-                names, val_names = enc.input_feature_names(X), enc.input_feature_names(X_val)
+                names, val_names = tables.input_feature_names(X), tables.input_feature_names(X_val)
                 if names is not None and val_names is not None and list(names) != list(val_names):
                     raise ValueError(f"X_val's columns {list(val_names)} are not X's "
                                      f"{list(names)}: give the same columns in the same order.")
-                Xv = enc.encode(enc.as_table(X_val, what="X_val"), schema)
+                Xv = encode.encode(tables.as_table(X_val, what="X_val"), schema)
                 self._check_missing(Xv, schema)
-                yv = self._encode_target_val(y_val, classes, Xv.shape[0])
+                yv = target.encode_validation_target(y_val, classes, Xv.shape[0])
                 validation = (Xv, yv, np.ones(Xv.shape[0]))
             else:
                 train, held = self._carve_validation(yt)
@@ -155,56 +157,12 @@ class _TreeEstimator(Estimator):
             self.n_classes_ = len(classes)
         self.pruning_steps_ = steps
         self.cp_table_ = cptable
-        names = enc.input_feature_names(X)
+        names = tables.input_feature_names(X)
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return self
-
-    def _encode_target_fit(self, y, n_rows):
-        if self._regression:
-            if hasattr(y, "to_numpy"):
-                y = y.to_numpy()
-            y = enc.column_or_1d(y)
-            if len(y) != n_rows:
-                raise ValueError(f"X and y have different numbers of rows: {n_rows} and {len(y)}.")
-            try:
-                y = y.astype(np.float64)
-            except (TypeError, ValueError):
-                raise ValueError("y must be numeric for a regressor.") from None
-            if not np.all(np.isfinite(y)):
-                raise ValueError("y contains NaN or infinity; every row needs a finite target.")
-            return None, y
-        return enc.encode_target(y, n_rows)
-
-    def _encode_target_val(self, y_val, classes, n_rows):
-        try:
-            y_val = np.asarray(y_val.to_numpy() if hasattr(y_val, "to_numpy") else y_val,
-                               dtype=np.float64 if self._regression else object).ravel()
-        except (TypeError, ValueError):
-            raise ValueError("y_val must be numeric for a regressor.") from None
-        if len(y_val) != n_rows:
-            raise ValueError(f"X_val and y_val have different numbers of rows: {n_rows} and "
-                             f"{len(y_val)}.")
-        if self._regression:
-            if not np.all(np.isfinite(y_val)):
-                raise ValueError("y_val contains NaN or infinity; every validation row needs a "
-                                 "finite target.")
-            return y_val
-        index = {c: i for i, c in enumerate(classes.tolist())}
-        unknown = [v for v in y_val if v not in index]
-        if unknown:
-            raise ValueError(f"y_val holds the label {unknown[0]!r}, absent from the training y.")
-        return np.array([index[v] for v in y_val], dtype=np.int64)
-
-    def _class_weighted(self, w, yt):
-        cw = getattr(self, "class_weight", None)
-        if cw is None or self._regression:
-            return w
-        from sklearn.utils.class_weight import compute_sample_weight
-
-        return w * compute_sample_weight(cw, yt)
 
     def _carve_validation(self, yt):
         from sklearn.model_selection import train_test_split
@@ -286,17 +244,17 @@ class _TreeEstimator(Estimator):
     # ---------------------------------------------------------------- predict
     def _encode(self, X, check_finite: bool = True) -> np.ndarray:
         check_is_fitted(self, "tree_")
-        enc.check_feature_names(getattr(self, "feature_names_in_", None), X, type(self).__name__)
-        Xe = enc.encode_numeric_array(X, self.schema_, check_finite=check_finite)
+        tables.check_feature_names(getattr(self, "feature_names_in_", None), X, type(self).__name__)
+        Xe = encode.encode_numeric_array(X, self.schema_, check_finite=check_finite)
         if Xe is not None:  # a plain numeric matrix for an all-continuous model: no table needed
             return Xe
-        frame = enc.as_table(X)
+        frame = tables.as_table(X)
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting "
                 f"{self.n_features_in_} features as input."
             )
-        Xe = enc.encode(frame, self.schema_)
+        Xe = encode.encode(frame, self.schema_)
         self._check_missing(Xe, self.schema_)
         return Xe
 
@@ -309,7 +267,7 @@ class _TreeEstimator(Estimator):
             ends, out, first_inf = self.tree_.route(Xe, table, parallel=k > 1 and
                                                     Xe.shape[0] >= _PARALLEL_ROWS)
         if first_inf >= 0:
-            enc.raise_infinite(Xe, first_inf, self.schema_)
+            encode.raise_infinite(Xe, first_inf, self.schema_)
         return ends, out
 
     def apply(self, X) -> np.ndarray:
@@ -330,11 +288,7 @@ class _TreeEstimator(Estimator):
 
     def _fractional_distribution(self, X) -> np.ndarray:
         """Class distribution per row; C4.5 combines the branches of a missing value by r_v."""
-        t = self.tree_
-        Xe = self._encode(X)
-        return fractional_distribution(
-            Xe, t.feature, t.kind, t.threshold, t.first_child, t.n_children, t.pool_offset,
-            t.pool, t.n_categories, t.missing_branch, t.branch_fraction, t.distribution())
+        return self.tree_.fractional_distribution(self._encode(X))
 
     def get_depth(self) -> int:
         check_is_fitted(self, "tree_")
@@ -381,7 +335,7 @@ class _Grower:
         self.prepruning_steps = None
 
     def __call__(self, rows, validation=None):
-        from ._builder import build_tree_with_report
+        from .engine.dispatch import build_tree_with_report
 
         X, y, w = self.X, self.y, self.w
         if not (len(rows) == len(y) and np.array_equal(rows, np.arange(len(y)))):
@@ -389,13 +343,14 @@ class _Grower:
         with threads(self.n_jobs):  # the fast builder searches features in parallel
             tree, steps = build_tree_with_report(
                 X, y, w, self.schema.kinds_array,
-                self.schema.n_categories, self.n_classes, self.policy, validation)
+                self.schema.n_categories, self.n_classes, self.policy, validation,
+                names=self.schema.feature_names)
         if validation is not None:
             self.prepruning_steps = steps
         return tree
 
     def splitter_for(self, rows):
-        from ._splitter import make_splitter
+        from .reference.splitters import make_splitter
 
         return make_splitter(self.X[rows], self.y[rows], self.schema.kinds_array,
                              self.schema.n_categories, self.n_classes, self.policy)

@@ -23,12 +23,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import _encoding as enc
 from ._base import clone
 from ._config import CATEGORICAL, ENTROPY, GINI, MISSING_FRACTIONAL, MULTIWAY, THRESHOLD
-from ._core.criteria import conditional_impurity, entropy, gini, intrinsic_value, parent_counts
-from ._core.stats import category_table
-from ._splitter import NodeData, make_splitter
+from .engine.criteria import conditional_impurity, entropy, gini, intrinsic_value, parent_counts
+from .engine.stats import category_table
+from .input.target import check_sample_weight
+from .reference.splitter import NodeData
+from .reference.splitters import make_splitter
 
 if TYPE_CHECKING:  # pandas is imported where a table is made, not with rootwise
     import pandas as pd
@@ -199,7 +200,7 @@ def _training_matrix(model, X, sample_weight) -> tuple[np.ndarray, np.ndarray]:
             f"explain needs the model's training data: column {model.schema_.feature_names[j]!r} "
             f"holds a value never seen in training (row {int(np.flatnonzero(unseen[:, j])[0])})."
         )
-    return Xe, enc.check_sample_weight(sample_weight, Xe.shape[0])
+    return Xe, check_sample_weight(sample_weight, Xe.shape[0])
 
 
 def _weights_at_node(tree, Xe, w, node: int, policy) -> tuple[np.ndarray, np.ndarray]:

@@ -415,7 +415,7 @@ def min_cost_complexity(first_child, n_children, r_node, alpha):
 
 
 def naive_surrogate_threshold(x, direction, w, min_side):
-    """CART's best threshold surrogate by trying every cut (rpart's rules, see rootwise._missing).
+    """CART's best threshold surrogate by trying every cut (rpart's rules, see rootwise.reference.missing).
 
     x: the surrogate's known values (any order); direction: the primary's branch of each row,
     -1 where the primary is missing; w: weights. Cuts: midpoints of consecutive distinct values

@@ -291,7 +291,7 @@ def test_release8_split_point_keeps_the_first_of_near_equal_values():
     """C45Split.setSplitPoint scans the training rows in order and keeps a value only when it
     beats the kept one by more than 1e-6: of 0.833335 and 0.8333355 (both below the midpoint),
     the first met wins (segment-challenge has such a pair; J48 prints 0.833335 there)."""
-    from rootwise._core.release8 import split_point
+    from rootwise.engine.release8 import split_point
 
     assert split_point(np.array([0.2, 0.833335, 0.8333355, 0.9]), 0.85) == 0.833335
     assert split_point(np.array([0.2, 0.8333355, 0.833335, 0.9]), 0.85) == 0.8333355
@@ -308,7 +308,7 @@ def test_release8_is_a_parameter():
 
 
 def test_explain_after_subtree_raising_says_so(melon3):
-    """The pruned tree's root tests 密度 (raised from 含糖率 > 0.126, see test_error_based); on all
+    """The pruned tree's root tests 密度 (raised from 含糖率 > 0.126, see test_prune_error_based); on all
     17 rows the rule picks 含糖率, and the printed table says why they differ."""
     X, y = melon3
     t = explain(X, y, C45Classifier())

@@ -12,8 +12,8 @@ from sklearn.utils.class_weight import compute_sample_weight
 import rootwise
 from rootwise import CARTClassifier, CARTRegressor
 from rootwise._config import SUBSET, THRESHOLD
-from rootwise._pruning import collapse
-from rootwise._splitter import NodeData, Splitter
+from rootwise.prune.collapse import collapse
+from rootwise.reference.splitter import NodeData, Splitter
 
 N_CASES = 80  # random cases per comparison
 MIN_SHARE = 0.4  # at least this share of them must be tie-free, or the comparison says little

@@ -14,9 +14,9 @@ from sklearn.exceptions import NotFittedError
 
 import rootwise
 from rootwise._config import CATEGORICAL, CONTINUOUS, LEAF, SUBSET, THRESHOLD
-from rootwise._encoding import Schema
-from rootwise._tree import Tree
 from rootwise.export import export_graphviz
+from rootwise.input.schema import Schema
+from rootwise.tree import Tree
 
 # Checked by hand against seed 000's tree (figure 4.4): node numbers are the model's (children of a
 # node are numbered together, depth first); counts are (否, 是).

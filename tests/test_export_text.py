@@ -15,9 +15,9 @@ from sklearn.exceptions import NotFittedError
 
 import rootwise
 from rootwise._config import CATEGORICAL, CONTINUOUS, LEAF, MULTIWAY, SUBSET, THRESHOLD
-from rootwise._encoding import Schema
-from rootwise._tree import Tree
 from rootwise.export import export_text
+from rootwise.input.schema import Schema
+from rootwise.tree import Tree
 
 # Seed 000, figure 4.4 (ID3 on watermelon 2.0): 纹理 at the root; under 纹理=清晰 and 根蒂=稍蜷 the
 # 色泽=浅白 branch has no rows and takes its parent's distribution (2 是, 1 否) -> 是.

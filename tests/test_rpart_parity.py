@@ -50,7 +50,7 @@ import pytest
 
 from rootwise import CARTClassifier, CARTRegressor
 from rootwise._config import LEAF, SUBSET, THRESHOLD
-from rootwise._pruning import collapse
+from rootwise.prune.collapse import collapse
 
 GOLDEN = Path(__file__).parent / "golden" / "rpart"
 MANIFEST = json.loads((GOLDEN / "manifest.json").read_text(encoding="utf-8"))

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 import rootwise
-from rootwise._core.grow import grow
+from rootwise.engine.grow import grow
 
 HEAVY = ("sklearn", "pandas", "scipy")
 
@@ -26,7 +26,7 @@ numba.njit(lambda: 0)()  # its first call sets up the CPU target (and imports sc
 before = set(sys.modules)
 import numpy as np
 import rootwise
-from rootwise._core.grow import grow
+from rootwise.engine.grow import grow
 rng = np.random.default_rng(0)
 X = np.round(rng.normal(size=(60, 4)), 1)
 y = (X[:, 0] + X[:, 1] > 0).astype(int)
@@ -69,7 +69,7 @@ def test_the_lazy_parts_are_still_there():
                        "rootwise.export_text, rootwise.pruning_report\n"
                        "from rootwise import datasets\n"
                        "print(json.dumps(sorted(set(sys.modules) - before)))")
-    for module in ("rootwise._persistence", "rootwise.explain", "rootwise.export.text",
+    for module in ("rootwise.export.model_file", "rootwise.explain", "rootwise.export.text",
                    "rootwise.datasets"):
         assert module in new
     assert set(rootwise.__all__) <= set(dir(rootwise))
@@ -82,7 +82,7 @@ KERNELS = r"""
 import json, sys
 import numpy as np
 import rootwise
-from rootwise._core.grow import grow
+from rootwise.engine.grow import grow
 from numba.core.registry import CPUDispatcher
 rng = np.random.default_rng(0)
 X = np.round(rng.normal(size=(300, 5)), 2)
@@ -95,10 +95,10 @@ data, target = (levels, y) if ALGORITHM == "id3" else (X, X[:, 2] if "regressor"
 model.fit(data, target).predict(data)
 called = {}
 for name, module in list(sys.modules.items()):
-    if name.startswith("rootwise._core."):
+    if name.startswith("rootwise.engine."):
         for attr, obj in vars(module).items():
             if isinstance(obj, CPUDispatcher) and obj.__module__ == name and obj.signatures:
-                called[name[len("rootwise._core."):] + "." + attr] = [
+                called[name[len("rootwise.engine."):] + "." + attr] = [
                     [str(t) for t in sig] for sig in obj.signatures]
 print(json.dumps(called))
 """

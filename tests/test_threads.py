@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from rootwise import C45Classifier, CARTClassifier, CARTRegressor
-from rootwise import _encoding as enc
 from rootwise._threads import resolve
+from rootwise.input import encode, tables
 
 
 def _data(n=25000, d=6, seed=0):
@@ -44,17 +44,17 @@ def test_numeric_array_path_encodes_like_the_table_path():
     model = CARTClassifier(pruning=None).fit(X, y)
     X_new = np.random.default_rng(2).normal(size=(50, X.shape[1]))
     X_new[3, 1] = np.nan
-    direct = enc.encode_numeric_array(X_new, model.schema_)
-    general = enc.encode(enc.as_frame(X_new), model.schema_)
+    direct = encode.encode_numeric_array(X_new, model.schema_)
+    general = encode.encode(tables.as_frame(X_new), model.schema_)
     np.testing.assert_array_equal(direct, general)
     # a DataFrame of numpy numeric columns takes it too
-    np.testing.assert_array_equal(enc.encode_numeric_array(pd.DataFrame(X_new), model.schema_),
+    np.testing.assert_array_equal(encode.encode_numeric_array(pd.DataFrame(X_new), model.schema_),
                                   general)
     X_new[5, 4] = np.inf
     with pytest.raises(ValueError, match="column 'x4', row 5"):
         model.predict(X_new)
     with pytest.raises(ValueError, match="column 'x4', row 5"):
-        enc.encode_numeric_array(X_new, model.schema_)
+        encode.encode_numeric_array(X_new, model.schema_)
     # not taken for non-numeric arrays or nullable columns
-    assert enc.encode_numeric_array(X_new.astype(object), model.schema_) is None
-    assert enc.encode_numeric_array(pd.DataFrame(X_new).astype("Float64"), model.schema_) is None
+    assert encode.encode_numeric_array(X_new.astype(object), model.schema_) is None
+    assert encode.encode_numeric_array(pd.DataFrame(X_new).astype("Float64"), model.schema_) is None

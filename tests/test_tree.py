@@ -6,9 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from rootwise import _tree
 from rootwise._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET, THRESHOLD
-from rootwise._tree import NODE_FIELDS, Tree
+from rootwise.tree import NODE_FIELDS, Tree
+from rootwise.tree import tree as _tree
 
 NAN = np.nan
 

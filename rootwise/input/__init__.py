@@ -1,0 +1,8 @@
+"""Stage 1 of the pipeline: user input -> what the engine reads.
+
+    tables   DataFrames, arrays and lists of rows; column names
+    values   the cells of one column (missing markers, numbers)
+    schema   column kinds and categories, learnt at fit
+    encode   a table -> one float64 matrix (category codes, NaN = missing)
+    target   class labels -> codes, regression targets, sample weights
+"""

@@ -1,0 +1,166 @@
+"""The schema of a training table: column names, kinds (continuous / categorical) and each
+categorical column's categories in code order, so that prediction-time tables are encoded the
+same way as the training table."""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._config import CATEGORICAL, CONTINUOUS
+from .tables import column, feature_names_of, input_feature_names
+from .values import continuous_values, plain
+
+
+@dataclass(frozen=True)
+class Schema:
+    """What fit saw: column names, kinds (CONTINUOUS / CATEGORICAL) and each categorical column's
+    categories in code order (``None`` for a continuous column)."""
+
+    feature_names: tuple
+    kinds: tuple
+    categories: tuple
+    names_from_input: bool  # True when fit got a DataFrame with string column names
+
+    @property
+    def n_features(self) -> int:
+        return len(self.feature_names)
+
+    @property
+    def n_categories(self) -> np.ndarray:
+        """Number of categories per column (0 for continuous columns)."""
+        return np.array([0 if c is None else len(c) for c in self.categories], dtype=np.int64)
+
+    @property
+    def kinds_array(self) -> np.ndarray:
+        return np.array(self.kinds, dtype=np.int64)
+
+    def category_label(self, feature: int, code: int):
+        return self.categories[feature][code]
+
+
+def resolve_categorical(frame, categorical_features) -> np.ndarray:
+    """Boolean mask of categorical columns from ``categorical_features``.
+
+    ``"auto"``: object, string, category and bool dtypes are categorical, the rest continuous.
+    Otherwise a list of column names or indices, or a boolean mask with one entry per column; those
+    columns are categorical on top of the dtype-based ones.
+    """
+    n = frame.shape[1]
+    if isinstance(frame, np.ndarray):  # numbers only: nothing is categorical by its dtype
+        auto = np.zeros(n, dtype=bool)
+    else:
+        auto = np.array([_is_categorical_dtype(dtype) for dtype in frame.dtypes], dtype=bool)
+    if isinstance(categorical_features, str):
+        if categorical_features != "auto":
+            raise ValueError(
+                "categorical_features must be 'auto', a list of column names or indices, or a "
+                f"boolean mask; got {categorical_features!r}."
+            )
+        return auto
+    if categorical_features is None:
+        return auto
+    given = list(np.asarray(categorical_features, dtype=object).ravel())
+    mask = auto.copy()
+    if given and all(isinstance(v, (bool, np.bool_)) for v in given):
+        if len(given) != n:
+            raise ValueError(
+                f"categorical_features as a boolean mask needs {n} entries (one per column), "
+                f"got {len(given)}."
+            )
+        return mask | np.array(given, dtype=bool)
+    names = list(feature_names_of(frame))
+    for v in given:
+        if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)):
+            if not -n <= int(v) < n:
+                raise ValueError(
+                    f"categorical_features: column index {int(v)} is out of range for {n} columns."
+                )
+            mask[int(v)] = True
+        elif isinstance(v, str):
+            if v not in names:
+                raise ValueError(
+                    f"categorical_features: no column named {v!r}; columns are {names}."
+                )
+            mask[names.index(v)] = True
+        else:
+            raise ValueError(
+                f"categorical_features entries must be column names or indices, got {v!r}."
+            )
+    return mask
+
+
+def _is_categorical_dtype(dtype) -> bool:
+    import pandas as pd
+    from pandas.api import types as ptypes
+
+    return (
+        isinstance(dtype, pd.CategoricalDtype)
+        or ptypes.is_bool_dtype(dtype)
+        or ptypes.is_object_dtype(dtype)
+        or ptypes.is_string_dtype(dtype)
+    )
+
+
+def _category_order(series, name: str, sort: bool) -> tuple:
+    """Categories of one column: dtype order for pandas categoricals, sorted when ``sort`` (numbers
+    treated as categories), otherwise order of first appearance (the order a reader of the table
+    sees)."""
+    if isinstance(series, np.ndarray):  # a column of a numeric matrix
+        present = series[~np.isnan(series)] if series.dtype.kind == "f" else series
+        _, first = np.unique(present, return_index=True)
+        values = present[np.sort(first)].tolist()  # first appearance; Python scalars
+    else:
+        import pandas as pd
+
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            return tuple(plain(v) for v in series.cat.categories)
+        present = series[~series.isna()]
+        try:
+            values = pd.unique(present.to_numpy(dtype=object))
+        except TypeError:
+            _raise_unhashable(series, name)
+        values = [plain(v) for v in values]
+    if sort:
+        try:
+            values = sorted(values)
+        except TypeError:
+            pass  # mixed types: keep first-appearance order
+    return tuple(values)
+
+
+def _raise_unhashable(series, name):
+    for i, v in enumerate(series.to_numpy(dtype=object)):
+        try:
+            hash(v)
+        except TypeError:
+            raise TypeError(
+                f"column {name!r}, row {i}: argument must be a string or a number, "
+                f"not {type(v).__name__!r}."
+            ) from None
+    raise TypeError(f"column {name!r}: argument must be a string or a number.")
+
+
+def fit_schema(
+    frame, categorical_mask: np.ndarray, *, numeric_as_category: bool = False
+) -> Schema:
+    """Build the schema of a training table. With ``numeric_as_category`` (ID3) every continuous
+    column becomes categorical with its sorted distinct values as categories."""
+    names = input_feature_names(frame)
+    feature_names = feature_names_of(frame)
+    kinds, categories = [], []
+    for j in range(frame.shape[1]):
+        series = column(frame, j)
+        if categorical_mask[j]:
+            kinds.append(CATEGORICAL)
+            categories.append(_category_order(series, feature_names[j], sort=False))
+        elif numeric_as_category:
+            values = continuous_values(series, feature_names[j])
+            kinds.append(CATEGORICAL)
+            categories.append(tuple(float(v) for v in np.unique(values[~np.isnan(values)])))
+        else:
+            kinds.append(CONTINUOUS)
+            categories.append(None)
+    return Schema(feature_names, tuple(kinds), tuple(categories), names is not None)

@@ -1,0 +1,192 @@
+"""The pruning report: every decision of validation-based pruning (seed 000 §3), one line per node.
+
+``pruning_report(model)`` prints, for a model fitted with ``pruning="pre"`` or ``"reduced-error"``,
+the validation score of the whole tree with each node as a subtree and as a leaf, and the decision
+taken; for CART's cost-complexity pruning with alpha chosen by cross-validation, its CP table::
+
+    Post-pruning (reduced-error, seed 000 §3.2); ties prune (prune_on_tie=True).
+    Validation accuracy on 7 rows: 2/7 = 0.286 unpruned, 4/7 = 0.571 pruned.
+    Node numbers are those of the unpruned tree (pruning=None); children come first.
+
+    node  rows   as subtree      as leaf  decision  path
+       8     2  2/7 = 0.286  3/7 = 0.429  pruned    色泽 = 乌黑 → 根蒂 = 稍蜷
+       ...
+
+"as subtree" / "as leaf": the validation score of the whole tree with the node kept as a subtree
+(post-pruning) or split into leaves (pre-pruning), and with the node made a leaf. Post-pruning's
+node numbers are those of the unpruned tree, whose pruned parts the fitted tree no longer holds;
+the path column says where each node is.
+
+``describe_steps`` gives each ``PruningStep`` its ``path`` (the tests leading to its node, in the
+words of ``export_text``); ``fit`` calls it while it still holds the tree the node numbers refer to.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .._base import Estimator, check_is_fitted
+from ..export.text import TreeView
+from ..tree import Tree
+from .steps import PruningStep
+
+ARROW = " → "
+
+
+class _TreeOnly(Estimator):
+    """What ``TreeView`` reads of a fitted model, for a tree the model does not keep (the unpruned
+    tree of reduced-error pruning). An estimator only so that ``check_is_fitted`` accepts it."""
+
+    def __init__(self, tree_=None, schema_=None, classes_=None):
+        self.tree_ = tree_
+        self.schema_ = schema_
+        self.classes_ = classes_  # None for a regressor: TreeView then shows values
+
+    def fit(self, *args, **kwargs):  # pragma: no cover - never fitted, built fitted
+        raise NotImplementedError
+
+
+def node_paths(tree: Tree, schema, classes=None, nodes=None) -> dict[int, str]:
+    """node -> the tests on the way from the root to it ("色泽 = 乌黑 → 根蒂 = 稍蜷"); "" for the
+    root. ``nodes``: which nodes (default: all)."""
+    view = TreeView(_TreeOnly(tree, schema, classes))
+    wanted = range(tree.node_count) if nodes is None else nodes
+    tests: dict[int, str] = {}
+
+    def test_of(child: int) -> str:
+        if child not in tests:
+            parent = int(tree.parent[child])
+            name = view.feature_name(parent)
+            for c, test in view.branches(parent):
+                if c is not None:
+                    tests[c] = f"{name} {test}"
+        return tests[child]
+
+    out = {}
+    for node in wanted:
+        parts, n = [], int(node)
+        while n > 0:
+            parts.append(test_of(n))
+            n = int(tree.parent[n])
+        out[int(node)] = ARROW.join(reversed(parts))
+    return out
+
+
+def describe_steps(steps: list[PruningStep], tree: Tree, schema, classes=None) -> list[PruningStep]:
+    """``steps`` with their ``path`` filled in; ``tree`` is the tree their node numbers refer to."""
+    paths = node_paths(tree, schema, classes, sorted({s.node for s in steps}))
+    return [dataclasses.replace(s, path=paths[s.node]) for s in steps]
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def pruning_report(model, *, digits: int = 3) -> str:
+    """Text table of the pruning decisions of a fitted model (see the module docstring).
+
+    Classification scores are validation accuracies, shown as a fraction of rows (``3/7``) when the
+    validation weights are whole numbers; regression shows the validation mean squared error.
+    Raises ValueError for a model whose pruning records no decisions (None, "error-based",
+    cost-complexity with a fixed ``ccp_alpha``)."""
+    check_is_fitted(model, "tree_")
+    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or digits < 0:
+        raise ValueError(f"digits must be an integer >= 0, got {digits!r}.")
+    steps = getattr(model, "pruning_steps_", None)
+    if steps is not None:
+        return _steps_table(model, steps, int(digits))
+    table = getattr(model, "cp_table_", None)
+    if table is not None:
+        return _cp_table(model, table, int(digits))
+    raise ValueError(
+        f"{type(model).__name__} was fitted with pruning={model.pruning!r}, which records no "
+        "pruning decisions: fit with pruning='pre' or 'reduced-error' (judged on validation data), "
+        "or, for CART, pruning='cost-complexity' with ccp_alpha='cv-min' or 'cv-1se' (its CP table).")
+
+
+def _steps_table(model, steps: list[PruningStep], digits: int) -> str:
+    regression = not hasattr(model, "classes_")
+    post = model.pruning == "reduced-error"
+    tie = "ties prune" if model.prune_on_tie else "ties keep the subtree"
+    if post:
+        head = f"Post-pruning (reduced-error, seed 000 §3.2); {tie} (prune_on_tie={model.prune_on_tie})."
+    else:
+        tie = "ties do not split" if model.prune_on_tie else "ties split"
+        head = f"Pre-pruning (seed 000 §3.1); {tie} (prune_on_tie={model.prune_on_tie})."
+    if not steps:
+        return head + "\nNo decision: the tree grew no split to judge (a single leaf).\n"
+    root = next((s for s in steps if s.node == 0), steps[0])
+    total = root.n_validation
+    fmt = _Scores(total, regression, digits)
+    measure = "mean squared error" if regression else "accuracy"
+    last = steps[-1]
+    final = last.score_as_leaf if last.pruned else last.score_as_subtree
+    if post:
+        before, before_name = steps[0].score_as_subtree, "unpruned"
+        ids = "Node numbers are those of the unpruned tree (pruning=None); children come first."
+    else:
+        before, before_name = root.score_as_leaf, "root alone"
+        ids = "Node numbers are those of the fitted tree, in the order the nodes were grown."
+    lines = [
+        head,
+        f"Validation {measure} on {fmt.count(total)} rows: {fmt.score(before)} {before_name}, "
+        f"{fmt.score(final)} {'pruned' if post else 'grown'}.",
+        ids,
+        "",
+    ]
+    yes, no = ("pruned", "kept") if post else ("leaf", "split")
+    rows = [("node", "rows", "as subtree", "as leaf", "decision", "path")]
+    for s in steps:
+        rows.append((str(s.node), fmt.count(s.n_validation), fmt.score(s.score_as_subtree),
+                     fmt.score(s.score_as_leaf), yes if s.pruned else no, s.path or "(root)"))
+    lines.extend(_align(rows, right=(0, 1, 2, 3)))
+    return "\n".join(lines) + "\n"
+
+
+class _Scores:
+    """Scores as the reader checks them by hand: k/n when the validation weights are counts."""
+
+    def __init__(self, total: float, regression: bool, digits: int):
+        self.total, self.regression, self.digits = total, regression, digits
+        self.whole = _is_whole(total) and total > 0
+
+    def count(self, w: float) -> str:
+        return str(int(round(w))) if _is_whole(w) else f"{w:.{self.digits}f}"
+
+    def score(self, s: float) -> str:
+        if self.regression:
+            return f"{-s:.{self.digits}f}"
+        right = s * self.total
+        if self.whole and _is_whole(right):
+            return f"{int(round(right))}/{int(round(self.total))} = {s:.{self.digits}f}"
+        return f"{s:.{self.digits}f}"
+
+
+def _is_whole(x: float) -> bool:
+    return abs(x - round(x)) <= 1e-9 * max(1.0, abs(x))
+
+
+def _cp_table(model, table, digits: int) -> str:
+    cv = getattr(model, "cv", None)
+    folds = f"{cv}-fold " if isinstance(cv, (int, np.integer)) else ""
+    lines = [f"Cost-complexity pruning (seed 001 §2.6): alpha chosen by {folds}cross-validation, "
+             f"rule {table.rule}; the chosen subtree is marked.", ""]
+    rows = [("alpha", "leaves", "train cost", "cv error", "std error", "chosen")]
+    for k in range(len(table.alpha)):
+        rows.append((f"{table.alpha[k]:.{digits + 2}g}", str(int(table.n_leaves[k])),
+                     f"{table.train_cost[k]:.{digits}f}", f"{table.cv_error[k]:.{digits}f}",
+                     f"{table.cv_std_error[k]:.{digits}f}", "*" if k == table.chosen else ""))
+    lines.extend(_align(rows, right=(0, 1, 2, 3, 4)))
+    return "\n".join(lines) + "\n"
+
+
+def _align(rows, right=()) -> list[str]:
+    """Columns padded to a common width (the last column is not padded: it may hold CJK text)."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    out = []
+    for r in rows:
+        cells = [r[i].rjust(widths[i]) if i in right else r[i].ljust(widths[i])
+                 for i in range(len(widths))]
+        out.append("  ".join([*cells, r[-1]]).rstrip())
+    return out

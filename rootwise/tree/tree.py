@@ -1,0 +1,393 @@
+"""The fitted tree: flat node arrays, a value array and a tree-wide category->branch pool.
+
+One format serves every algorithm. Node ``i`` is a leaf, a threshold test (x <= t: child 0, else
+child 1), a multiway test (one child per category) or a subset test (category -> child 0 or 1).
+Children of a node are stored consecutively from ``first_child[i]``; a categorical test looks
+up its branch in ``pool[pool_offset[i] + code]``. ``value[i]`` holds weighted class counts (or the
+regression value) and is what a row that stops at node ``i`` predicts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET, THRESHOLD
+from . import walk as kernels
+
+# name -> dtype of every per-node array, in a fixed order (also the JSON field order)
+NODE_FIELDS = {
+    "feature": np.int32,
+    "kind": np.int8,
+    "threshold": np.float64,
+    "first_child": np.int32,
+    "n_children": np.int32,
+    "pool_offset": np.int32,
+    "missing_branch": np.int32,
+    "parent": np.int32,
+    "depth": np.int32,
+    "impurity": np.float64,
+    "n_node_samples": np.int64,
+    "weighted_n_node_samples": np.float64,
+    "branch_fraction": np.float64,
+    "surrogate_offset": np.int32,
+    "n_surrogates": np.int32,
+    # the split's impurity decrease over the rows whose tested value is known, in weight units:
+    # w(P) I(P) - sum_v w(P_v) I(P_v) (squared error: the drop of the sum of squares); rpart's
+    # ``improve`` and the base of its variable importance. Meaningful for split nodes only.
+    "improvement": np.float64,
+}
+
+# the tree-wide table of surrogate splits (CART); node i owns rows
+# surrogate_offset[i] .. surrogate_offset[i] + n_surrogates[i] - 1, best first
+SURROGATE_FIELDS = {
+    "feature": np.int32,
+    "kind": np.int8,  # THRESHOLD or SUBSET
+    "threshold": np.float64,
+    "left_branch": np.int8,  # THRESHOLD: the child taken when x <= threshold (0 or 1)
+    "pool_offset": np.int32,  # SUBSET: category -> child in the shared pool
+    "agreement": np.float64,
+    "adjusted_agreement": np.float64,
+}
+
+# splits with at most this many children are checked one child slot at a time (``validate``)
+NARROW = 16
+
+# fields a plain-data tree may leave out (trees written before they existed)
+_OPTIONAL_NODE_FIELDS = ("improvement",)
+
+
+class Tree:
+    """Flat arrays of a fitted tree; see the module docstring for the layout."""
+
+    def __init__(self, nodes: dict, value: np.ndarray, pool: np.ndarray, n_categories: np.ndarray,
+                 surrogates: dict | None = None):
+        n = len(nodes["feature"])
+        defaults = {"surrogate_offset": np.full(n, -1), "n_surrogates": np.zeros(n),
+                    "improvement": np.zeros(n)}
+        for name, dtype in NODE_FIELDS.items():
+            given = nodes[name] if name in nodes else defaults[name]
+            setattr(self, name, np.ascontiguousarray(given, dtype=dtype))
+        surrogates = surrogates or {}
+        self.surrogates = {name: np.ascontiguousarray(surrogates.get(name, []), dtype=dtype)
+                           for name, dtype in SURROGATE_FIELDS.items()}
+        self.value = np.ascontiguousarray(value, dtype=np.float64)
+        self.pool = np.ascontiguousarray(pool, dtype=np.int32)
+        self.n_categories = np.ascontiguousarray(n_categories, dtype=np.int64)
+        self.validate()
+
+    # ----------------------------------------------------------------- shape facts
+    @property
+    def node_count(self) -> int:
+        return len(self.feature)
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.sum(self.kind == LEAF))
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.depth.max())
+
+    def children(self, node: int) -> range:
+        start = int(self.first_child[node])
+        return range(start, start + int(self.n_children[node]))
+
+    def branch_of_category(self, node: int) -> np.ndarray:
+        """For a categorical test: the child slot of each category code (-1 = no branch)."""
+        f = int(self.feature[node])
+        off = int(self.pool_offset[node])
+        return self.pool[off: off + int(self.n_categories[f])]
+
+    # ----------------------------------------------------------------- routing
+    def _walk_args(self):
+        """The arrays of the general walk (``walk._walk_row``), in its order."""
+        sur = self.surrogates
+        return (self.feature, self.kind, self.threshold, self.first_child, self.pool_offset,
+                self.pool, self.n_categories, self.missing_branch, self.surrogate_offset,
+                self.n_surrogates, sur["feature"], sur["kind"], sur["threshold"],
+                sur["left_branch"], sur["pool_offset"])
+
+    def _args(self):
+        return (*self._walk_args(), self.max_depth)
+
+    def _check_X(self, X) -> np.ndarray:
+        """The kernels read X[i, feature] without bounds checks: refuse a matrix whose columns are
+        not the tree's features (and give them the one dtype they are compiled for)."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != len(self.n_categories):
+            raise ValueError(f"encoded X has shape {X.shape}, expected (n, {len(self.n_categories)})")
+        return X
+
+    def compact(self) -> tuple:
+        """(records, origin): the compact layout of the routing kernels (``walk``), one
+        16-byte record per node reachable through threshold tests, and the node id of each
+        record. Derived from the node arrays on first use and kept (never persisted: ``to_dict``
+        and pickles leave it out)."""
+        layout = self.__dict__.get("_compact")
+        if layout is None:
+            records = np.empty(self.node_count, dtype=kernels.COMPACT_NODE)
+            origin = np.empty(self.node_count, dtype=np.int32)
+            used = kernels.compact_layout(self.kind, self.feature, self.threshold,
+                                          self.first_child, records, origin)
+            layout = self._compact = (records[:used].copy(), origin[:used].copy())
+        return layout
+
+    def distribution(self) -> np.ndarray:
+        """Each node's class distribution (value rows normalised to sum 1), kept after first use."""
+        dist = self.__dict__.get("_distribution")
+        if dist is None:
+            dist = self._distribution = self.value / self.value.sum(axis=1, keepdims=True)
+        return dist
+
+    def majority(self) -> np.ndarray:
+        """Each node's most probable class (the first on a tie) as an (n_nodes, 1) table, kept
+        after first use."""
+        label = self.__dict__.get("_majority")
+        if label is None:
+            label = self._majority = np.argmax(self.value, axis=1).astype(np.int64).reshape(-1, 1)
+        return label
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        for derived in ("_compact", "_distribution", "_majority"):
+            state.pop(derived, None)
+        return state
+
+    def route(self, X: np.ndarray, table: np.ndarray, parallel: bool = False):
+        """(ends, out, first_inf) for the encoded matrix ``X`` (float64 or float32, C or Fortran
+        order: no copy): the node each row ends in (as ``apply``), ``table[end]`` per row, and the
+        first row holding an infinite value (-1 when none; the caller refuses such a matrix).
+        ``parallel``: blocks of rows on numba's threads (same result)."""
+        if not (isinstance(X, np.ndarray) and X.dtype in (np.float64, np.float32)
+                and (X.flags.c_contiguous or X.flags.f_contiguous)):
+            X = np.ascontiguousarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != len(self.n_categories):
+            raise ValueError(f"encoded X has shape {X.shape}, expected (n, {len(self.n_categories)})")
+        if table.ndim != 2 or table.shape[0] != self.node_count:
+            raise ValueError(f"table has shape {table.shape}, expected ({self.node_count}, k)")
+        kernel = kernels.route_rows_parallel if parallel else kernels.route_rows
+        return kernel(X, table, *self.compact(), *self._walk_args())
+
+    def apply(self, X: np.ndarray, parallel: bool = False) -> np.ndarray:
+        """Node each row of the encoded matrix ends in (a leaf, or the split node where it stops).
+        ``parallel``: blocks of rows on numba's threads (same result)."""
+        no_table = np.empty((self.node_count, 0), dtype=np.int64)  # only the end nodes
+        ends, _, first_inf = self.route(X, no_table, parallel)
+        if first_inf >= 0:
+            raise ValueError(f"encoded X holds an infinite value in row {first_inf}")
+        return ends
+
+    def decision_path(self, X: np.ndarray):
+        """Indicator matrix (rows x nodes, scipy.sparse CSR): entry (i, j) is 1 when row i passes
+        node j."""
+        import scipy.sparse as sp  # 0.2 s to import: only for the callers that want the matrix
+
+        indptr, indices = self.decision_path_parts(X)
+        data = np.ones(len(indices), dtype=np.int64)
+        return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
+
+    def fractional_distribution(self, X: np.ndarray, value: np.ndarray | None = None,
+                                kind: np.ndarray | None = None) -> np.ndarray:
+        """Per row of the encoded matrix, the ``value`` rows (default: class distributions) of
+        where it ends, C4.5's way: a row missing the value tested at a fractional split goes down
+        every branch and combines their outputs weighted by r_v (``branch_fraction``). ``kind``
+        replaces the node kinds (a pruning pass asking about the tree with some nodes as leaves)."""
+        return kernels.fractional_distribution(
+            self._check_X(X), self.feature, self.kind if kind is None else kind, self.threshold,
+            self.first_child, self.n_children, self.pool_offset, self.pool, self.n_categories,
+            self.missing_branch, self.branch_fraction,
+            self.distribution() if value is None else value)
+
+    def decision_path_parts(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The decision paths as CSR parts: row i passes nodes indices[indptr[i]:indptr[i+1]],
+        root first."""
+        return kernels.path_rows(self._check_X(X), *self._args())
+
+    # ----------------------------------------------------------------- integrity
+    def validate(self) -> None:
+        """Check every index the kernels follow, so that no file or bug can make them read out of
+        bounds (numba does not check bounds)."""
+        n = len(self.feature)
+        if n == 0:
+            raise ValueError("tree has no nodes")
+        for name in NODE_FIELDS:
+            if getattr(self, name).shape != (n,):
+                raise ValueError(f"tree field {name!r} has {getattr(self, name).shape}, expected ({n},)")
+        if self.value.ndim != 2 or self.value.shape[0] != n:
+            raise ValueError(f"tree value array has shape {self.value.shape}, expected ({n}, k)")
+        if self.value.shape[1] == 0 or not np.all(np.isfinite(self.value)):
+            raise ValueError("tree value array is empty or holds NaN / infinite values")
+        # the kernels are compiled for 1-D pool and n_categories; anything else is a corrupt tree
+        if self.pool.ndim != 1 or self.n_categories.ndim != 1:
+            raise ValueError("tree pool and n_categories must be 1-D arrays")
+        n_features = len(self.n_categories)
+        kinds = self.kind
+        if not np.all(np.isin(kinds, (LEAF, THRESHOLD, MULTIWAY, SUBSET))):
+            raise ValueError("tree has an unknown node kind")
+        split = kinds != LEAF
+        if np.any(self.n_children[~split] != 0):
+            raise ValueError("a leaf of the tree has children")
+        f = self.feature[split]
+        if np.any((f < 0) | (f >= n_features)):
+            raise ValueError("a split node tests a feature out of range")
+        # int64: in int32, first_child + n_children can wrap around to a small number and pass
+        nc = self.n_children[split].astype(np.int64)
+        fc = self.first_child[split].astype(np.int64)
+        ids = np.flatnonzero(split)
+        if np.any(nc < 2) or np.any(fc <= ids) or np.any(fc + nc > n):
+            raise ValueError("a split node has children out of range")
+        binary = (kinds == THRESHOLD) | (kinds == SUBSET)
+        if np.any(self.n_children[binary] != 2):
+            raise ValueError("a binary split node does not have two children")
+        if np.any(np.isnan(self.threshold[kinds == THRESHOLD])):
+            raise ValueError("a threshold node has no threshold")
+        mb = self.missing_branch[split]
+        if np.any((mb >= nc) | ((mb < 0) & (mb != MISSING_STOP) & (mb != MISSING_FRACTIONAL))):
+            raise ValueError("a split node routes missing values to a child it does not have")
+        for node in np.flatnonzero((kinds == MULTIWAY) | (kinds == SUBSET)):
+            feat = int(self.feature[node])
+            off = int(self.pool_offset[node])
+            k = int(self.n_categories[feat])
+            if k <= 0 or off < 0 or off + k > len(self.pool):
+                raise ValueError(f"node {node}: category pool entry out of range")
+            b = self.pool[off: off + k]
+            if np.any((b < -1) | (b >= self.n_children[node])):
+                raise ValueError(f"node {node}: a category maps to a child it does not have")
+        self._validate_surrogates()
+        # each non-root node is the child of exactly its parent, so the structure is a tree.
+        # Binary and narrow splits: one child slot at a time, so no temporary is larger than the
+        # split nodes (a fully grown tree has about 2 nodes per training row: its arrays must not
+        # be copied 8 times). Wide multiway splits: every slot at once (a slot loop would run
+        # once per category; the temporaries are then the size of the children anyway).
+        expected_parent = np.full(n, -1, dtype=np.int32)
+        widest = int(nc.max()) if len(nc) else 0
+        if widest > NARROW:
+            kids = np.repeat(fc, nc) + (np.arange(int(nc.sum())) - np.repeat(np.cumsum(nc) - nc, nc))
+            if np.any(np.bincount(kids, minlength=n) > 1):
+                raise ValueError("tree nodes are shared between parents")
+            expected_parent[kids] = np.repeat(ids, nc)
+        for slot in range(widest if widest <= NARROW else 0):
+            has = nc > slot
+            kids, parents = fc[has] + slot, ids[has]
+            if np.any(expected_parent[kids] != -1):
+                raise ValueError("tree nodes are shared between parents")
+            expected_parent[kids] = parents
+            if np.any(expected_parent[kids] != parents):  # a node twice in this slot
+                raise ValueError("tree nodes are shared between parents")
+        if np.any(expected_parent[1:] == -1):
+            raise ValueError("tree has nodes that no split reaches")
+        if np.any(self.parent != expected_parent):
+            raise ValueError("tree parent links disagree with its child links")
+        # children come after their parent (checked above), so this local rule fixes every depth
+        if self.depth[0] != 0 or np.any(self.depth[1:] != self.depth[expected_parent[1:]] + 1):
+            raise ValueError("tree depths disagree with its structure")
+
+    def _validate_surrogates(self) -> None:
+        sur = self.surrogates
+        m = len(sur["feature"])
+        if any(a.shape != (m,) for a in sur.values()):
+            raise ValueError("tree surrogate arrays have different lengths")
+        if np.any(self.n_surrogates < 0):
+            raise ValueError("a node's surrogate splits are out of range")
+        # on the nodes that have surrogates only: temporaries the size of every node would add up
+        # to more than the tree itself on a fully grown one
+        has = np.flatnonzero(self.n_surrogates > 0)
+        off = self.surrogate_offset[has].astype(np.int64)
+        if np.any(off < 0) or np.any(off + self.n_surrogates[has] > m):
+            raise ValueError("a node's surrogate splits are out of range")
+        if np.any(self.kind[has] == LEAF):
+            raise ValueError("a leaf of the tree has surrogate splits")
+        if m == 0:
+            return
+        n_features = len(self.n_categories)
+        if np.any((sur["feature"] < 0) | (sur["feature"] >= n_features)):
+            raise ValueError("a surrogate split tests a feature out of range")
+        if not np.all(np.isin(sur["kind"], (THRESHOLD, SUBSET))):
+            raise ValueError("a surrogate split has an unknown kind")
+        thr = sur["kind"] == THRESHOLD
+        if np.any(np.isnan(sur["threshold"][thr])) or np.any((sur["left_branch"][thr] != 0)
+                                                             & (sur["left_branch"][thr] != 1)):
+            raise ValueError("a threshold surrogate has no threshold or no direction")
+        for s_i in np.flatnonzero(~thr):
+            k = int(self.n_categories[sur["feature"][s_i]])
+            o = int(sur["pool_offset"][s_i])
+            if k <= 0 or o < 0 or o + k > len(self.pool) or np.any(
+                    (self.pool[o: o + k] < -1) | (self.pool[o: o + k] > 1)):
+                raise ValueError("a subset surrogate's category pool entry is out of range")
+
+    # ----------------------------------------------------------------- plain data
+    def to_dict(self) -> dict:
+        """Plain lists (JSON-ready); NaN thresholds become None."""
+        out = {}
+        for name in NODE_FIELDS:
+            arr = getattr(self, name)
+            if arr.dtype.kind == "f":
+                out[name] = [None if np.isnan(v) else float(v) for v in arr]
+            else:
+                out[name] = arr.tolist()
+        out["value"] = self.value.tolist()
+        out["pool"] = self.pool.tolist()
+        out["n_categories"] = self.n_categories.tolist()
+        out["surrogates"] = {name: [None if isinstance(v, float) and np.isnan(v) else v
+                                    for v in arr.tolist()]
+                             for name, arr in self.surrogates.items()}
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Tree":
+        nodes = {}
+        for name, dtype in NODE_FIELDS.items():
+            if name not in data and name in _OPTIONAL_NODE_FIELDS:
+                continue  # informational, not used for routing: the constructor's default
+            if name not in data:
+                raise ValueError(f"tree field {name!r} is missing")
+            values = data[name]
+            if not isinstance(values, list):
+                raise ValueError(f"tree field {name!r} is not a list")
+            if np.dtype(dtype).kind == "f":
+                values = [np.nan if v is None else v for v in values]
+            nodes[name] = _strict_array(values, dtype, name)
+        value = _strict_array(data["value"], np.float64, "value")
+        if value.ndim == 1 and value.size == 0:
+            value = value.reshape(0, 1)
+        sur_in = data.get("surrogates") or {}
+        if not isinstance(sur_in, dict):
+            raise ValueError("tree field 'surrogates' is not a mapping")
+        surrogates = {}
+        for name, dtype in SURROGATE_FIELDS.items():
+            values = sur_in.get(name, [])
+            if not isinstance(values, list):
+                raise ValueError(f"tree surrogate field {name!r} is not a list")
+            if np.dtype(dtype).kind == "f":
+                values = [np.nan if v is None else v for v in values]
+            surrogates[name] = _strict_array(values, dtype, f"surrogates.{name}") if values \
+                else np.zeros(0, dtype=dtype)
+        return cls(nodes, value, _strict_array(data["pool"], np.int32, "pool"),
+                   _strict_array(data["n_categories"], np.int64, "n_categories"), surrogates)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Tree):
+            return NotImplemented
+        names = list(NODE_FIELDS) + ["value", "pool", "n_categories"]
+        same_sur = all(np.array_equal(self.surrogates[k], other.surrogates[k], equal_nan=True)
+                       for k in SURROGATE_FIELDS)
+        return same_sur and all(np.array_equal(getattr(self, a), getattr(other, a), equal_nan=True)
+                   if getattr(self, a).dtype.kind == "f"
+                   else np.array_equal(getattr(self, a), getattr(other, a)) for a in names)
+
+    __hash__ = None
+
+
+def _strict_array(values, dtype, name) -> np.ndarray:
+    """List -> array of ``dtype``, refusing values that would change on conversion."""
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"tree field {name!r} holds non-numeric values") from None
+    if np.dtype(dtype).kind in "iu":
+        finite = np.isfinite(arr)
+        info = np.iinfo(dtype)
+        out_of_range = np.any(arr < info.min) or np.any(arr > info.max)
+        if not finite.all() or np.any(arr != np.round(arr)) or out_of_range:
+            raise ValueError(f"tree field {name!r} holds values that are not {np.dtype(dtype).name}")
+    return arr.astype(dtype)

@@ -1,0 +1,171 @@
+"""Threshold search on a continuous attribute (rootwise.engine.numeric) against a brute force that
+scores every midpoint from scratch (naive.all_thresholds): weights, ties, min_samples_leaf and the
+midpoint of adjacent floats."""
+
+import math
+
+import naive
+import numpy as np
+import pytest
+
+from rootwise import CARTClassifier, CARTRegressor
+from rootwise._config import ENTROPY, GINI
+from rootwise.engine.numeric import best_threshold_class, best_threshold_regression, midpoint
+
+CODES = {"gini": GINI, "entropy": ENTROPY}
+
+
+def _random_column(rng):
+    """A node's rows: values on a coarse grid (many repeated values), weights 0, fractional or 1."""
+    n = int(rng.integers(1, 60))
+    x = rng.integers(0, int(rng.integers(1, 15)), size=n) * 0.5 - 2.0
+    u = rng.random(n)
+    w = np.where(u < 0.15, 0.0, np.where(u < 0.5, rng.random(n) * 3, 1.0))
+    return x, w
+
+
+def _sorted(x, *columns):
+    order = np.argsort(x, kind="stable")
+    return (x[order], *(c[order] for c in columns))
+
+
+def _check_against_brute_force(i, dec, wl, xs, ws, expected_t, expected_dec):
+    if expected_t is None:
+        assert i == -1
+        return
+    assert i >= 0
+    assert midpoint(xs[i], xs[i + 1]) == expected_t
+    assert dec == pytest.approx(expected_dec, rel=1e-10, abs=1e-12)
+    np.testing.assert_allclose(wl, ws[xs <= expected_t].sum(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("seed", range(40))
+def test_class_threshold_is_the_best_midpoint(seed, criterion):
+    rng = np.random.default_rng(seed)
+    x, w = _random_column(rng)
+    n_classes = int(rng.integers(2, 5))
+    y = rng.integers(0, n_classes, size=len(x)).astype(np.int64)
+    min_leaf = float(rng.choice([1.0, 0.5, 2.0, 4.5]))
+    xs, ys, ws = _sorted(x, y, w)
+    i, dec, wl = best_threshold_class(xs, ys, ws, n_classes, CODES[criterion], min_leaf)
+    t, d = naive.best_of(naive.all_thresholds(xs, ys, ws, n_classes, criterion, min_leaf))
+    _check_against_brute_force(i, dec, wl, xs, ws, t, d)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_regression_threshold_is_the_best_midpoint(seed):
+    rng = np.random.default_rng(seed)
+    x, w = _random_column(rng)
+    y = np.round(rng.normal(size=len(x)), 2)
+    min_leaf = float(rng.choice([1.0, 0.5, 2.0, 4.5]))
+    xs, ys, ws = _sorted(x, y, w)
+    i, dec, wl = best_threshold_regression(xs, ys, ws, min_leaf)
+    t, d = naive.best_of(naive.all_thresholds_regression(xs, ys, ws, min_leaf))
+    _check_against_brute_force(i, dec, wl, xs, ws, t, d)
+
+
+def test_brute_force_visits_every_midpoint():
+    """The reference itself: one candidate per pair of adjacent distinct values."""
+    x = [3.0, 1.0, 1.0, 2.0, 7.0]
+    cands = naive.all_thresholds(x, [0, 1, 1, 0, 1], [1.0] * 5, 2, "gini", 1.0)
+    assert [t for t, _, _ in cands] == [1.5, 2.5, 5.0]
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error"])
+def test_equal_decreases_go_to_the_lowest_threshold(criterion):
+    # symmetric: cutting after the first or before the last row scores the same
+    xs = np.array([1.0, 2.0, 3.0, 4.0])
+    if criterion == "squared_error":
+        i, _, _ = best_threshold_regression(xs, np.array([0.0, 1.0, 1.0, 0.0]), np.ones(4), 1.0)
+    else:
+        i, _, _ = best_threshold_class(xs, np.array([0, 1, 1, 0]), np.ones(4), 2, CODES[criterion], 1.0)
+    assert midpoint(xs[i], xs[i + 1]) == 1.5
+
+
+def test_equal_values_are_never_separated():
+    xs = np.array([1.0, 1.0, 1.0, 2.0])
+    ys = np.array([0, 1, 0, 1])
+    i, _, wl = best_threshold_class(xs, ys, np.ones(4), 2, GINI, 1.0)
+    assert (i, wl) == (2, 3.0)  # the only boundary: after the last 1.0
+    assert best_threshold_class(np.ones(3), np.array([0, 1, 0]), np.ones(3), 2, GINI, 1.0)[0] == -1
+
+
+def test_min_samples_leaf_moves_the_threshold_inwards():
+    # the pure cut 1.5 leaves one row on the left; with min_leaf 2 the best admissible cut is 2.5
+    xs = np.arange(1.0, 7.0)
+    ys = np.array([1, 0, 0, 0, 0, 0])
+    assert midpoint(*xs[[0, 1]]) == 1.5
+    i1, _, _ = best_threshold_class(xs, ys, np.ones(6), 2, GINI, 1.0)
+    i2, _, wl = best_threshold_class(xs, ys, np.ones(6), 2, GINI, 2.0)
+    assert (i1, i2, wl) == (0, 1, 2.0)
+    # weighted: the first row alone weighs 2, so it may stand alone again
+    w = np.array([2.0, 1, 1, 1, 1, 1])
+    assert best_threshold_class(xs, ys, w, 2, GINI, 2.0)[0] == 0
+    # no admissible boundary at all
+    assert best_threshold_class(xs, ys, np.ones(6), 2, GINI, 3.5)[0] == -1
+    assert best_threshold_regression(xs, ys.astype(float), np.ones(6), 3.5)[0] == -1
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_integer_weights_equal_repeated_rows(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 30))
+    x = rng.integers(0, 8, size=n).astype(float)
+    y = rng.integers(0, 3, size=n).astype(np.int64)
+    yr = rng.normal(size=n)
+    w = rng.integers(1, 4, size=n).astype(float)
+    rep = np.repeat(np.arange(n), w.astype(int))
+    for min_leaf in (1.0, 3.0):
+        a = best_threshold_class(*_sorted(x, y, w), 3, GINI, min_leaf)
+        b = best_threshold_class(*_sorted(x[rep], y[rep], np.ones(len(rep))), 3, GINI, min_leaf)
+        xs_a, xs_b = np.sort(x), np.sort(x[rep])
+        assert (a[0] < 0) == (b[0] < 0)
+        if a[0] >= 0:
+            assert midpoint(xs_a[a[0]], xs_a[a[0] + 1]) == midpoint(xs_b[b[0]], xs_b[b[0] + 1])
+            assert a[1] == pytest.approx(b[1], abs=1e-12)
+            assert a[2] == b[2]
+        a = best_threshold_regression(*_sorted(x, yr, w), min_leaf)
+        b = best_threshold_regression(*_sorted(x[rep], yr[rep], np.ones(len(rep))), min_leaf)
+        assert (a[0] < 0) == (b[0] < 0)
+        if a[0] >= 0:
+            assert midpoint(xs_a[a[0]], xs_a[a[0] + 1]) == midpoint(xs_b[b[0]], xs_b[b[0] + 1])
+            assert a[1] == pytest.approx(b[1], rel=1e-10, abs=1e-12)
+
+
+ADJACENT = [0.0, 1.0, -1.0, 0.1, 97.5, 1e-300, 5e-324, -5e-324, 1e300, -1e300,
+            np.nextafter(np.finfo(float).max, 0.0), -np.finfo(float).max]
+
+
+@pytest.mark.parametrize("a", ADJACENT)
+def test_midpoint_of_adjacent_floats_stays_below_the_upper_value(a):
+    b = np.nextafter(a, np.inf)
+    t = midpoint(a, b)
+    assert a <= t < b  # x <= t must send a left and b right
+    assert t == naive.midpoint(a, b) or not math.isfinite((a + b) / 2.0)
+
+
+@pytest.mark.parametrize("a, b", [(1e308, 1.7e308), (-1.7e308, -1e308), (-1e308, 1e308)])
+def test_midpoint_of_huge_values_does_not_overflow(a, b):
+    t = midpoint(a, b)
+    assert a < t < b and math.isfinite(t)
+
+
+def test_midpoint_matches_the_reference_on_random_pairs():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=2000) * 10.0 ** rng.integers(-5, 6, size=2000)
+    b = a + np.abs(rng.normal(size=2000)) * 10.0 ** rng.integers(-12, 3, size=2000)
+    for u, v in zip(a, b, strict=True):
+        if u < v:
+            assert midpoint(u, v) == naive.midpoint(u, v)
+
+
+@pytest.mark.parametrize("a", [1.0, 0.1, 1e300, -7.25])
+def test_trees_separate_adjacent_floats(a):
+    b = np.nextafter(a, np.inf)
+    X = np.array([[a], [b], [a], [b]])
+    clf = CARTClassifier(pruning=None).fit(X, ["lo", "hi", "lo", "hi"])
+    assert clf.get_n_leaves() == 2
+    assert clf.predict(X).tolist() == ["lo", "hi", "lo", "hi"]
+    reg = CARTRegressor(pruning=None).fit(X, [0.0, 1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(reg.predict(X), [0.0, 1.0, 0.0, 1.0])

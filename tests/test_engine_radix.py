@@ -1,0 +1,29 @@
+"""The radix argsort equals numpy's stable argsort on every kind of float64 data."""
+
+import numpy as np
+import pytest
+
+from rootwise.engine.radix import radix_argsort
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_radix_argsort_is_numpys_stable_argsort(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    kind = seed % 5
+    if kind == 0:
+        x = rng.normal(size=n) * 10.0 ** rng.integers(-300, 300)
+    elif kind == 1:
+        x = rng.integers(-5, 5, size=n).astype(float)  # many ties, negative and positive
+    elif kind == 2:
+        x = rng.choice([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, 5e-324, -5e-324], size=n)
+    elif kind == 3:
+        x = np.full(n, 3.25)  # one value: every pass is skipped
+    else:
+        x = rng.uniform(-1, 1, size=n).round(2)
+    np.testing.assert_array_equal(radix_argsort(x), np.argsort(x, kind="stable"))
+
+
+def test_radix_argsort_of_a_strided_column():
+    X = np.random.default_rng(0).normal(size=(500, 3))
+    np.testing.assert_array_equal(radix_argsort(X[:, 1]), np.argsort(X[:, 1], kind="stable"))

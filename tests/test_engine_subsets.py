@@ -1,0 +1,216 @@
+"""CART's subset splits of a categorical attribute (rootwise.engine.subsets) against a brute force
+over every partition of the categories present (naive.all_subset_splits).
+
+- two classes and regression: ordering the categories (by p(class 1), by mean y) finds the best
+  partition (Breiman); with min_samples_leaf the search stays on the admissible prefixes of that
+  order, as rpart does, which can miss a non-prefix admissible partition;
+- more classes: exhaustive up to ``max_exhaustive`` categories, a heuristic above it that is never
+  worse than the best prefix of any class-proportion order.
+"""
+
+import naive
+import numpy as np
+import pytest
+
+from rootwise import CARTClassifier
+from rootwise._config import ENTROPY, GINI
+from rootwise.engine.subsets import best_subset_class, best_subset_regression
+
+CODES = {"gini": GINI, "entropy": ENTROPY}
+ANY = 1e-9  # a min_samples_leaf that never binds (every present category weighs more)
+
+
+def _table(rng, n_categories, n_classes):
+    """Weighted class counts per category; some categories absent, some fractional weights."""
+    table = rng.integers(0, 6, size=(n_categories, n_classes)).astype(float)
+    table *= np.where(rng.random((n_categories, 1)) < 0.4, rng.random((n_categories, 1)) * 2, 1.0)
+    table[rng.random(n_categories) < 0.2] = 0.0
+    return table
+
+
+def _best(candidates):
+    admissible = [d for _, d, ok in candidates if ok]
+    return max(admissible) if admissible else -np.inf
+
+
+def _check_side(side, dec, table, criterion, min_leaf):
+    """The returned partition is well formed and scores the decrease returned."""
+    if dec == -np.inf:
+        return  # no split: no side either
+    present = table.sum(axis=1) > 0
+    assert np.all((side == -1) == ~present)
+    assert side[np.flatnonzero(present)[0]] == 0  # canonical: the lowest present code goes left
+    assert set(side[present].tolist()) == {0, 1}
+    left = {int(v) for v in np.flatnonzero(side == 0)}
+    rows = naive.subset_split_table(table, left)
+    assert min(sum(r) for r in rows) >= min_leaf
+    np.testing.assert_allclose(naive.gini_decrease(rows) if criterion == "gini"
+                               else naive.information_gain(rows), dec, rtol=1e-10, atol=1e-12)
+
+
+def test_reference_enumerates_each_partition_once():
+    assert len(naive.all_partitions([3, 5, 8, 9])) == 2 ** 3 - 1
+    parts = naive.all_partitions(range(6))
+    assert len(parts) == len(set(parts)) == 31 and all(0 in p for p in parts)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("seed", range(60))
+def test_two_classes_ordering_finds_the_best_partition(seed, criterion):
+    rng = np.random.default_rng(seed)
+    table = _table(rng, int(rng.integers(2, 11)), 2)
+    side, dec = best_subset_class(table, CODES[criterion], ANY, 12)
+    best = _best(naive.all_subset_splits(table, criterion, ANY))
+    assert dec == pytest.approx(best, rel=1e-10, abs=1e-12) if best > -np.inf else dec == -np.inf
+    _check_side(side, dec, table, criterion, ANY)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_two_classes_with_min_leaf_take_the_best_admissible_prefix(seed):
+    """min_samples_leaf: the best admissible prefix of the p(class 1) order (rpart's rule), never
+    better than the best admissible partition."""
+    rng = np.random.default_rng(seed)
+    table = _table(rng, int(rng.integers(2, 9)), 2)
+    min_leaf = float(rng.choice([1.0, 3.0, 6.0]))
+    side, dec = best_subset_class(table, GINI, min_leaf, 12)
+    present = np.flatnonzero(table.sum(axis=1) > 0)
+    p = table[present, 1] / table[present].sum(axis=1)
+    order = present[np.argsort(p, kind="stable")]
+    prefixes = []
+    for cut in range(1, len(order)):
+        rows = naive.subset_split_table(table, set(order[:cut].tolist()))
+        if min(sum(r) for r in rows) >= min_leaf:
+            prefixes.append(naive.gini_decrease(rows))
+    expected = max(prefixes) if prefixes else -np.inf
+    assert dec == pytest.approx(expected, abs=1e-12) if prefixes else dec == -np.inf
+    assert dec <= _best(naive.all_subset_splits(table, "gini", min_leaf)) + 1e-12
+    _check_side(side, dec, table, "gini", min_leaf)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("seed", range(40))
+def test_more_classes_search_every_partition_up_to_max_exhaustive(seed, criterion):
+    rng = np.random.default_rng(seed)
+    n_categories = int(rng.integers(2, 13))  # up to 12 present: the default max_exhaustive
+    table = _table(rng, n_categories, int(rng.integers(3, 6)))
+    min_leaf = float(rng.choice([ANY, 1.0, 4.0]))
+    side, dec = best_subset_class(table, CODES[criterion], min_leaf, 12)
+    best = _best(naive.all_subset_splits(table, criterion, min_leaf))
+    assert dec == pytest.approx(best, rel=1e-10, abs=1e-12) if best > -np.inf else dec == -np.inf
+    _check_side(side, dec, table, criterion, min_leaf)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_heuristic_above_max_exhaustive_beats_every_ordered_prefix(seed):
+    """Forced onto the heuristic (max_exhaustive=2): at least the best prefix of any class order,
+    at most the true optimum; it reaches the optimum on most of these small tables."""
+    rng = np.random.default_rng(seed)
+    table = _table(rng, int(rng.integers(3, 10)), int(rng.integers(3, 6)))
+    min_leaf = float(rng.choice([ANY, 2.0]))
+    side, dec = best_subset_class(table, GINI, min_leaf, 2)
+    best = _best(naive.all_subset_splits(table, "gini", min_leaf))
+    floor = naive.best_ordered_prefix(table, "gini", min_leaf)
+    assert floor - 1e-12 <= dec <= best + 1e-12
+    _check_side(side, dec, table, "gini", min_leaf)
+
+
+def test_heuristic_is_usually_optimal():
+    hits = total = 0
+    for seed in range(100):
+        rng = np.random.default_rng(1000 + seed)
+        table = _table(rng, 8, 4)
+        _, dec = best_subset_class(table, GINI, ANY, 2)
+        best = _best(naive.all_subset_splits(table, "gini", ANY))
+        if best > -np.inf:
+            total += 1
+            hits += abs(dec - best) <= 1e-12
+    assert hits >= 0.9 * total
+
+
+def test_max_exhaustive_counts_present_categories():
+    """Absent categories do not count: 20 codes, 6 present, still exhaustive at max_exhaustive=6."""
+    rng = np.random.default_rng(5)
+    table = np.zeros((20, 4))
+    table[[1, 4, 7, 11, 15, 19]] = rng.integers(1, 6, size=(6, 4))
+    side, dec = best_subset_class(table, GINI, ANY, 6)
+    assert dec == pytest.approx(_best(naive.all_subset_splits(table, "gini", ANY)), abs=1e-12)
+    assert np.count_nonzero(side >= 0) == 6
+
+
+@pytest.mark.parametrize("n_classes", [2, 5])
+def test_hundreds_of_categories(n_classes):
+    """300 categories: linear for two classes, the heuristic for five; no 2^299 enumeration."""
+    rng = np.random.default_rng(n_classes)
+    table = rng.integers(0, 4, size=(300, n_classes)).astype(float)
+    side, dec = best_subset_class(table, GINI, 1.0, 12)
+    assert dec > 0 and dec >= naive.best_ordered_prefix(table, "gini", 1.0) - 1e-12
+    _check_side(side, dec, table, "gini", 1.0)
+
+
+def test_hundreds_of_categories_through_the_estimator():
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 400, size=3000)
+    X = np.array([f"c{c}" for c in codes], dtype=object).reshape(-1, 1)
+    y = (codes % 7 + rng.integers(0, 2, size=3000)) % 4
+    model = CARTClassifier(pruning=None, max_depth=4).fit(X, y)
+    assert model.get_n_leaves() > 1
+    assert (model.predict(X) == y).mean() > 0.5
+
+
+def _regression_rows(rng):
+    n = int(rng.integers(2, 40))
+    codes = rng.integers(0, int(rng.integers(2, 10)), size=n)
+    y = np.round(rng.normal(size=n) + codes * rng.normal(), 2)
+    u = rng.random(n)
+    w = np.where(u < 0.1, 0.0, np.where(u < 0.4, rng.random(n) * 2, 1.0))
+    return codes, y, w
+
+
+def _regression_stats(codes, y, w):
+    k = int(codes.max()) + 1
+    stats = np.zeros((k, 3))
+    np.add.at(stats, codes, np.column_stack([w, w * y, w * y * y]))
+    return stats
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_regression_ordering_by_mean_finds_the_best_partition(seed):
+    rng = np.random.default_rng(seed)
+    codes, y, w = _regression_rows(rng)
+    side, dec = best_subset_regression(_regression_stats(codes, y, w), ANY)
+    best = _best(naive.all_subset_splits_regression(codes, y, w, ANY))
+    if best == -np.inf:
+        assert dec == -np.inf
+        return
+    assert dec == pytest.approx(best, rel=1e-9, abs=1e-12)
+    left = {int(v) for v in np.flatnonzero(side == 0)}
+    scored = {p: d for p, d, _ in naive.all_subset_splits_regression(codes, y, w, ANY)}
+    assert scored[frozenset(left)] == pytest.approx(dec, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_regression_with_min_leaf_never_beats_the_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    codes, y, w = _regression_rows(rng)
+    min_leaf = float(rng.choice([1.0, 3.0]))
+    side, dec = best_subset_regression(_regression_stats(codes, y, w), min_leaf)
+    candidates = naive.all_subset_splits_regression(codes, y, w, min_leaf)
+    assert dec <= _best(candidates) + 1e-12
+    if dec > -np.inf:
+        left = frozenset(int(v) for v in np.flatnonzero(side == 0))
+        (ok,) = [a for p, _, a in candidates if p == left]
+        assert ok
+
+
+def test_min_leaf_can_rule_out_every_prefix():
+    """The limit of the ordering shortcut, kept as rpart has it: categories A = (0, 1),
+    B = (1, 0), C = (1, 2) ordered by p(class 1) are B, C, A; with min_samples_leaf = 2 neither
+    prefix split {B} | {C, A} nor {B, C} | {A} is admissible, so no split is made, although
+    {A, B} | {C} is admissible (2 and 3 rows) with a Gini decrease of 1/75."""
+    table = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 2.0]])
+    side, dec = best_subset_class(table, GINI, 2.0, 12)
+    assert dec == -np.inf
+    scored = {tuple(sorted(p)): (d, ok) for p, d, ok in naive.all_subset_splits(table, "gini", 2.0)}
+    assert scored[(0, 1)][1] and scored[(0, 1)][0] == pytest.approx(1 / 75)
+    # without the limit the ordering is exact: {B} | {C, A} and {B, C} | {A} are the candidates
+    assert best_subset_class(table, GINI, 1.0, 12)[1] == pytest.approx(scored[(0, 2)][0])

@@ -1,0 +1,362 @@
+"""The data layer (rootwise.input): tables -> encoded matrix + schema, labels -> codes, weights."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import DataConversionWarning
+
+from rootwise._config import CATEGORICAL, CONTINUOUS, UNSEEN_CODE
+from rootwise.input import encode, tables, target
+from rootwise.input import schema as schema_mod
+
+
+def mixed_frame() -> pd.DataFrame:
+    """One column per dtype family; the first six are categorical by dtype."""
+    return pd.DataFrame({
+        "obj": pd.Series(["a", "b", "a"], dtype=object),
+        "str": pd.Series(["x", "y", "x"]),  # pandas 3: the default `str` dtype
+        "string": pd.Series(["p", "q", "p"], dtype="string"),
+        "cat": pd.Series(["u", "v", "u"], dtype="category"),
+        "bool": [True, False, True],
+        "boolean": pd.array([True, False, None], dtype="boolean"),
+        "int": [3, 1, 2],
+        "float": [0.5, 1.5, 2.5],
+        "Int64": pd.array([1, None, 3], dtype="Int64"),
+    })
+
+
+# --------------------------------------------------------------------------- categorical columns
+
+
+def test_default_str_dtype_is_pandas_3_string():
+    # guards the premise of the next test: a plain list of strings gets pandas' string dtype
+    assert isinstance(mixed_frame()["str"].dtype, pd.StringDtype)
+
+
+def test_auto_categorical_from_dtype():
+    mask = schema_mod.resolve_categorical(mixed_frame(), "auto")
+    assert mask.tolist() == [True] * 6 + [False] * 3
+
+
+def test_auto_is_the_default_for_none():
+    assert schema_mod.resolve_categorical(mixed_frame(), None).tolist() == [True] * 6 + [False] * 3
+
+
+@pytest.mark.parametrize("given", [
+    ["int"], [6], [-3], np.array([6]),
+    [False] * 6 + [True, False, False],
+    np.array([False] * 6 + [True, False, False]),
+])
+def test_categorical_features_adds_to_dtype_columns(given):
+    mask = schema_mod.resolve_categorical(mixed_frame(), given)
+    assert mask.tolist() == [True] * 7 + [False, False]
+
+
+def test_categorical_features_names_of_an_array_are_x_i():
+    frame = tables.as_frame(np.arange(6.0).reshape(3, 2))
+    assert schema_mod.resolve_categorical(frame, ["x1"]).tolist() == [False, True]
+    assert schema_mod.resolve_categorical(frame, [0, "x1"]).tolist() == [True, True]
+
+
+@pytest.mark.parametrize("given, words", [
+    ([9], "index 9 is out of range"),
+    ([-10], "index -10 is out of range"),
+    (["nope"], "no column named 'nope'"),
+    ([True, False], "boolean mask needs 9 entries"),
+    ([1.5], "entries must be column names or indices, got 1.5"),
+    ([None], "entries must be column names or indices, got None"),
+    ([True, 0], "entries must be column names or indices, got True"),
+    ("all", "must be 'auto'"),
+])
+def test_bad_categorical_features(given, words):
+    with pytest.raises(ValueError, match="categorical_features") as info:
+        schema_mod.resolve_categorical(mixed_frame(), given)
+    assert words in str(info.value)
+
+
+def test_unknown_name_error_lists_columns():
+    with pytest.raises(ValueError, match=r"columns are \['obj', 'str'"):
+        schema_mod.resolve_categorical(mixed_frame(), ["nope"])
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def test_list_of_rows_infers_numeric_and_string_columns():
+    frame = tables.as_frame([[1, "a", 2.5, None], [2, "b", None, pd.NA], [3, "a", 1.0, 4]])
+    assert frame.shape == (3, 4)
+    assert schema_mod.resolve_categorical(frame, "auto").tolist() == [False, True, False, False]
+    # None and pd.NA holes do not turn a numeric column into an object column
+    assert np.isnan(frame.iloc[1, 2]) and np.isnan(frame.iloc[0, 3])
+    assert frame.iloc[2, 3] == 4
+
+
+@pytest.mark.parametrize("X, words", [
+    ([[1, 2], [3]], "rows have different lengths"),
+    ([1, 2, 3], "Expected 2D array, got 1D"),
+    (np.zeros((2, 2, 2)), "Expected 2D array, got 3D"),
+    (np.zeros((0, 3)), "0 sample"),
+    (np.zeros((3, 0)), "0 feature"),
+    (pd.DataFrame([[1, 2]], columns=["a", "a"]), "duplicate column names"),
+    (pd.Series([1, 2]), "pandas Series"),
+    (np.array([[1 + 2j]]), "Complex data"),
+])
+def test_bad_tables(X, words):
+    with pytest.raises(ValueError, match=words):
+        tables.as_frame(X)
+
+
+def test_sparse_is_refused():
+    with pytest.raises(TypeError, match="sparse"):
+        tables.as_frame(sp.csr_matrix(np.eye(2)))
+
+
+def test_feature_names_only_from_string_columns():
+    assert tables.input_feature_names(pd.DataFrame({"a": [1], "b": [2]})).tolist() == ["a", "b"]
+    assert tables.input_feature_names(pd.DataFrame([[1, 2]])) is None  # integer column names
+    assert tables.input_feature_names(pd.DataFrame([[1, 2]], columns=["a", 0])) is None
+    assert tables.input_feature_names(np.zeros((1, 2))) is None
+
+
+# --------------------------------------------------------------------------- schema + encode
+
+
+def test_category_order():
+    frame = pd.DataFrame({
+        "seen": ["乙", "甲", "乙", "丙"],  # categorical: order of first appearance
+        "cat": pd.Categorical(["b", "a", "b", "a"], categories=["z", "b", "a"]),  # dtype order
+        "num": [30, 10, 20, 10],  # ID3: numbers as categories, ascending
+    })
+    schema = schema_mod.fit_schema(frame, schema_mod.resolve_categorical(frame, "auto"),
+                                   numeric_as_category=True)
+    assert schema.categories == (("乙", "甲", "丙"), ("z", "b", "a"), (10.0, 20.0, 30.0))
+    assert schema.kinds == (CATEGORICAL,) * 3
+    assert schema.n_categories.tolist() == [3, 3, 3]
+    assert schema.feature_names == ("seen", "cat", "num") and schema.names_from_input
+    codes = encode.encode(frame, schema)
+    assert codes.tolist() == [[0, 1, 2], [1, 2, 0], [0, 1, 1], [2, 2, 0]]
+
+
+def test_continuous_columns_keep_their_values():
+    frame = pd.DataFrame({"c": ["a", "b"], "x": [0.25, -3.0], "n": [7, 8]})
+    schema = schema_mod.fit_schema(frame, schema_mod.resolve_categorical(frame, "auto"))
+    assert schema.kinds == (CATEGORICAL, CONTINUOUS, CONTINUOUS)
+    assert schema.categories == (("a", "b"), None, None)
+    assert encode.encode(frame, schema).tolist() == [[0, 0.25, 7], [1, -3.0, 8]]
+
+
+@pytest.mark.parametrize("hole", [None, np.nan, pd.NA])
+def test_missing_cells_become_nan(hole):
+    frame = pd.DataFrame({
+        "obj": pd.Series(["a", hole, "b"], dtype=object),
+        "str": pd.Series(["a", hole, "b"], dtype="str"),
+        "float": pd.Series([1.0, None, 2.0], dtype="float64"),  # float columns hold NaN
+        "Int64": pd.array([1, hole, 2], dtype="Int64"),
+    })
+    for numeric_as_category in (False, True):
+        schema = schema_mod.fit_schema(frame, schema_mod.resolve_categorical(frame, "auto"),
+                                numeric_as_category=numeric_as_category)
+        codes = encode.encode(frame, schema)
+        assert np.isnan(codes[1]).all()
+        assert not np.isnan(codes[[0, 2]]).any()
+        assert schema.n_categories.tolist()[:2] == [2, 2]  # a hole is not a category
+
+
+def test_unseen_category_gets_the_unseen_code():
+    train = pd.DataFrame({"c": ["a", "b"], "n": [1, 2]})
+    schema = schema_mod.fit_schema(train, schema_mod.resolve_categorical(train, "auto"),
+                                   numeric_as_category=True)
+    codes = encode.encode(pd.DataFrame({"c": ["b", "z"], "n": [2, 5]}), schema)
+    assert codes.tolist() == [[1, 1], [UNSEEN_CODE, UNSEEN_CODE]]
+
+
+def test_numbers_listed_as_categorical_keep_first_appearance_order():
+    # categories (0.7, 0.2, 0.5) are not sorted: the lookup must not assume they are
+    train = pd.DataFrame({"f": [0.7, 0.2, 0.5, 0.2]})
+    schema = schema_mod.fit_schema(train, schema_mod.resolve_categorical(train, [0]),
+                                   numeric_as_category=True)
+    assert schema.categories == ((0.7, 0.2, 0.5),)
+    test = pd.DataFrame({"f": [0.5, 0.7, 0.2, 0.9, np.nan]})
+    codes = encode.encode(test, schema)[:, 0]
+    assert codes[:4].tolist() == [2, 0, 1, UNSEEN_CODE] and np.isnan(codes[4])
+
+
+def continuous_schema():
+    train = pd.DataFrame({"size": [1.0, 2.0], "colour": ["r", "g"]})
+    return schema_mod.fit_schema(train, schema_mod.resolve_categorical(train, "auto"))
+
+
+@pytest.mark.parametrize("bad", ["big", "1.5", True, {"k": 1}])
+def test_non_numeric_value_in_continuous_column(bad):
+    frame = pd.DataFrame({"size": pd.Series([1.0, bad], dtype=object), "colour": ["r", "g"]})
+    with pytest.raises(ValueError, match=r"column 'size' is continuous but row 1"):
+        encode.encode(frame, continuous_schema())
+
+
+def test_string_column_where_continuous_was_fitted():
+    frame = pd.DataFrame({"size": ["1.0", "2.0"], "colour": ["r", "g"]})
+    with pytest.raises(ValueError, match="column 'size' is continuous"):
+        encode.encode(frame, continuous_schema())
+
+
+@pytest.mark.parametrize("inf", [np.inf, -np.inf])
+def test_infinity_names_the_column(inf):
+    frame = pd.DataFrame({"size": [1.0, inf], "colour": ["r", "g"]})
+    with pytest.raises(ValueError, match=r"infinity.*column 'size', row 1"):
+        encode.encode(frame, continuous_schema())
+    with pytest.raises(ValueError, match=r"infinity.*column 'size'"):
+        schema_mod.fit_schema(frame, np.array([False, True]), numeric_as_category=True)
+
+
+def test_unhashable_cell_names_the_column():
+    frame = pd.DataFrame({"a": [1, 2], "b": pd.Series(["x", ["y"]], dtype=object)})
+    with pytest.raises(TypeError, match=r"column 'b', row 1: argument must be a string or a number"):
+        schema_mod.fit_schema(frame, schema_mod.resolve_categorical(frame, "auto"))
+    train = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    schema = schema_mod.fit_schema(train, schema_mod.resolve_categorical(train, "auto"))
+    with pytest.raises(TypeError, match=r"column 'b', row 1.*'dict'"):
+        encode.encode(pd.DataFrame({"a": [1, 2], "b": pd.Series(["x", {}], dtype=object)}), schema)
+
+
+def test_wrong_number_of_columns():
+    with pytest.raises(ValueError, match="X has 3 features, but the model is expecting 2"):
+        encode.encode(pd.DataFrame(np.zeros((1, 3))), continuous_schema())
+
+
+# --------------------------------------------------------------------------- target
+
+
+@pytest.mark.parametrize("y, classes, dtype_kind", [
+    (["是", "否", "是"], ["否", "是"], "U"),
+    (pd.Series(["是", "否", "是"]), ["否", "是"], "O"),
+    ([3, 1, 3], [1, 3], "i"),
+    (np.array([3, 1, 3], dtype=np.uint8), [1, 3], "u"),
+    ([True, False, True], [False, True], "b"),
+    ([1.0, 2.0, 1.0], [1.0, 2.0], "f"),
+    (["b", 1, "b"], [1, "b"], "O"),  # mixed: by type name (int < str), nothing converted
+    ([True, 2, True], [True, 2], "O"),  # numpy alone would turn True into 1
+    (pd.Series([5, 7, 5], dtype="category"), [5, 7], "i"),
+])
+def test_labels_come_back_unchanged(y, classes, dtype_kind):
+    got, codes = target.encode_target(y, 3)
+    assert got.tolist() == classes
+    assert [type(c) for c in got.tolist()] == [type(c) for c in classes]
+    assert got.dtype.kind == dtype_kind
+    assert [got[c] for c in codes] == list(y)
+
+
+@pytest.mark.parametrize("hole", [None, np.nan, pd.NA])
+def test_missing_labels(hole):
+    with pytest.raises(ValueError, match=r"y has 1 missing label\(s\) \(rows \[1\]\)"):
+        target.encode_target(np.array(["a", hole, "b"], dtype=object), 3)
+    with pytest.raises(ValueError, match="missing label"):
+        target.encode_target(["a", hole, "b"], 3)
+
+
+@pytest.mark.parametrize("y", [[0.5, 1.5, 2.5], np.array([0.1, 0.2, 0.1]),
+                               np.array([0.1, 0.2, 0.1], dtype=object)])
+def test_continuous_target(y):
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        target.encode_target(y, 3)
+
+
+def test_unhashable_label():
+    with pytest.raises(TypeError, match="y: row 1 holds an unhashable label of type 'dict'"):
+        target.encode_target(["a", {}, "b"], 3)
+
+
+def test_label_count_must_match_rows():
+    with pytest.raises(ValueError, match="different numbers of rows: 4 and 3"):
+        target.encode_target([1, 2, 1], 4)
+
+
+def test_column_vector_y_warns_and_works():
+    with pytest.warns(DataConversionWarning):
+        classes, codes = target.encode_target(np.array([[1], [2], [1]]), 3)
+    assert classes.tolist() == [1, 2] and codes.tolist() == [0, 1, 0]
+
+
+def test_two_column_y_is_refused():
+    with pytest.raises(ValueError, match="1d array"):
+        target.encode_target(np.array([[1, 2], [2, 1]]), 2)
+
+
+# --------------------------------------------------------------------------- sample weights
+
+
+def test_sample_weight_default_and_scalar():
+    assert target.check_sample_weight(None, 3).tolist() == [1, 1, 1]
+    assert target.check_sample_weight(2, 3).tolist() == [2, 2, 2]
+    assert target.check_sample_weight([0, 1.5, 2], 3).dtype == np.float64
+
+
+@pytest.mark.parametrize("w, words", [
+    ([1, 2], "expected \\(3,\\)"),
+    ([[1, 1, 1]], "expected \\(3,\\)"),
+    ([1, -1, 1], "Negative"),
+    ([1, np.nan, 1], "NaN"),
+    ([1, np.inf, 1], "infinity"),
+    ([0, 0, 0], "sums to zero"),
+    (["a", "b", "c"], "must hold numbers"),
+])
+def test_bad_sample_weight(w, words):
+    with pytest.raises(ValueError, match="sample_weight") as info:
+        target.check_sample_weight(w, 3)
+    assert re.search(words, str(info.value))
+
+
+# --------------------------------------------------------------------------- numeric matrices
+
+
+def _numeric_matrices():
+    rng = np.random.default_rng(3)
+    floats = np.round(rng.normal(size=(40, 3)), 1)
+    floats[rng.random(floats.shape) < 0.1] = np.nan
+    floats[0, 1] = -0.0  # equal to 0.0 as a category, as in pandas
+    floats[1, 1] = 0.0
+    ints = rng.integers(-3, 4, size=(40, 3))
+    return [floats, ints, ints.astype(np.uint8), floats.astype(np.float32)]
+
+
+@pytest.mark.parametrize("numeric_as_category", [False, True])
+@pytest.mark.parametrize("categorical", ["auto", [0, 2], [True, False, True]])
+@pytest.mark.parametrize("which", range(4))
+def test_numeric_matrix_is_encoded_as_its_dataframe(which, categorical, numeric_as_category):
+    # the reference: the same matrix through pandas (the general path)
+    X = _numeric_matrices()[which]
+    if numeric_as_category and which in (0, 3):
+        X = np.nan_to_num(X, nan=9.0)  # ID3 refuses missing cells later, not here: any values do
+    table, frame = tables.as_table(X), tables.as_frame(X)
+    assert isinstance(table, np.ndarray)
+    mask = schema_mod.resolve_categorical(table, categorical)
+    np.testing.assert_array_equal(mask, schema_mod.resolve_categorical(frame, categorical))
+    schema = schema_mod.fit_schema(table, mask, numeric_as_category=numeric_as_category)
+    reference = schema_mod.fit_schema(frame, mask, numeric_as_category=numeric_as_category)
+    assert schema == reference
+    assert [type(c) for cats in schema.categories if cats for c in cats] == \
+        [type(c) for cats in reference.categories if cats for c in cats]
+    for rows in (X, X[::-1] * 2):  # the training rows, and rows with unseen values
+        np.testing.assert_array_equal(encode.encode(tables.as_table(rows), schema),
+                                      encode.encode(tables.as_frame(rows), reference))
+
+
+def test_numeric_matrix_with_string_categories_goes_through_the_lookup():
+    train = pd.DataFrame({"c": ["a", "b"], "n": [1.0, 2.0]})
+    schema = schema_mod.fit_schema(train, schema_mod.resolve_categorical(train, "auto"))
+    codes = encode.encode(tables.as_table(np.array([[1.0, 3.0], [np.nan, 1.0]])), schema)
+    assert codes[0].tolist() == [UNSEEN_CODE, 3.0] and np.isnan(codes[1, 0])
+
+
+@pytest.mark.parametrize("X, words", [
+    (np.zeros((0, 3)), "0 sample"), (np.zeros((3, 0)), "0 feature"),
+    (np.array([[1.0, np.inf]]), "infinity"),
+])
+def test_bad_numeric_matrices(X, words):
+    with pytest.raises(ValueError, match=words):
+        table = tables.as_table(X)
+        encode.encode(table, schema_mod.fit_schema(table, schema_mod.resolve_categorical(table, "auto")))

@@ -1,0 +1,314 @@
+"""Cost-complexity pruning (seed 001 §2.6): the weakest-link sequence against scikit-learn's
+``cost_complexity_pruning_path``, pruning at a fixed alpha against scikit-learn's ``ccp_alpha`` and
+against a brute-force optimum, and the choice of alpha by cross-validation (``cp_table_``)."""
+
+import warnings
+
+import naive
+import numpy as np
+import pandas as pd
+import parity
+import pytest
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+from rootwise import CARTClassifier, CARTRegressor
+from rootwise.prune.cost_complexity import cost_complexity_path, node_costs, prune_to_alpha
+
+TASKS = {
+    "gini": (parity.classification_case, DecisionTreeClassifier, CARTClassifier, {}),
+    "entropy": (parity.classification_case, DecisionTreeClassifier, CARTClassifier, {"criterion": "entropy"}),
+    "squared_error": (parity.regression_case, DecisionTreeRegressor, CARTRegressor, {}),
+}
+
+
+def _tie_free_cases(criterion, n_cases=40):
+    """(seed, X, y, params, rootwise model, sklearn model) for the tie-free cases."""
+    make, sk_cls, rw_cls, extra = TASKS[criterion]
+    out = []
+    for seed in range(n_cases):
+        X, y, params = make(seed)
+        sk = parity.sklearn_agrees(sk_cls, X, y, **params, **extra)
+        rw = rw_cls(pruning=None, max_surrogates=0, **params, **extra).fit(X, y)
+        if sk is not None and parity.tie_free(rw, X, y, criterion=criterion,
+                                              min_leaf=params.get("min_samples_leaf", 1)):
+            out.append((seed, X, y, params, rw, sk))
+    assert len(out) >= 0.4 * n_cases  # enough tie-free cases for the comparison to say something
+    return out
+
+
+# --------------------------------------------------------------------------- the sequence
+
+
+@pytest.mark.parametrize("criterion", list(TASKS))
+def test_pruning_path_equals_sklearn(criterion):
+    cases = _tie_free_cases(criterion)
+    for seed, X, y, _, rw, sk in cases:
+        ours = rw.cost_complexity_pruning_path(X, y)
+        theirs = sk.cost_complexity_pruning_path(X, y)
+        assert len(ours.ccp_alphas) == len(theirs.ccp_alphas), seed
+        np.testing.assert_allclose(ours.ccp_alphas, theirs.ccp_alphas, rtol=0, atol=1e-9, err_msg=str(seed))
+        np.testing.assert_allclose(ours.impurities, theirs.impurities, rtol=0, atol=1e-9, err_msg=str(seed))
+    print(f"{criterion}: {len(cases)} pruning paths compared")
+
+
+def test_weighted_pruning_path_equals_sklearn():
+    compared = 0
+    for seed in range(30):
+        X, y, params = parity.classification_case(seed)
+        w = np.random.default_rng(seed).integers(1, 4, size=len(y)).astype(float)
+        sk = parity.sklearn_agrees(DecisionTreeClassifier, X, y, sample_weight=w, **params)
+        rw = CARTClassifier(pruning=None, **params)
+        rw.fit(X, y, sample_weight=w)
+        # scikit-learn counts rows in min_samples_leaf / _split, rootwise weight: leave those out
+        if sk is None or set(params) - {"max_depth"} or not parity.tie_free(rw, X, y, w):
+            continue
+        compared += 1
+        ours = rw.cost_complexity_pruning_path(X, y, sample_weight=w)
+        theirs = sk.cost_complexity_pruning_path(X, y, sample_weight=w)
+        np.testing.assert_allclose(ours.ccp_alphas, theirs.ccp_alphas, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(ours.impurities, theirs.impurities, rtol=0, atol=1e-9)
+    assert compared >= 8
+
+
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+def test_fixed_ccp_alpha_prunes_like_sklearn(criterion):
+    """Between two alphas of the sequence (and beyond the last) both keep the same subtree."""
+    _, sk_cls, rw_cls, _ = TASKS[criterion]
+    for seed, X, y, params, _, sk in _tie_free_cases(criterion, n_cases=20):
+        alphas = np.unique(sk.cost_complexity_pruning_path(X, y).ccp_alphas)
+        probes = np.append((alphas[:-1] + alphas[1:]) / 2, alphas[-1] * 1.5 + 1e-3)
+        for alpha in probes[:: max(1, len(probes) // 6)]:
+            ours = rw_cls(ccp_alpha=float(alpha), **params).fit(X, y)
+            theirs = sk_cls(random_state=0, ccp_alpha=float(alpha), **params).fit(X, y)
+            assert ours.get_n_leaves() == theirs.get_n_leaves(), (seed, alpha)
+            assert ours.cp_table_ is None
+            Z = parity.new_points(seed, X.shape[1])
+            if rw_cls is CARTClassifier:
+                np.testing.assert_array_equal(ours.predict(Z), theirs.predict(Z))
+            else:
+                np.testing.assert_allclose(ours.predict(Z), theirs.predict(Z), rtol=1e-12, atol=1e-12)
+
+
+def _subtree_cost(tree):
+    leaves = tree.n_children == 0
+    return float(node_costs(tree)[leaves].sum()), int(leaves.sum())
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_prune_to_alpha_is_the_smallest_optimal_subtree(seed):
+    """R(T) + alpha |T| is minimal over all pruned subtrees (brute-force recursion), and no smaller
+    subtree reaches that minimum; categorical subsets included. At an alpha of the sequence itself
+    two subtrees tie in exact arithmetic and round-off (1e-18) picks one, as in scikit-learn: there
+    only the minimum is checked."""
+    rng = np.random.default_rng(seed)
+    n = 80
+    X = pd.DataFrame({"x": np.round(rng.normal(size=n), 1), "c": rng.choice(list("pqrst"), size=n),
+                      "z": rng.integers(0, 5, size=n)})
+    y = (X["x"] + (X["c"] == "p") + rng.normal(size=n) > 0.5).astype(int) + (rng.random(n) < 0.2)
+    tree = CARTClassifier(pruning=None).fit(X, y).tree_
+    alphas = cost_complexity_path(tree).alphas
+    between = (alphas[:-1] + alphas[1:]) / 2
+    for alpha in np.concatenate([alphas, between, rng.random(5) * alphas[-1] * 1.2]):
+        pruned = prune_to_alpha(tree, float(alpha))
+        cost, leaves = _subtree_cost(pruned)
+        best_cost, best_leaves = naive.min_cost_complexity(tree.first_child, tree.n_children,
+                                                          node_costs(tree), float(alpha))
+        assert cost + alpha * leaves == pytest.approx(best_cost, abs=1e-12)
+        if np.min(np.abs(alphas - alpha)) > 1e-9:
+            assert leaves == best_leaves
+
+
+def test_equal_alphas_get_one_row():
+    """Two weakest links with the same alpha (1/16 here, exactly): the cp table has one row for
+    both, and every row's subtree is the tree pruned at its alpha."""
+    X = np.arange(12.0).reshape(-1, 1)
+    y = np.array([1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 1])
+    model = CARTClassifier(random_state=0, cv=4, ccp_alpha="cv-min").fit(X, y)
+    full = CARTClassifier(pruning=None).fit(X, y).tree_
+    path = cost_complexity_path(full).alphas
+    assert np.any(np.diff(path) == 0)  # the setting of this test
+    table = model.cp_table_
+    assert np.all(np.diff(table.alpha) > 0)
+    for alpha, leaves in zip(table.alpha, table.n_leaves, strict=True):
+        assert prune_to_alpha(full, float(alpha)).n_leaves == leaves
+
+
+def test_zero_gain_splits_do_not_warn():
+    """XOR on one feature: the root split gains nothing (alpha 0, or -1e-17 by round-off)."""
+    X = np.array([[0.0], [0.0], [1.0], [1.0]] * 5)
+    y = np.array([0, 1, 0, 1] * 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = CARTClassifier(random_state=0, cv=3).fit(X, y)
+    assert model.get_n_leaves() == 1
+
+
+# --------------------------------------------------------------------------- alpha by cross-validation
+
+
+def _noisy(seed, n=120):
+    rng = np.random.default_rng(seed)
+    X = parity.features(rng, n, 3)
+    y = (X[:, 0] + 0.8 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def _rule(table, rule):
+    """The chosen row, from the table alone: the lowest CV error (the simplest tree among equal
+    ones), or the simplest tree within one standard error of that minimum."""
+    err, se = table.cv_error, table.cv_std_error
+    k_min = int(np.flatnonzero(err <= err.min() + 1e-12)[-1])
+    if rule == "cv-min":
+        return k_min
+    return int(np.flatnonzero(err <= err.min() + se[k_min] + 1e-12)[-1])
+
+
+@pytest.mark.parametrize("rule", ["cv-min", "cv-1se"])
+@pytest.mark.parametrize("seed", range(4))
+def test_chosen_row_follows_the_rule(rule, seed):
+    X, y = _noisy(seed)
+    model = CARTClassifier(ccp_alpha=rule, random_state=seed).fit(X, y)
+    table = model.cp_table_
+    assert table.rule == rule and table.chosen == _rule(table, rule)
+    full = CARTClassifier(pruning=None).fit(X, y).tree_
+    assert model.get_n_leaves() == table.n_leaves[table.chosen]
+    assert model.tree_ == prune_to_alpha(full, float(table.alpha[table.chosen]))
+    if rule == "cv-1se":  # nothing simpler is within one SE
+        k_min = _rule(table, "cv-min")
+        later = table.cv_error[table.chosen + 1:]
+        assert np.all(later > table.cv_error.min() + table.cv_std_error[k_min])
+
+
+def test_cp_table_columns():
+    X, y = _noisy(0)
+    model = CARTClassifier(random_state=0).fit(X, y)
+    frame = model.cp_table_.to_frame()
+    assert list(frame.columns) == ["alpha", "n_leaves", "train_cost", "cv_error", "cv_std_error", "chosen"]
+    assert frame["chosen"].sum() == 1
+    assert np.all(np.diff(frame["alpha"]) > 0) and np.all(np.diff(frame["n_leaves"]) < 0)
+    full = CARTClassifier(pruning=None).fit(X, y)
+    path = full.cost_complexity_pruning_path(X, y)
+    assert frame["n_leaves"].iloc[0] == full.get_n_leaves() and frame["n_leaves"].iloc[-1] == 1
+    np.testing.assert_allclose(frame["alpha"], path.ccp_alphas)  # no equal alphas here
+    np.testing.assert_allclose(frame["train_cost"], path.impurities)
+
+
+@pytest.mark.parametrize("estimator", [CARTClassifier, CARTRegressor])
+def test_cv_errors_by_hand(estimator):
+    """Grow every fold's tree, prune it at the subtree alphas (geometric means of the table's
+    alphas), predict its held-out rows: the table's CV error and standard error, recomputed from
+    outside (``fit`` finds where rows end without building the pruned trees)."""
+    X, y = _noisy(1, n=90)
+    if estimator is CARTRegressor:
+        y = y + X[:, 1] + np.random.default_rng(1).normal(size=len(y))
+        folds = KFold(5, shuffle=True, random_state=3).split(X)
+    else:
+        folds = StratifiedKFold(5, shuffle=True, random_state=3).split(X, y)
+    model = estimator(cv=5, random_state=3).fit(X, y)
+    table = model.cp_table_
+    a = table.alpha
+    probes = np.append(np.sqrt(a[:-1] * a[1:]), np.inf)
+    losses = np.zeros((len(a), len(y)))
+    for train, test in folds:
+        fold = estimator(pruning=None).fit(X[train], y[train])
+        Xe = fold._encode(X[test])
+        for k, alpha in enumerate(probes):
+            pruned = prune_to_alpha(fold.tree_, float(alpha))
+            value = pruned.value[pruned.apply(Xe)]
+            if estimator is CARTRegressor:
+                losses[k, test] = (value[:, 0] - y[test]) ** 2
+            else:
+                losses[k, test] = fold.classes_[np.argmax(value, axis=1)] != y[test]
+    np.testing.assert_allclose(table.cv_error, losses.mean(axis=1), rtol=1e-12, atol=1e-15)
+    se = losses.std(axis=1, ddof=1) / np.sqrt(len(y))
+    np.testing.assert_allclose(table.cv_std_error, se, rtol=1e-9, atol=1e-15)
+
+
+def test_one_se_rule_prefers_a_simpler_tree():
+    """Two boundaries and 20% label noise: on these seeds the 1-SE rule keeps fewer leaves than
+    the row of lowest CV error (3 < 6, 3 < 7, 2 < 4, 3 < 5)."""
+    for seed in (3, 4, 5, 6):
+        rng = np.random.default_rng(seed)
+        X = parity.features(rng, 200, 3)
+        y = (np.sin(2 * X[:, 0]) + X[:, 1] > 0).astype(int)
+        y = np.where(rng.random(200) < 0.2, 1 - y, y)
+        model = CARTClassifier(random_state=seed).fit(X, y)  # the default: cv-1se
+        table = model.cp_table_
+        k_min = _rule(table, "cv-min")
+        assert model.get_n_leaves() == table.n_leaves[table.chosen] < table.n_leaves[k_min]
+        assert table.cv_error[table.chosen] <= table.cv_error[k_min] + table.cv_std_error[k_min]
+
+
+def test_random_state_makes_the_choice_reproducible():
+    X, y = _noisy(2)
+    a = CARTClassifier(random_state=7).fit(X, y)
+    b = CARTClassifier(random_state=7).fit(X, y)
+    np.testing.assert_array_equal(a.cp_table_.cv_error, b.cp_table_.cv_error)
+    assert a.tree_ == b.tree_
+    others = [CARTClassifier(random_state=s).fit(X, y).cp_table_.cv_error for s in range(3)]
+    assert any(not np.array_equal(o, a.cp_table_.cv_error) for o in others)  # the folds do change
+
+
+def test_cv_takes_a_splitter_or_folds():
+    X, y = _noisy(3, n=60)
+    folds = list(KFold(4, shuffle=True, random_state=0).split(X))
+    by_list = CARTClassifier(cv=folds).fit(X, y)
+    by_splitter = CARTClassifier(cv=KFold(4, shuffle=True, random_state=0)).fit(X, y)
+    np.testing.assert_array_equal(by_list.cp_table_.cv_error, by_splitter.cp_table_.cv_error)
+    assert by_list.tree_ == by_splitter.tree_
+
+
+def test_weights_equal_repeated_rows_in_the_cp_table():
+    """Integer weights (0 included) against repeated rows, with the same folds (a repeated row
+    stays in its source row's fold): the same CV errors and standard errors."""
+    X, y = _noisy(4, n=60)
+    w = np.random.default_rng(4).integers(0, 4, size=len(y))
+    rep = np.repeat(np.arange(len(y)), w)
+    fold_of = np.arange(len(y)) % 4
+    folds = [(np.flatnonzero(fold_of != f), np.flatnonzero(fold_of == f)) for f in range(4)]
+    rep_folds = [(np.flatnonzero(fold_of[rep] != f), np.flatnonzero(fold_of[rep] == f)) for f in range(4)]
+    a = CARTClassifier(cv=folds).fit(X, y, sample_weight=w)
+    b = CARTClassifier(cv=rep_folds).fit(X[rep], y[rep])
+    np.testing.assert_allclose(a.cp_table_.alpha, b.cp_table_.alpha, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(a.cp_table_.cv_error, b.cp_table_.cv_error, rtol=1e-12)
+    np.testing.assert_allclose(a.cp_table_.cv_std_error, b.cp_table_.cv_std_error, rtol=1e-9)
+    assert a.cp_table_.chosen == b.cp_table_.chosen
+
+
+def test_fixed_alpha_has_no_table():
+    X, y = _noisy(5)
+    model = CARTClassifier(ccp_alpha=0.01).fit(X, y)
+    assert model.cp_table_ is None
+    full = CARTClassifier(pruning=None).fit(X, y).tree_
+    assert model.tree_ == prune_to_alpha(full, 0.01)
+    assert CARTClassifier(pruning=None).fit(X, y).cp_table_ is None
+
+
+# --------------------------------------------------------------------------- tiny data
+
+
+@pytest.mark.parametrize("estimator, y", [(CARTClassifier, ["a"]), (CARTRegressor, [1.0])])
+def test_a_single_row_is_a_leaf_without_table(estimator, y):
+    model = estimator().fit([[0.0]], y)
+    assert model.get_n_leaves() == 1 and model.cp_table_ is None
+
+
+def test_fewer_rows_than_folds():
+    """Two or three rows: one fold per row (leave-one-out), never an error."""
+    reg = CARTRegressor(random_state=0).fit([[0.0], [1.0]], [0.0, 1.0])
+    assert reg.cp_table_ is not None and len(reg.cp_table_.alpha) == 2
+    clf = CARTClassifier(random_state=0).fit([[0.0], [1.0], [2.0]], ["a", "a", "b"])
+    assert clf.cp_table_ is not None
+    assert clf.predict([[0.0]]).tolist() == ["a"]
+
+
+def test_a_rare_class_does_not_turn_pruning_off():
+    """One class with a single row cannot be stratified into 10 folds: plain K-fold is used (before,
+    K fell to 1 and the full tree was kept without a word)."""
+    X, y = _noisy(6)
+    y = y.astype(object)
+    y[0] = "rare"
+    model = CARTClassifier(random_state=0).fit(X, y)
+    assert model.cp_table_ is not None
+    assert model.get_n_leaves() < CARTClassifier(pruning=None).fit(X, y).get_n_leaves()
