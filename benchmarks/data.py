@@ -12,6 +12,8 @@ labels (or a noise term) is random, so fully grown trees are deep: they have to 
     regression(n_rows, n_features)       -> X (float64), y (float64)
     mixed(n_rows, n_continuous, n_categorical) -> pandas DataFrame with categorical columns and
                                             missing cells in both kinds, y (int64)
+    real_table(n_rows)                   -> issue 11's table: 10 numeric and 10 categorical
+                                            columns (3..200 categories), 5 % missing cells
 """
 
 from __future__ import annotations
@@ -110,6 +112,54 @@ def mixed(n_rows: int, n_continuous: int, n_categorical: int, *, n_levels: int =
         columns[f"c{j}"] = pd.Categorical.from_codes(c, categories=levels)
     return pd.DataFrame(columns), y
 
+
+
+# The table of issue 11 ("a table of the shape users bring"): its categorical columns' sizes.
+REAL_TABLE_LEVELS = (3, 5, 8, 12, 20, 30, 50, 80, 120, 200)
+
+
+def real_table(n_rows: int, *, n_classes: int = 3, missing_rate: float = 0.05,
+               label_noise: float = 0.1, regression: bool = False, seed: int = 0):
+    """Issue 11's table: 10 standard-normal numeric columns ``x0``..``x9`` (float32-exact) and 10
+    pandas categorical columns ``c0``..``c9`` with 3, 5, 8, 12, 20, 30, 50, 80, 120 and 200
+    categories (levels ``"c3_0"``.., drawn with Zipf-like frequencies, as real categories are),
+    every cell missing with probability ``missing_rate``. The target depends non-linearly on
+    three numeric and three categorical columns: class codes (``n_classes``), or with
+    ``regression`` a float with Gaussian noise. Returns (DataFrame, y)."""
+    import pandas as pd
+
+    if n_rows < 1:
+        raise ValueError("need at least one row")
+    rng = np.random.default_rng(seed)
+    Xc = _continuous(rng, n_rows, 10)
+    outputs = 1 if regression else n_classes
+    score = _signal(rng, Xc[:, :3], outputs)
+    columns = {f"x{j}": Xc[:, j] for j in range(10)}
+    for j, k in enumerate(REAL_TABLE_LEVELS):
+        p = 1.0 / np.arange(1, k + 1) ** 0.8
+        codes = rng.choice(k, size=n_rows, p=p / p.sum())
+        if j in (0, 3, 6):  # informative: a random effect per category and output
+            score += 1.2 * rng.standard_normal((k, outputs))[codes]
+        columns[f"c{j}"] = codes
+    if regression:
+        s = score[:, 0]
+        y = s + 0.5 * s.std() * rng.standard_normal(n_rows)
+    else:
+        y = np.argmax(score, axis=1).astype(np.int64)
+        flip = rng.random(n_rows) < label_noise
+        y[flip] = rng.integers(0, n_classes, size=int(flip.sum()))
+    out = {}
+    for name, col in columns.items():
+        hole = rng.random(n_rows) < missing_rate
+        if name.startswith("x"):
+            col = col.copy()
+            col[hole] = np.nan
+            out[name] = col
+        else:
+            k = REAL_TABLE_LEVELS[int(name[1:])]
+            codes = np.where(hole, -1, col)  # -1 is pandas' code for a missing category
+            out[name] = pd.Categorical.from_codes(codes, categories=[f"{name}_{v}" for v in range(k)])
+    return pd.DataFrame(out), y
 
 
 def startup_case(algorithm: str, kind: str, seed: int = 5) -> tuple:
