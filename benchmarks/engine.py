@@ -56,9 +56,14 @@ loaded) by a small fit of each configuration before any timing. A fit still runn
 extrapolated from a smaller size as n log n, would pass it is not started.
 
 Every row carries the 1-minute load average when it finished; a single-threaded wall time whose
-CPU/wall ratio is below 0.9 is marked "busy" (another process had the core). After all sizes the
-script prints every rootwise path's scaling exponent, log(t2 / t1) / log10(n2 / n1) between
-consecutive sizes (1 per decade is linear; n log n from 10^5 to 10^6 is 1.08).
+CPU/wall ratio is below 0.9 is marked "busy" (another process had the core). ``--clock cpu``
+reports CPU time instead (this process's for rootwise and the Python peers, R's user + system
+time for rpart) in the single-threaded cells, the steadier measure on a shared machine; the c45
+cells stay on the wall clock (J48 reports nothing else), and so does item 6 (several threads).
+
+After all sizes the script prints every rootwise path's scaling exponent, log(t2 / t1) /
+log10(n2 / n1) between consecutive sizes (1 per decade is linear; n log n from 10^5 to 10^6 is
+1.08).
 
 Without R, Java or LightGBM the peer's rows say why they are skipped; the rest runs.
 """
@@ -146,23 +151,32 @@ class Report:
 
 
 def fmt_cell_time(cell: Cell, lib: str, single_threaded: bool = True) -> str:
-    """Median wall time, how many runs, and a busy mark (single-threaded runs only)."""
+    """Median time, how many runs, and a busy mark (single-threaded wall times only)."""
     m = cell.median(lib)
     if m is None:
         return cell.skipped.get(lib, "n/a")
     mark = ""
-    if single_threaded and cell.busy(lib) < BUSY:
+    if cell.clock == "cpu":
+        mark = ", CPU"
+    elif single_threaded and cell.busy(lib) < BUSY:
         mark = f", busy {cell.busy(lib):.2f}"
     return f"{m:.3f} s (n={len(cell.times[lib])}{mark})"
 
 
-def fmt_peer_run(run: peers.PeerRun, single_threaded: bool = True) -> str:
+def peer_median(run: peers.PeerRun, clock: str) -> float:
+    """The peer's median on ``clock``, its wall time when it reports no CPU time (J48)."""
+    return statistics.median(run.cpu) if clock == "cpu" and run.cpu else run.median
+
+
+def fmt_peer_run(run: peers.PeerRun, clock: str, single_threaded: bool = True) -> str:
     mark = ""
-    if run.cpu and single_threaded:
+    if clock == "cpu":
+        mark = ", CPU" if run.cpu else ", wall"
+    elif run.cpu and single_threaded:
         busy = statistics.median(c / w for c, w in zip(run.cpu, run.times, strict=True) if w > 0)
         if busy < BUSY:
             mark = f", busy {busy:.2f}"
-    return f"{run.median:.3f} s (n={len(run.times)}{mark})"
+    return f"{peer_median(run, clock):.3f} s (n={len(run.times)}{mark})"
 
 
 def fmt_score(value, regression: bool) -> str:
@@ -230,8 +244,8 @@ class Context:
         self.tables.clear()
         gc.collect()
 
-    def alternate(self, fits: dict, rows: int, tag: str) -> tuple[Cell, dict]:
-        cell = Cell(label=f"{tag} {rows}")
+    def alternate(self, fits: dict, rows: int, tag: str, clock: str | None = None) -> tuple[Cell, dict]:
+        cell = Cell(label=f"{tag} {rows}", clock=clock or self.args.clock)
         models = run_alternating(cell, fits, self.args.reps, self.budget,
                                  lambda lib: (lib, tag), rows, FEATURES, self.args.long)
         return cell, models
@@ -286,15 +300,16 @@ def versus_rpart(ctx: Context, cell_name: str, kind: str, rows: int, mode: str, 
                            f"{rw_score} / -", f"{rw_shape[0]} / -", f"{rw_shape[1]} / -"))
         return
     m = cell.median("rootwise")
+    clock = cell.clock
     peer_score = fmt_score(run.score, split.regression)
     leaves, depth = f"{rw_shape[0]} / {run.leaves}", f"{rw_shape[1]} / {run.depth}"
     if run.extra and "pruned_1se_score" in run.extra:
         peer_score += f" / {fmt_score(run.extra['pruned_1se_score'], split.regression)}"
         leaves += f" / {int(run.extra['pruned_1se_leaves'])}"
         depth += f" / {int(run.extra['pruned_1se_depth'])}"
-    ctx.report.add(Row(cell_name, rows, rw_time, peer, fmt_peer_run(run),
-                       None if m is None else run.median / m, f"{rw_score} / {peer_score}",
-                       leaves, depth))
+    ctx.report.add(Row(cell_name, rows, rw_time, peer, fmt_peer_run(run, clock),
+                       None if m is None else peer_median(run, clock) / m,
+                       f"{rw_score} / {peer_score}", leaves, depth))
 
 
 def section_cart(ctx: Context, rows: int) -> None:
@@ -317,7 +332,7 @@ def section_c45(ctx: Context, rows: int) -> None:
     split = ctx.table("clf", rows)
     fits = {"default": fitter(lambda: rootwise("c4.5", n_jobs=1), split.X, split.y),
             "release8": fitter(lambda: rootwise("c4.5", release8=True, n_jobs=1), split.X, split.y)}
-    cell, models = ctx.alternate(fits, rows, "c4.5")
+    cell, models = ctx.alternate(fits, rows, "c4.5", clock="wall")  # J48 reports wall time only
     j48, why = None, ctx.j48_missing
     if why is None:
         try:
@@ -334,7 +349,7 @@ def section_c45(ctx: Context, rows: int) -> None:
             row = Row(name, rows, fmt_cell_time(cell, lib), "J48", f"skipped ({why})", None,
                       f"{rw_score} / -", f"{leaves} / -", f"{depth} / -")
         else:
-            row = Row(name, rows, fmt_cell_time(cell, lib), "J48", fmt_peer_run(j48),
+            row = Row(name, rows, fmt_cell_time(cell, lib), "J48", fmt_peer_run(j48, cell.clock),
                       None if m is None else j48.median / m,
                       f"{rw_score} / {fmt_score(j48.score, False)}", f"{leaves} / {j48.leaves}",
                       f"{depth} / -")
@@ -406,7 +421,7 @@ def section_default(ctx: Context, rows: int) -> None:
         split = ctx.table(kind, rows)
         fits = {"rootwise": fitter(lambda a=algorithm: rootwise(a, random_state=0),
                                    split.X, split.y)}
-        cell, models = ctx.alternate(fits, rows, name)
+        cell, models = ctx.alternate(fits, rows, name, clock="wall")
         ctx.report.rootwise_time(name, rows, cell)
         versus_rpart(ctx, name, kind, rows, "default", cell, models.get("rootwise"),
                      single_threaded=False)
@@ -485,6 +500,8 @@ def parse(argv=None) -> argparse.Namespace:
                    help="after a fit this long, stop repeating the cell")
     p.add_argument("--timeout", type=float, default=1800.0, help="seconds one fit may take")
     p.add_argument("--seed", type=int, default=0, help="the table's seed")
+    p.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                   help="single-threaded cells: elapsed time, or CPU time (steadier when shared)")
     p.add_argument("--weka-jar", default=peers.WEKA_JAR)
     p.add_argument("--keep", type=Path, help="write the peers' files (R binary, ARFF) here and keep them")
     p.add_argument("--no-r", action="store_true", help="skip rpart")
@@ -503,7 +520,7 @@ def main(argv=None) -> int:
         r = f"rpart skipped: {ctx.rpart_missing}" if ctx.rpart_missing else peers.Rpart.version()
         j = f"J48 skipped: {ctx.j48_missing}" if ctx.j48_missing else ctx.j48.version()
         print(f"peers: {r}; {j}; LightGBM {'installed' if ctx.lightgbm else 'not installed'}")
-        print(f"reps={args.reps}, java runs={args.java_runs}, long={args.long:.0f} s, "
+        print(f"clock={args.clock}, reps={args.reps}, java runs={args.java_runs}, long={args.long:.0f} s, "
               f"timeout={args.timeout:.0f} s, seed={args.seed}; held-out rows: "
               + ", ".join(f"{peers.held_out_rows(n):,} for {n:,}" for n in args.rows))
         started = time.perf_counter()
