@@ -33,9 +33,11 @@ Sections (``--sections``; rootwise's time / the peer's is the ratio, above 1: ro
               regression table.
     id3       item 5, timed alone: ``ID3Classifier(n_jobs=1)`` on the three-class table without
               missing cells (ID3 refuses them). ID3 treats a continuous column as categorical,
-              one branch per distinct value: a numeric column of unique values has the largest
-              gain, so the root splits the rows into one branch each and the tree is one level
-              deep (held-out rows, whose values it has never seen, stop at the root). A second
+              one branch per distinct value: a numeric column of (nearly) unique values has the
+              largest gain, so the root splits the rows into one branch per value, and a branch
+              whose rows share a value splits again on another numeric column, into one branch
+              for every value seen in training, nearly all empty (millions of leaves at 10^5
+              rows). Held-out rows, whose values it has never seen, stop at the root. A second
               row fits the 10 categorical columns alone, where ID3 grows a real tree.
     default   item 6. ``CARTClassifier(random_state=0)`` (two-class table) and
               ``CARTRegressor(random_state=0)``, which choose alpha by 10-fold CV (1-SE rule),
