@@ -30,7 +30,7 @@ Sections (``--sections``; rootwise's time / the peer's is the ratio, above 1: ro
     hist      item 5. ``splitter="hist"`` (``pruning=None, n_jobs=1``) against one LightGBM tree
               (``peers.lightgbm_tree``: native categorical features, ``num_leaves`` = the hist
               tree's leaf count from one untimed fit, 255 bins), on the two-class table and the
-              regression table.
+              regression table; and timed alone on the three-class table.
     id3       item 5, timed alone: ``ID3Classifier(n_jobs=1)`` on the three-class table without
               missing cells (ID3 refuses them). ID3 treats a continuous column as categorical,
               one branch per distinct value: a numeric column of (nearly) unique values has the
@@ -359,58 +359,63 @@ def section_c45(ctx: Context, rows: int) -> None:
         ctx.report.rootwise_time(path, rows, cell, lib)
 
 
+def alone(ctx: Context, name: str, rows: int, split: peers.Split, make, columns=None,
+          peer: str = "(alone)", why: str = "-") -> None:
+    """A rootwise path timed without a peer (``why``: the reason, in the peer's column)."""
+    X, X_test = split.X, split.X_test
+    if columns is not None:
+        X, X_test = X[columns], X_test[columns]
+    cell, models = ctx.alternate({"rootwise": fitter(make, X, split.y)}, rows, name)
+    model = models.get("rootwise")
+    score = fmt_score(held_out(model, X_test, split), split.regression) if model else "-"
+    leaves, depth = peers.tree_shape(model) if model is not None else ("-", "-")
+    ctx.report.add(Row(name, rows, fmt_cell_time(cell, "rootwise"), peer, why, None, score,
+                       str(leaves), str(depth)))
+    ctx.report.rootwise_time(name, rows, cell)
+
+
+def hist(algorithm: str):
+    return lambda: rootwise(algorithm, splitter="hist", pruning=None, n_jobs=1)
+
+
 def section_hist(ctx: Context, rows: int) -> None:
-    for kind, task in (("clf2", "hist clf, 2 classes"), ("reg", "hist reg")):
+    for kind, name in (("clf2", "hist clf, 2 classes"), ("reg", "hist reg")):
         split = ctx.table(kind, rows)
-        algorithm = "cart-regressor" if split.regression else "cart"
-        make = lambda a=algorithm: rootwise(a, splitter="hist", pruning=None, n_jobs=1)  # noqa: E731
+        make = hist("cart-regressor" if split.regression else "cart")
         if not ctx.lightgbm:
-            fits = {"rootwise": fitter(make, split.X, split.y)}
-            cell, models = ctx.alternate(fits, rows, task)
-            model = models.get("rootwise")
-            leaves, depth = peers.tree_shape(model) if model is not None else ("-", "-")
-            ctx.report.add(Row(task, rows, fmt_cell_time(cell, "rootwise"), "LightGBM",
-                               "skipped (not installed: pip install -e '.[bench]')", None,
-                               f"{fmt_score(held_out(model, split.X_test, split), split.regression)} / -"
-                               if model else "-", f"{leaves} / -", f"{depth} / -"))
-            ctx.report.rootwise_time(task, rows, cell)
+            alone(ctx, name, rows, split, make, peer="LightGBM",
+                  why="skipped (not installed: pip install -e '.[bench]')")
             continue
         try:
             n_leaves = peers.tree_shape(make().fit(split.X, split.y))[0]  # untimed: the leaf count
         except Exception as e:
-            ctx.report.add(Row(task, rows, f"FAILED: {str(e)[:80]}", "LightGBM", "-", None, "-",
+            ctx.report.add(Row(name, rows, f"FAILED: {str(e)[:80]}", "LightGBM", "-", None, "-",
                                "-", "-"))
             continue
         fits = {"rootwise": fitter(make, split.X, split.y),
                 "LightGBM": fitter(lambda r=split.regression, k=n_leaves: peers.lightgbm_tree(r, k),
                                    split.X, split.y)}
-        cell, models = ctx.alternate(fits, rows, task)
+        cell, models = ctx.alternate(fits, rows, name)
         rw, lg = models.get("rootwise"), models.get("LightGBM")
         scores = " / ".join(fmt_score(held_out(m, split.X_test, split) if m else None,
                                       split.regression) for m in (rw, lg))
         leaves, depth = shapes(rw, lg)
         if n_leaves > peers.LIGHTGBM_MAX_LEAVES:
             leaves += f" (LightGBM's cap {peers.LIGHTGBM_MAX_LEAVES})"
-        ctx.report.add(Row(task, rows, fmt_cell_time(cell, "rootwise"), "LightGBM",
+        ctx.report.add(Row(name, rows, fmt_cell_time(cell, "rootwise"), "LightGBM",
                            fmt_cell_time(cell, "LightGBM"), ratio_of(cell, "LightGBM"), scores,
                            leaves, depth))
-        ctx.report.rootwise_time(task, rows, cell)
+        ctx.report.rootwise_time(name, rows, cell)
+    # three classes: LightGBM would grow three trees, so this path is timed alone
+    alone(ctx, "hist clf, 3 classes", rows, ctx.table("clf", rows), hist("cart"))
 
 
 def section_id3(ctx: Context, rows: int) -> None:
     split = ctx.table("id3", rows)
-    categorical = [c for c in split.X.columns if c.startswith("c")]
-    for name, cols in (("ID3, whole table (no missing)", list(split.X.columns)),
-                       ("ID3, 10 categorical columns", categorical)):
-        X, X_test = split.X[cols], split.X_test[cols]
-        fits = {"rootwise": fitter(lambda: rootwise("id3", n_jobs=1), X, split.y)}
-        cell, models = ctx.alternate(fits, rows, name)
-        model = models.get("rootwise")
-        score = fmt_score(held_out(model, X_test, split), False) if model else "-"
-        leaves, depth = peers.tree_shape(model) if model is not None else ("-", "-")
-        ctx.report.add(Row(name, rows, fmt_cell_time(cell, "rootwise"), "(alone)", "-", None,
-                           score, str(leaves), str(depth)))
-        ctx.report.rootwise_time(name, rows, cell)
+    make = lambda: rootwise("id3", n_jobs=1)  # noqa: E731
+    alone(ctx, "ID3, whole table (no missing)", rows, split, make)
+    alone(ctx, "ID3, 10 categorical columns", rows, split, make,
+          columns=[c for c in split.X.columns if c.startswith("c")])
 
 
 # --------------------------------------------------------------------------- item 6
@@ -448,6 +453,7 @@ def warm_up(sections) -> None:
         fits += [("c4.5", "clf", {}), ("c4.5", "clf", {"release8": True})]
     if "hist" in sections:
         fits += [("cart", "clf2", {"pruning": None, "splitter": "hist"}),
+                 ("cart", "clf", {"pruning": None, "splitter": "hist"}),
                  ("cart-regressor", "reg", {"pruning": None, "splitter": "hist"})]
     if "id3" in sections:
         fits += [("id3", "id3", {})]
