@@ -25,7 +25,7 @@ from ._threads import threads
 from .input import encode, tables, target
 from .input.schema import fit_schema, resolve_categorical
 from .prune.cost_complexity import choose_alpha_by_cv, cost_complexity_path, prune_to_alpha
-from .prune.error_based import collapse_tree, error_based_prune
+from .prune.error_based import TrainingRows, collapse_tree, error_based_prune
 from .prune.folds import kfold, stratified_kfold
 from .prune.reduced_error import reduced_error_prune
 from .prune.report import describe_steps
@@ -139,12 +139,12 @@ class _TreeEstimator(Estimator):
                                                   prune_on_tie=self.prune_on_tie)
                 steps = describe_steps(steps, full, schema, classes)
             elif self.pruning == "error-based":
-                tree = error_based_prune(tree, grow.splitter_for(train), w[train],
+                tree = error_based_prune(tree, grow.training_rows(train), w[train],
                                          confidence=self.confidence,
                                          subtree_raising=self.subtree_raising,
                                          collapse=policy.release8, release8=policy.release8)
             elif self.pruning is None and policy.release8:  # J48 -U collapses too
-                tree = collapse_tree(tree, grow.splitter_for(train), w[train])
+                tree = collapse_tree(tree, grow.training_rows(train), w[train])
             elif self.pruning == "cost-complexity":
                 tree, cptable = self._cost_complexity(tree, grow, train, yt, w)
 
@@ -349,11 +349,12 @@ class _Grower:
             self.prepruning_steps = steps
         return tree
 
-    def splitter_for(self, rows):
-        from .reference.splitters import make_splitter
-
-        return make_splitter(self.X[rows], self.y[rows], self.schema.kinds_array,
-                             self.schema.n_categories, self.n_classes, self.policy)
+    def training_rows(self, rows) -> TrainingRows:
+        """The rows a tree was grown on, for C4.5's pruning (no copy when they are all rows)."""
+        X, y = self.X, self.y
+        if not (len(rows) == len(y) and np.array_equal(rows, np.arange(len(y)))):
+            X, y = X[rows], y[rows]
+        return TrainingRows(X, y, self.n_classes, self.policy.criterion_code)
 
 
 class _ClassificationTree(Classifier, _TreeEstimator):

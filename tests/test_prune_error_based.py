@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import error_based_oracle as oracle
 import numpy as np
 import pandas as pd
 import pytest
@@ -216,3 +217,87 @@ def test_confidence_controls_the_size():
     X, y = load("credit-g")
     sizes = [C45Classifier(confidence=cf).fit(X, y).tree_.n_leaves for cf in (0.05, 0.25, 0.45)]
     assert sizes[0] < sizes[1] < sizes[2]
+
+
+# --------------------------------------------------------------------------- the former implementation
+
+
+def former(tree, splitter, w, **options):
+    """The former Python implementation (tests/error_based_oracle.py), with room for its
+    recursion on deeper trees."""
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20000))
+    try:
+        if options.pop("prune", True):
+            return oracle.error_based_prune(tree, splitter, w, **options)
+        return oracle.collapse_tree(tree, splitter, w, **options)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def assert_same_pruning(tree, splitter, w, release8):
+    """Every variant of the pass gives the former implementation's tree, bit for bit: raising on
+    and off, collapse on and off, and collapse alone."""
+    for raising in (True, False):
+        for collapse in (False, True):
+            options = dict(confidence=0.25, subtree_raising=raising, collapse=collapse,
+                           release8=release8)
+            new = error_based_prune(tree, splitter, w, **options)
+            assert new == former(tree, splitter, w, **options), options
+    assert collapse_tree(tree, splitter, w, release8=release8) == \
+        former(tree, splitter, w, prune=False, release8=release8)
+
+
+@pytest.mark.parametrize("release8", [True, False])
+@pytest.mark.parametrize("name", DATASETS)
+def test_same_trees_as_the_former_implementation_on_weka_files(name, release8):
+    """The grown trees of the Weka files (missing values in labor, vote, breast-cancer, soybean),
+    pruned with unit weights and with whole weights (0 to 3: the exact sums of the incremental
+    raising estimate), and J48's own unpruned tree."""
+    g, model, Xe, yc, splitter = j48_setting(name, release8=release8)
+    for w in (np.ones(len(yc)), np.random.default_rng(1).integers(0, 4, len(yc)).astype(float)):
+        grown = build_tree(Xe, yc, w, model.schema_.kinds_array, model.schema_.n_categories,
+                           len(model.classes_), model._policy())
+        assert_same_pruning(grown, splitter, w, release8)
+    weka = tree_from_weka(g["unpruned_tree"]["parsed"], model.schema_, len(model.classes_))
+    assert_same_pruning(weka, splitter, np.ones(len(yc)), release8)
+
+
+def random_table(seed: int, n: int):
+    """A table with numeric and categorical columns, missing cells in both, and a noisy target."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": np.round(rng.normal(size=n), 1), "b": rng.integers(0, 4, n).astype(str),
+                      "c": rng.random(n), "d": rng.integers(0, 7, n).astype(str)})
+    X.loc[rng.random(n) < 0.15, "a"] = np.nan
+    X.loc[rng.random(n) < 0.1, "b"] = None
+    X.loc[rng.random(n) < 0.05, "c"] = np.nan
+    X.loc[rng.random(n) < 0.1, "d"] = None
+    score = X["a"].fillna(0) + (X["b"] == "1") - (X["d"] == "3") + rng.normal(size=n)
+    y = np.select([score > 1, score > -0.5], ["p", "q"], "r")
+    return X, y
+
+
+@pytest.mark.parametrize("release8", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_same_trees_as_the_former_implementation_on_random_trees(seed, release8):
+    """Random tables with missing values, weights with zeros and fractions, and trees grown on
+    other rows than those that prune them (empty nodes, much raising, fractions recomputed)."""
+    X, y = random_table(seed, 400)
+    rng = np.random.default_rng(seed + 100)
+    model = C45Classifier(pruning=None, release8=release8).fit(X, y)
+    Xe = model._encode(X)
+    yc = np.searchsorted(model.classes_, y).astype(np.int64)
+    schema = model.schema_
+    splitter = make_splitter(Xe, yc, schema.kinds_array, schema.n_categories, 3, model._policy())
+    weights = [np.where(rng.random(400) < 0.1, 0.0, rng.integers(1, 4, 400) / 2),
+               np.where(rng.random(400) < 0.1, 0.0, 1.0 + rng.random(400)),
+               np.ones(400)]
+    for w in weights:
+        grown = build_tree(Xe, yc, w, schema.kinds_array, schema.n_categories, 3, model._policy())
+        assert_same_pruning(grown, splitter, w, release8)
+        other = rng.choice(400, size=250, replace=True)  # grown on a bootstrap sample
+        grown = build_tree(Xe[other], yc[other], w[other], schema.kinds_array,
+                           schema.n_categories, 3, model._policy())
+        assert_same_pruning(grown, splitter, w, release8)
