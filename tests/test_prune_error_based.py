@@ -13,10 +13,16 @@ import pytest
 from j48_golden import compare, golden, load, nested
 
 from rootwise import C45Classifier, datasets
-from rootwise._config import MISSING_FRACTIONAL, MULTIWAY, THRESHOLD
-from rootwise.prune.error_based import collapse_tree, error_based_prune, pessimistic_errors
+from rootwise._config import LEAF, MISSING_FRACTIONAL, MULTIWAY, THRESHOLD
+from rootwise.prune.error_based import (
+    TrainingRows,
+    collapse_tree,
+    error_based_prune,
+    pessimistic_errors,
+)
 from rootwise.reference.builder import build_tree
 from rootwise.reference.splitters import make_splitter
+from rootwise.tree import Tree
 from rootwise.tree.records import NodeRecords
 
 DATASETS = ["weather.nominal", "weather.numeric", "contact-lenses", "iris", "labor", "vote",
@@ -301,3 +307,75 @@ def test_same_trees_as_the_former_implementation_on_random_trees(seed, release8)
         grown = build_tree(Xe[other], yc[other], w[other], schema.kinds_array,
                            schema.n_categories, 3, model._policy())
         assert_same_pruning(grown, splitter, w, release8)
+
+
+# --------------------------------------------------------------------------- very deep trees
+
+
+def staircase(depth: int) -> tuple[Tree, np.ndarray]:
+    """A staircase of ``depth`` threshold tests on one column x = 0, 1, ..., 2 depth + 1: node 2d
+    tests x <= 2d + 1.5, its first child 2d + 1 is a leaf holding the pair x = 2d, 2d + 1, its
+    second child 2d + 2 the next test; the last node, 2 depth, is a leaf holding the last pair.
+    Returns the tree and X."""
+    n = 2 * depth + 1
+    split = np.arange(0, 2 * depth, 2)
+    kind = np.full(n, LEAF)
+    kind[split] = THRESHOLD
+    feature = np.where(kind == THRESHOLD, 0, -1)
+    threshold = np.full(n, np.nan)
+    threshold[split] = split + 1.5
+    first_child = np.full(n, -1)
+    first_child[split] = split + 1
+    ids = np.arange(n)
+    nodes = dict(feature=feature, kind=kind, threshold=threshold, first_child=first_child,
+                 n_children=np.where(kind == THRESHOLD, 2, 0), pool_offset=np.full(n, -1),
+                 missing_branch=np.where(kind == THRESHOLD, MISSING_FRACTIONAL, -1),
+                 parent=np.where(ids > 0, 2 * ((ids - 1) // 2), -1), depth=(ids + 1) // 2,
+                 impurity=np.zeros(n), n_node_samples=np.zeros(n),
+                 weighted_n_node_samples=np.zeros(n), branch_fraction=np.ones(n))
+    tree = Tree(nodes, np.ones((n, 2)), np.zeros(0, dtype=np.int32), np.array([0]))
+    return tree, np.arange(2 * depth + 2, dtype=np.float64).reshape(-1, 1)
+
+
+def staircase_classes(depth: int) -> np.ndarray:
+    """Pair p (rows 2p, 2p + 1) has class p % 2 in the upper half (p < depth / 2, an even number
+    of pairs), class 0 below."""
+    pair = np.arange(2 * depth + 2) // 2
+    return np.where(pair < depth // 2, pair % 2, 0).astype(np.int64)
+
+
+def test_deep_staircase_as_the_former_implementation():
+    """A staircase 600 tests deep (the former recursion needs its limit raised) is pruned as the
+    former implementation prunes it, with release 8 and without."""
+    tree, X = staircase(600)
+    w = np.ones(len(X))
+    for release8 in (False, True):
+        splitter = make_splitter(X, staircase_classes(600), np.array([0]), np.array([0]), 2,
+                                 C45Classifier(release8=release8)._policy())
+        assert_same_pruning(tree, splitter, w, release8)
+
+
+def test_staircase_10000_deep():
+    """Depth 10^4 (no recursion, and memory in proportion to the rows). Worked by hand: the lower
+    half holds class 0 only, and every subtree there becomes a leaf (n (1 - 0.25^(1/n)) < 1.39
+    errors, below the 1.0 per pure pair leaf that any split adds). Above it the pairs alternate:
+    a node as a leaf would hold about as many errors as the subtree has pair leaves, plus the
+    pessimistic margin, and raising the rest of the staircase mixes two pairs in one leaf
+    (errors(4, 2) = 3.2 for 1.0 + 1.0), so every upper test stays: 5000 tests, their 5000 pair
+    leaves and one leaf of 2 x 5001 rows of class 0."""
+    depth = 10_000
+    tree, X = staircase(depth)
+    rows = TrainingRows(X, staircase_classes(depth), 2)
+    w = np.ones(len(X))
+    half = depth // 2
+    for raising in (True, False):
+        pruned = error_based_prune(tree, rows, w, subtree_raising=raising)
+        assert pruned.node_count == 2 * half + 1 and pruned.max_depth == half
+        np.testing.assert_array_equal(pruned.threshold[pruned.kind == THRESHOLD],
+                                      2 * np.arange(half) + 1.5)
+        leaves = pruned.value[pruned.kind == LEAF]
+        expected = [[2, 0] if p % 2 == 0 else [0, 2] for p in range(half)] + [[2 * (half + 1), 0]]
+        assert sorted(map(tuple, leaves)) == sorted(map(tuple, expected))
+    # release 8's collapse: the lower half makes no training error below any of its nodes
+    collapsed = collapse_tree(tree, rows, w)
+    assert collapsed.node_count == 2 * half + 1
