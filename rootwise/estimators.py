@@ -28,7 +28,7 @@ from .prune.cost_complexity import choose_alpha_by_cv, cost_complexity_path, pru
 from .prune.error_based import TrainingRows, collapse_tree, error_based_prune
 from .prune.folds import kfold, stratified_kfold
 from .prune.reduced_error import reduced_error_prune
-from .prune.report import describe_steps
+from .prune.report import PendingSteps
 
 _VALIDATION_PRUNING = ("pre", "reduced-error")
 # CART with more than two classes tries all 2^(m-1) - 1 subsets of m categories up to max_exhaustive;
@@ -130,14 +130,14 @@ class _TreeEstimator(Estimator):
         steps, cptable = None, None
         if self.pruning == "pre":
             tree = grow(train, validation=validation)
-            steps = describe_steps(grow.prepruning_steps, tree, schema, classes)
+            steps = PendingSteps(grow.prepruning_steps, tree, schema, classes)
         else:
             tree = grow(train)
             if self.pruning == "reduced-error":
                 full = tree  # the tree the steps' node numbers refer to
-                tree, steps = reduced_error_prune(tree, *validation, regression=self._regression,
+                tree, table = reduced_error_prune(tree, *validation, regression=self._regression,
                                                   prune_on_tie=self.prune_on_tie)
-                steps = describe_steps(steps, full, schema, classes)
+                steps = PendingSteps(table, full, schema, classes)
             elif self.pruning == "error-based":
                 tree = error_based_prune(tree, grow.training_rows(train), w[train],
                                          confidence=self.confidence,
@@ -163,6 +163,23 @@ class _TreeEstimator(Estimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return self
+
+    @property
+    def pruning_steps_(self):
+        """Every decision of validation-based pruning, a list of ``PruningStep`` (paths included),
+        or None. ``fit`` keeps the decisions as arrays; the steps are made when first read."""
+        try:
+            steps = self.__dict__["_pruning_steps"]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute "
+                                 "'pruning_steps_'") from None
+        if isinstance(steps, PendingSteps):
+            steps = self._pruning_steps = steps.resolve()
+        return steps
+
+    @pruning_steps_.setter
+    def pruning_steps_(self, steps) -> None:
+        self._pruning_steps = steps
 
     def _carve_validation(self, yt):
         from sklearn.model_selection import train_test_split

@@ -10,6 +10,7 @@ import error_based_oracle as oracle
 import numpy as np
 import pandas as pd
 import pytest
+from deep_trees import staircase, staircase_classes
 from j48_golden import compare, golden, load, nested
 
 from rootwise import C45Classifier, datasets
@@ -22,7 +23,6 @@ from rootwise.prune.error_based import (
 )
 from rootwise.reference.builder import build_tree
 from rootwise.reference.splitters import make_splitter
-from rootwise.tree import Tree
 from rootwise.tree.records import NodeRecords
 
 DATASETS = ["weather.nominal", "weather.numeric", "contact-lenses", "iris", "labor", "vote",
@@ -310,38 +310,6 @@ def test_same_trees_as_the_former_implementation_on_random_trees(seed, release8)
 
 
 # --------------------------------------------------------------------------- very deep trees
-
-
-def staircase(depth: int) -> tuple[Tree, np.ndarray]:
-    """A staircase of ``depth`` threshold tests on one column x = 0, 1, ..., 2 depth + 1: node 2d
-    tests x <= 2d + 1.5, its first child 2d + 1 is a leaf holding the pair x = 2d, 2d + 1, its
-    second child 2d + 2 the next test; the last node, 2 depth, is a leaf holding the last pair.
-    Returns the tree and X."""
-    n = 2 * depth + 1
-    split = np.arange(0, 2 * depth, 2)
-    kind = np.full(n, LEAF)
-    kind[split] = THRESHOLD
-    feature = np.where(kind == THRESHOLD, 0, -1)
-    threshold = np.full(n, np.nan)
-    threshold[split] = split + 1.5
-    first_child = np.full(n, -1)
-    first_child[split] = split + 1
-    ids = np.arange(n)
-    nodes = dict(feature=feature, kind=kind, threshold=threshold, first_child=first_child,
-                 n_children=np.where(kind == THRESHOLD, 2, 0), pool_offset=np.full(n, -1),
-                 missing_branch=np.where(kind == THRESHOLD, MISSING_FRACTIONAL, -1),
-                 parent=np.where(ids > 0, 2 * ((ids - 1) // 2), -1), depth=(ids + 1) // 2,
-                 impurity=np.zeros(n), n_node_samples=np.zeros(n),
-                 weighted_n_node_samples=np.zeros(n), branch_fraction=np.ones(n))
-    tree = Tree(nodes, np.ones((n, 2)), np.zeros(0, dtype=np.int32), np.array([0]))
-    return tree, np.arange(2 * depth + 2, dtype=np.float64).reshape(-1, 1)
-
-
-def staircase_classes(depth: int) -> np.ndarray:
-    """Pair p (rows 2p, 2p + 1) has class p % 2 in the upper half (p < depth / 2, an even number
-    of pairs), class 0 below."""
-    pair = np.arange(2 * depth + 2) // 2
-    return np.where(pair < depth // 2, pair % 2, 0).astype(np.int64)
 
 
 def test_deep_staircase_as_the_former_implementation():

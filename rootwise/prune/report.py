@@ -18,7 +18,10 @@ node numbers are those of the unpruned tree, whose pruned parts the fitted tree 
 the path column says where each node is.
 
 ``describe_steps`` gives each ``PruningStep`` its ``path`` (the tests leading to its node, in the
-words of ``export_text``); ``fit`` calls it while it still holds the tree the node numbers refer to.
+words of ``export_text``). ``fit`` keeps the decisions as arrays with the tree their node numbers
+refer to (``PendingSteps``) and the paths are written when ``pruning_steps_`` is first read: a path
+is as long as its node is deep, so writing them all costs the sum of the depths, more than the
+pass itself on a deep tree.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import numpy as np
 from .._base import Estimator, check_is_fitted
 from ..export.text import TreeView
 from ..tree import Tree
-from .steps import PruningStep
+from .steps import PruningStep, StepTable
 
 ARROW = " → "
 
@@ -74,10 +77,28 @@ def node_paths(tree: Tree, schema, classes=None, nodes=None) -> dict[int, str]:
     return out
 
 
-def describe_steps(steps: list[PruningStep], tree: Tree, schema, classes=None) -> list[PruningStep]:
+def describe_steps(steps: list[PruningStep] | StepTable, tree: Tree, schema,
+                   classes=None) -> list[PruningStep]:
     """``steps`` with their ``path`` filled in; ``tree`` is the tree their node numbers refer to."""
+    if isinstance(steps, StepTable):
+        return steps.steps(node_paths(tree, schema, classes, np.unique(steps.node).tolist()))
     paths = node_paths(tree, schema, classes, sorted({s.node for s in steps}))
     return [dataclasses.replace(s, path=paths[s.node]) for s in steps]
+
+
+@dataclasses.dataclass(frozen=True)
+class PendingSteps:
+    """Pruning decisions whose ``PruningStep`` objects and paths are made when first asked for:
+    the decisions (a ``StepTable``, or steps without paths) and what their paths are read from,
+    the tree their node numbers refer to, the schema and the classes."""
+
+    steps: list[PruningStep] | StepTable
+    tree: Tree
+    schema: object
+    classes: np.ndarray | None = None
+
+    def resolve(self) -> list[PruningStep]:
+        return describe_steps(self.steps, self.tree, self.schema, self.classes)
 
 
 # --------------------------------------------------------------------------- the report
