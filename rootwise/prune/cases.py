@@ -112,7 +112,7 @@ def with_room(s, lists_end, frames_end):
     return CaseStack(row, weight, saved_row, saved_weight, saved_rank, saved_branch, s.branch)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def branch_of_value(x, node, t):
     """The branch a value takes at ``node``'s test (``engine.partition.branch_of_rows``): x <= t
     is branch 0 of a threshold test, a category code its branch in the pool; -1 for a missing
@@ -173,10 +173,9 @@ def split_node(node, a, m, top, ftop, t, cases, s, rec, tol):
         else:
             n_missing += 1
     known = numpy_sum(known_w)
-    if known > 0:
-        fractions = known_w / known
-    else:
-        fractions = np.full(nb, 1.0 / nb)
+    fractions = np.empty(nb)
+    for b in range(nb):  # a loop rather than known_w / known: the same divisions, less to compile
+        fractions[b] = known_w[b] / known if known > 0 else 1.0 / nb
     heavy = 0
     longest = -1
     for b in range(nb):

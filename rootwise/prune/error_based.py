@@ -32,20 +32,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._config import ENTROPY
+from .._config import ENTROPY, LEAF, MISSING_FRACTIONAL, MISSING_STOP
 from ..engine.release8 import SMALL
 from ..tree import Tree
 from .cases import Cases, Tests, new_record, new_stack
-from .error_based_kernels import (
-    WRITTEN,
-    Settings,
-    collapse_subtrees,
-    new_raising,
-    new_walk,
-    prune_tree,
-    route_estimate,
-    write_tree,
-)
+from .error_based_kernels import COLLAPSE_SLACK, Settings, new_raising, new_walk, number_nodes, walk_tree
 from .pessimistic import normal_quantile, pessimistic_errors
 
 __all__ = ["TrainingRows", "collapse_tree", "error_based_prune", "pessimistic_errors"]
@@ -93,22 +84,62 @@ def _run(tree: Tree, rows, w, *, confidence: float, subtree_raising: bool, colla
                   *(np.array(a, dtype=np.int64) for a in (tree.first_child, tree.n_children,
                                                           tree.pool_offset)),
                   tree.pool, np.asarray(tree.n_categories, dtype=np.int64))
-    record = new_record(n_nodes, cases.n_classes)
-    stack = new_stack(n_rows)
-    walk = new_walk(n_nodes)
+    record, scratch = new_record(n_nodes, cases.n_classes), new_record(n_nodes, cases.n_classes)
+    stack, walk, raising = new_stack(n_rows), new_walk(n_nodes), new_raising(n_nodes, cases.n_classes)
     if collapse or not prune:
         # every node's counts and fractions, and each subtree's training errors
         _root_cases(stack, w, n_rows)
-        _, stack = route_estimate(0, 0, n_rows, n_rows, 0, tests, cases, stack, record, walk,
-                                  settings, False)
+        stack = walk_tree(n_rows, False, tests, cases, stack, record, scratch, walk, raising,
+                          settings)
         if collapse:
-            collapse_subtrees(tests, record)
+            _collapse(tests, record)
     if prune:
         _root_cases(stack, w, n_rows)
-        stack = prune_tree(n_rows, tests, cases, stack, record, new_record(n_nodes, cases.n_classes),
-                           walk, new_walk(n_nodes), new_raising(n_nodes, cases.n_classes), settings)
-    fields, value, pool = write_tree(tests, record, int(getattr(rows, "criterion", ENTROPY)))
-    return Tree(dict(zip(WRITTEN, fields, strict=True)), value, pool, tree.n_categories)
+        walk_tree(n_rows, True, tests, cases, stack, record, scratch, walk, raising, settings)
+    return _written(tests, record, int(getattr(rows, "criterion", ENTROPY)), tree.n_categories)
+
+
+def _collapse(tests: Tests, record) -> None:
+    """Release 8's collapse: a split whose subtree makes at least as many training errors
+    (``record.estimate``, from the routing walk) as the node would as a leaf, within 1e-3, becomes
+    that leaf. J48 judges top-down and stops at a collapsed node; here every such split is made a
+    leaf, which leaves the same tree, for what lies below a collapsed node is not reached.
+    Training errors as ``total_and_errors`` takes them: the numpy sum of the counts minus the
+    largest."""
+    counts = record.counts
+    as_leaf = counts.sum(axis=1) - counts.max(axis=1)
+    collapsed = (tests.n_children > 0) & (record.estimate >= as_leaf - COLLAPSE_SLACK)
+    tests.n_children[collapsed] = 0
+    tests.kind[collapsed] = LEAF
+
+
+def _written(tests: Tests, record, criterion: int, n_categories) -> Tree:
+    """The flat tree reachable from the root, numbered by ``number_nodes``; each node's value is
+    its class counts (a node without cases: its parent's), split nodes send missing values down
+    every branch (r_v, the fractions their cases gave)."""
+    origin, parent, depth, first, source, node_impurity, written = number_nodes(
+        tests.first_child, tests.n_children, record.counts, criterion)
+    split = tests.n_children[origin] > 0
+    feature = np.where(split, tests.feature[origin], -1)
+    categorical = split & (tests.pool_offset[origin] >= 0)
+    sizes = np.where(categorical, tests.n_categories[np.maximum(feature, 0)], 0)
+    # each categorical split's branch per category, added to the pool as the node is written
+    in_order = sizes[written]
+    starts = np.empty_like(sizes)
+    starts[written] = np.cumsum(in_order) - in_order
+    within = np.arange(int(in_order.sum())) - np.repeat(starts[written], in_order)
+    pool = tests.pool[np.repeat(tests.pool_offset[origin][written], in_order) + within]
+    fraction = record.fraction[origin]
+    fraction[0] = 1.0
+    counts = record.counts[origin]
+    fields = dict(feature=feature, kind=np.where(split, tests.kind[origin], LEAF),
+                  threshold=np.where(split, tests.threshold[origin], np.nan), first_child=first,
+                  n_children=np.where(split, tests.n_children[origin], 0),
+                  pool_offset=np.where(categorical, starts, -1),
+                  missing_branch=np.where(split, MISSING_FRACTIONAL, MISSING_STOP), parent=parent,
+                  depth=depth, impurity=node_impurity, n_node_samples=record.n_positive[origin],
+                  weighted_n_node_samples=counts.sum(axis=1), branch_fraction=fraction)
+    return Tree(fields, record.counts[source], pool, n_categories)
 
 
 def _root_cases(stack, w, n_rows: int) -> None:

@@ -30,26 +30,25 @@ def normal_quantile(p: float) -> float:
 
 
 @njit(cache=True)
-def _from_one_error(n, e, z):
-    """The estimate for e >= 1 (the normal approximation), written as C4.5 writes it."""
-    if e + 0.5 >= n:
-        return max(n - e, 0.0)
-    f = (e + 0.5) / n
-    r = (f + z * z / (2 * n) + z * np.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (1 + z * z / n)
-    return r * n - e
-
-
-@njit(cache=True)
 def added_errors(n, e, confidence, z):
     """pessimistic_errors(n, e, confidence) with z = Phi^-1(1 - confidence) given."""
     if n <= 0:
         return 0.0
+    base = 0.0
     if e < 1:
         base = n * (1.0 - confidence ** (1.0 / n))
         if e == 0:
             return base
-        return base + e * (_from_one_error(n, 1.0, z) - base)
-    return _from_one_error(n, e, z)
+    k = max(e, 1.0)  # the normal approximation at e, or at 1 to interpolate below 1
+    if k + 0.5 >= n:
+        upper = max(n - k, 0.0)
+    else:
+        f = (k + 0.5) / n
+        r = (f + z * z / (2 * n) + z * np.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (1 + z * z / n)
+        upper = r * n - k
+    if e < 1:
+        return base + e * (upper - base)
+    return upper
 
 
 @njit(cache=True)
