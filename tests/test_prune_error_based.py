@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from deep_trees import staircase, staircase_classes
 from j48_golden import compare, golden, load, nested
+from python_calls import python_calls
 
 from rootwise import C45Classifier, datasets
 from rootwise._config import LEAF, MISSING_FRACTIONAL, MULTIWAY, THRESHOLD
@@ -47,6 +48,17 @@ def test_pessimistic_errors_quinlan_example():
     leaf = 1 + pessimistic_errors(16, 1, 0.25)
     assert (leaf / 16) == pytest.approx(0.155, abs=5e-4)
     assert leaf < subtree
+
+
+def test_the_estimate_is_the_former_one_bit_for_bit():
+    """The compiled estimate gives the former Python function's numbers exactly, below one error
+    (the interpolation), at and above it, near N, and at release 8's float CF."""
+    rng = np.random.default_rng(0)
+    n = np.concatenate([rng.integers(1, 60, 300), rng.uniform(0.01, 60, 300)]).astype(float)
+    e = np.concatenate([np.zeros(50), rng.uniform(0, 1, 100), rng.uniform(0, 1, 450) * n[150:]])
+    for cf in (0.25, float(np.float32(0.25)), 0.05, 0.45):
+        for ni, ei in zip(n.tolist(), e.tolist(), strict=True):
+            assert pessimistic_errors(ni, ei, cf) == oracle.pessimistic_errors(ni, ei, cf)
 
 
 # --------------------------------------------------------------------------- J48's own trees
@@ -347,3 +359,20 @@ def test_staircase_10000_deep():
     # release 8's collapse: the lower half makes no training error below any of its nodes
     collapsed = collapse_tree(tree, rows, w)
     assert collapsed.node_count == 2 * half + 1
+
+
+@pytest.mark.parametrize("release8", [False, True])
+def test_python_calls_do_not_grow_with_the_tree(release8):
+    """Issue 11: a pass makes as many Python calls on a tree of 4,001 nodes as on one of 101."""
+    counts = []
+    for depth in (50, 2000):
+        tree, X = staircase(depth)
+        rows = TrainingRows(X, staircase_classes(depth), 2)
+        w = np.ones(len(X))
+        passes = [(error_based_prune, dict(release8=release8, collapse=release8)),
+                  (error_based_prune, dict(subtree_raising=False, release8=release8)),
+                  (collapse_tree, dict(release8=release8))]
+        for f, options in passes:
+            f(tree, rows, w, **options)  # numba compiles (or loads) the kernels on a first call
+        counts.append([python_calls(f, tree, rows, w, **options) for f, options in passes])
+    assert counts[0] == counts[1]

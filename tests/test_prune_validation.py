@@ -854,3 +854,27 @@ def test_reduced_error_on_a_staircase_10000_deep():
     odd_pairs_below = np.maximum(half - d, 0) // 2 + ((half - d > 0) & (d % 2 == 1))
     np.testing.assert_allclose(table.score_as_leaf, 1 - 2 * odd_pairs_below / len(y), atol=1e-15)
     assert pruned.node_count == 2 * half + 1 and pruned.max_depth == half
+
+
+def test_reduced_error_python_calls_do_not_grow_with_the_tree():
+    """Issue 11: reduced-error pruning and collapse make as many Python calls on a tree of 4,001
+    nodes as on one of 101."""
+    from deep_trees import class_counts_of_staircase, staircase, staircase_classes
+    from python_calls import python_calls
+
+    from rootwise.prune.reduced_error import reduced_error_prune
+    from rootwise.tree import Tree
+
+    counts = []
+    for depth in (50, 2000):
+        tree, X = staircase(depth)
+        y = staircase_classes(depth)
+        fields = {name: getattr(tree, name) for name in rootwise.tree.NODE_FIELDS}
+        tree = Tree(fields, class_counts_of_staircase(depth, y), tree.pool, tree.n_categories)
+        w = np.ones(len(y))
+        make_leaf = np.arange(tree.node_count) % 7 == 0
+        for f, args in ((reduced_error_prune, (tree, X, y, w)), (collapse, (tree, make_leaf))):
+            f(*args)  # numba compiles (or loads) the kernels on a first call
+        counts.append([python_calls(reduced_error_prune, tree, X, y, w),
+                       python_calls(collapse, tree, make_leaf)])
+    assert counts[0] == counts[1]
