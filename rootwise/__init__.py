@@ -27,6 +27,8 @@ _LAZY = {
     "save": (".export.model_file", "save"),
     "export_graphviz": (".export", "export_graphviz"),
     "export_text": (".export", "export_text"),
+    "read_data": (".input.files", "read_data"),  # CSV, TSV, ARFF, Parquet -> DataFrame (pandas)
+    "DataFileError": (".input.files", "DataFileError"),
 }
 
 __all__ = ["C45Classifier", "CARTClassifier", "CARTRegressor", "ID3Classifier", "explain",
