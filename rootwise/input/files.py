@@ -145,7 +145,7 @@ def read_arff(path: str) -> pd.DataFrame:
         else:
             cells = _split_values(path, where, text)
             if len(cells) == len(attributes) + 1 and _is_weight(cells[-1]):
-                raise DataFileError(path, f"{where}: instance weights ({cells[-1][1]}) are not "
+                raise DataFileError(path, f"{where}: instance weights ({cells[-1][0]}) are not "
                                           f"supported")
             if len(cells) != len(attributes):
                 raise DataFileError(path, f"{where}: {len(cells)} values, expected "
