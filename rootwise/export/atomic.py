@@ -55,9 +55,11 @@ def open_atomic(path, mode: str = "w", *, encoding: str | None = "utf-8", newlin
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(e, OSError) and e.filename is None and e.errno is not None:
+            raise type(e)(e.errno, e.strerror, os.fspath(path)) from None  # say which file
         raise
 
 
