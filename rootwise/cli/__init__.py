@@ -68,7 +68,10 @@ def _sigterm_raises():
 
 
 def main(argv=None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line (``argv``: strings or paths; default: ``sys.argv[1:]``); returns the
+    exit status."""
+    if argv is not None:
+        argv = [os.fspath(a) if isinstance(a, os.PathLike) else a for a in argv]
     try:
         with _sigterm_raises():
             args = parser().parse_args(argv)

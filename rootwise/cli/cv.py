@@ -69,7 +69,8 @@ def run(args) -> int:
                         f"values; cross-validation needs the target of every row")
     template = make_estimator(args, y)
     regressor = args.algorithm == "cart-regressor"
-    seed = 0 if args.random_state is None else args.random_state
+    seed = getattr(args, "random_state", None)
+    seed = 0 if seed is None else seed
     splits, how = folds(y, args.folds, seed, not regressor)
     per_fold, sizes = [], []
     pooled = np.empty(len(y), dtype=object if not regressor else float)

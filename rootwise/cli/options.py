@@ -115,15 +115,16 @@ def add_estimator_options(p: argparse.ArgumentParser) -> None:
     for param, (algorithms, default) in parameters().items():
         which = "" if len(algorithms) == len(ALGORITHMS) else f" [{', '.join(algorithms)}]"
         text = HELP.get(param, f"the estimators' {param}") + which
+        # SUPPRESS: an option not given leaves no attribute, so a given "none" (None) counts
         if param == "categorical_features":
             group.add_argument(flag(param), dest=param, nargs="+", action="extend", metavar="COL",
-                               help=text)
+                               default=argparse.SUPPRESS, help=text)
         elif isinstance(default, bool):
             group.add_argument(flag(param), dest=param, action=argparse.BooleanOptionalAction,
-                               default=None, help=text)
+                               default=argparse.SUPPRESS, help=text)
         else:
             parse = class_weights if param == "class_weight" else value
-            group.add_argument(flag(param), dest=param, type=parse,
+            group.add_argument(flag(param), dest=param, type=parse, default=argparse.SUPPRESS,
                                metavar=METAVARS.get(param, "X"), help=text)
 
 
@@ -134,9 +135,9 @@ def chosen_parameters(args) -> dict:
     accepted = cls().get_params(deep=False)
     params = {}
     for param, (algorithms, _) in parameters().items():
-        given = getattr(args, param, None)
-        if given is None:
+        if not hasattr(args, param):
             continue
+        given = getattr(args, param)
         if param not in accepted:
             raise UserError(f"{flag(param)} is not an option of {args.algorithm} "
                             f"(it is one of {', '.join(algorithms)})")
