@@ -9,6 +9,7 @@ import rootwise
 from . import scores
 from .common import (
     Progress,
+    UserError,
     add_command,
     add_data_arguments,
     add_force,
@@ -71,6 +72,9 @@ def run(args) -> int:
         text += "\n" + rootwise.pruning_report(model, digits=args.decimals)
     text += f"\n{size_line(model)}\ntraining {scores.one_line(training_score(model, X, y))}\n"
     if args.out:  # first, so that a failed save prints nothing but the error
-        rootwise.save(model, args.out)
+        try:
+            rootwise.save(model, args.out)
+        except TypeError as e:  # a parameter the model file cannot hold (a class_weight dict)
+            raise UserError(f"{args.out}: {e}") from None
     sys.stdout.write(text)
     return 0

@@ -158,6 +158,7 @@ def make_estimator(args, y=None):
 def _labelled(weights: dict, y, target: str) -> dict:
     labels = {}
     for v in y.dropna().unique():
+        v = v.item() if hasattr(v, "item") else v  # a plain Python label, as the user wrote it
         labels.setdefault(str(v), v)
         if isinstance(v, float) and v.is_integer():
             labels.setdefault(str(int(v)), v)
