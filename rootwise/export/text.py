@@ -6,6 +6,8 @@ without ``classes_`` is a regressor: ``value[:, 0]`` is the prediction of a node
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._base import check_is_fitted
@@ -137,8 +139,7 @@ class TreeView:
         feature name ("<= 0.382", "= 清晰", "in {单身, 离婚}"); categories that have no branch
         come last as (None, test)."""
         tree = self.tree
-        kind = int(tree.kind[node])
-        first = int(tree.first_child[node])
+        kind, first, missing = self._node_lists[node]
         if kind == THRESHOLD:
             t = self.number(tree.threshold[node])
             out = [(first, f"<= {t}"), (first + 1, f"> {t}")]
@@ -150,11 +151,18 @@ class TreeView:
             unreached = np.flatnonzero(slots == NO_BRANCH)
             if len(unreached):
                 out.append((None, self._category_test(feature, unreached, kind) + " (no branch)"))
-        missing = int(tree.missing_branch[node])
         if 0 <= missing < len(out):
             child, test = out[missing]
             out[missing] = (child, test + " or missing")
         return out
+
+    @functools.cached_property
+    def _node_lists(self) -> list[tuple[int, int, int]]:
+        """(kind, first child, missing branch) of every node as Python ints, made once: reading
+        numpy scalars node by node costs more than the rest of a line."""
+        t = self.tree
+        return list(zip(t.kind.tolist(), t.first_child.tolist(), t.missing_branch.tolist(),
+                        strict=True))
 
     def _category_test(self, feature: int, codes, kind: int) -> str:
         values = [self.category(feature, int(c)) for c in codes]
@@ -177,31 +185,47 @@ class TreeView:
         return ", ".join(f"{label(c)}: {self.number(v)}"
                          for c, v in zip(self.classes, self.tree.value[node], strict=True))
 
+    @functools.cached_property
+    def _empty(self) -> list[bool]:
+        return (self.tree.n_node_samples == 0).tolist()
+
     def is_empty_branch(self, node: int) -> bool:
         """A branch no training row reached (seed 000, stopping case 3)."""
-        return node > 0 and int(self.tree.n_node_samples[node]) == 0
+        return node > 0 and self._empty[node]
 
     def leaf_summary(self, node: int, show_counts: bool = False) -> str:
         """A node as a leaf, J48 style: ``是 (6/2)`` (class, weight, misclassified weight when
         not zero) or ``0.269 ± 0.053 (7)`` (value, standard deviation, weight);
         ``show_counts`` adds the non-zero class counts, largest first."""
-        value = self.tree.value[node]
         empty = self.is_empty_branch(node)
         if self.classes is None:
-            head = self.number(value[0])
+            value, spread, weight = self._leaf_lists[node]
             if empty:
-                return f"{head} (0, parent's value)"
-            spread = self.number(np.sqrt(max(float(self.tree.impurity[node]), 0.0)))
-            return f"{head} ± {spread} ({self.number(self.tree.weighted_n_node_samples[node])})"
-        best = int(np.argmax(value))
+                return f"{self.number(value)} (0, parent's value)"
+            return f"{self.number(value)} ± {self.number(spread)} ({self.number(weight)})"
+        best, total, wrong = self._leaf_lists[node]
         head = label(self.classes[best])
         if empty:
             text = f"{head} (0, parent's class)"
         else:
-            total = self.number(value.sum())
-            wrong = self.number(value.sum() - value[best])
+            wrong = self.number(wrong)
+            total = self.number(total)
             text = f"{head} ({total})" if wrong == "0" else f"{head} ({total}/{wrong})"
         return f"{text} [{self.nonzero_counts(node)}]" if show_counts else text
+
+    @functools.cached_property
+    def _leaf_lists(self) -> list[tuple]:
+        """Per node, made at once: (majority class, total weight, misclassified weight), or for
+        a regressor (value, standard deviation = sqrt of the squared-error impurity, weight)."""
+        t = self.tree
+        if self.classes is None:
+            spread = np.sqrt(np.maximum(t.impurity, 0.0))
+            columns = (t.value[:, 0], spread, t.weighted_n_node_samples)
+        else:
+            best = np.argmax(t.value, axis=1)
+            total = t.value.sum(axis=1)
+            columns = (best, total, total - t.value[np.arange(len(t.value)), best])
+        return list(zip(*(c.tolist() for c in columns), strict=True))
 
     def nonzero_counts(self, node: int) -> str:
         """"否: 4, 是: 2": the classes of non-zero weight at ``node``, largest first (ties in
