@@ -47,6 +47,9 @@ def fit_model(args, X, y):
     """The estimator of the command line, fitted on X, y with a progress line."""
     model = make_estimator(args, y)
     what = f"fitting {args.algorithm} on {X.shape[0]:,} rows x {X.shape[1]} columns"
+    params = model.get_params(deep=False)
+    if params.get("pruning") == "cost-complexity" and isinstance(params.get("ccp_alpha"), str):
+        what += f", choosing ccp_alpha by {params['cv']}-fold cross-validation"
     with Progress(args, what):
         return model.fit(X, y)
 
