@@ -193,3 +193,15 @@ def test_the_json_outputs_are_whole(files, tmp_path, capsys):
     code, _, err = run(capsys, "evaluate", model, data, "--json", out)
     assert code == 0, err
     assert json.loads(out.read_text(encoding="utf-8"))["accuracy"] == 1.0
+
+
+def test_a_closed_pipe_stops_quietly(files):
+    """rootwise fit ... | head -1, when head has gone before the tree is printed: no traceback,
+    no error line, status 141 (as a shell reports SIGPIPE)."""
+    data, _ = files
+    child = subprocess.Popen([sys.executable, "-m", "rootwise.cli", "fit", str(data), "--target",
+                              "好瓜", "--ignore", "编号"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()  # the reader is gone before the first write
+    err = child.stderr.read()
+    assert child.wait(timeout=120) == 141 and err == b""

@@ -84,11 +84,21 @@ def main(argv=None) -> int:
     except Terminated:
         print("rootwise: terminated", file=sys.stderr)
         return 143
+    except BrokenPipeError:  # the reader of stdout went away (rootwise ... | head): stop quietly
+        _silence_stdout()
+        return 141
     except (UserError, OSError, ValueError, ImportError) as e:
         if os.environ.get("ROOTWISE_DEBUG"):
             raise
         print(f"rootwise: error: {_message(e)}", file=sys.stderr)
         return 2
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit does not fail a second time."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def _message(e: Exception) -> str:
