@@ -13,7 +13,7 @@ import pytest
 import rootwise
 from rootwise.cli import cv as cv_command
 from rootwise.cli import main, parser
-from rootwise.cli.common import Progress
+from rootwise.cli.progress import Progress
 from rootwise.cli.options import ALGORITHMS, HELP, flag
 
 MELON2 = str(rootwise.datasets.path("watermelon_2_0"))

@@ -1,13 +1,11 @@
 """What the commands share: the one-line user error, reading tables and models, choosing columns,
-guarding and writing output files, and the progress line."""
+guarding and writing output files, and the arguments several commands take."""
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
-import threading
-import time
+import textwrap
 
 import rootwise
 from rootwise.export.atomic import open_atomic, same_file, write_atomic
@@ -24,7 +22,7 @@ class Parser(argparse.ArgumentParser):
 
 def add_command(commands, name: str, *, help: str, example: str, description: str | None = None):
     """A sub-command whose --help ends with a worked example."""
-    return commands.add_parser(name, help=help, description=description or help,
+    return commands.add_parser(name, help=help, description=textwrap.fill(description or help, 78),
                                epilog=f"example:\n  {example}",
                                formatter_class=argparse.RawDescriptionHelpFormatter)
 
@@ -108,77 +106,11 @@ def open_output(path: str, *, newline: str | None = None):
     return open_atomic(path, "w", encoding="utf-8", newline=newline)
 
 
-# --------------------------------------------------------------------------- progress
+# --------------------------------------------------------------------------- shared arguments
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
-
-
-class Progress:
-    """A line on stderr saying what long work is under way and for how long, redrawn in place
-    (``\\r``) about once a second, and erased when the work ends. Shown only when stderr is a
-    terminal, not with --quiet, and only once the work has taken ``delay`` seconds, so that
-    quick commands print nothing. Numba kernels hold the interpreter lock, so the clock may
-    pause during one long kernel; it catches up when the kernel returns."""
-
-    def __init__(self, args, message: str, *, stream=None, delay: float = 0.5, every: float = 1.0):
-        self.stream = stream if stream is not None else sys.stderr
-        self.enabled = not getattr(args, "quiet", False) and _is_terminal(self.stream)
-        self.message = message
-        self.delay = delay
-        self.every = every
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._shown = 0  # width of the line on screen
-        self._thread = None
-
-    def __enter__(self):
-        if self.enabled:
-            self._start = time.monotonic()
-            self._thread = threading.Thread(target=self._run, name="rootwise-progress", daemon=True)
-            self._thread.start()
-        return self
-
-    def update(self, message: str) -> None:
-        """Say what is being done now (the next redraw shows it)."""
-        self.message = message
-
-    def _run(self) -> None:
-        if self._stop.wait(self.delay):
-            return
-        while True:
-            self._draw(f"rootwise: {self.message} ({time.monotonic() - self._start:.0f} s)")
-            if self._stop.wait(self.every):
-                return
-
-    def _draw(self, line: str) -> None:
-        with self._lock:
-            pad = max(self._shown - len(line), 0)
-            self.stream.write("\r" + line + " " * pad)
-            self.stream.flush()
-            self._shown = len(line)
-
-    def __exit__(self, *exc):
-        if self._thread is not None:
-            self._stop.set()
-            self._thread.join()
-            with self._lock:
-                if self._shown:
-                    self.stream.write("\r" + " " * self._shown + "\r")
-                    self.stream.flush()
-                    self._shown = 0
-        return False
-
-
-def _is_terminal(stream) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
-# --------------------------------------------------------------------------- shared arguments
 
 
 def add_data_arguments(p: argparse.ArgumentParser) -> None:

@@ -10,7 +10,6 @@ import numpy as np
 
 from . import scores
 from .common import (
-    Progress,
     UserError,
     add_command,
     add_data_arguments,
@@ -22,6 +21,7 @@ from .common import (
     write_text,
 )
 from .options import add_estimator_options, make_estimator
+from .progress import Progress
 
 EXAMPLE = "rootwise cv soybean.arff --target class --algorithm c4.5 --folds 10 --random-state 1"
 

@@ -9,7 +9,6 @@ import pandas as pd
 
 from . import scores
 from .common import (
-    Progress,
     UserError,
     add_command,
     add_force,
@@ -22,6 +21,7 @@ from .common import (
     require_column,
     write_text,
 )
+from .progress import Progress
 
 EXAMPLE = "rootwise evaluate melon.json watermelon_test.csv --target 好瓜 --json scores.json"
 

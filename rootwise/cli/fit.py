@@ -8,7 +8,6 @@ import rootwise
 
 from . import scores
 from .common import (
-    Progress,
     UserError,
     add_command,
     add_data_arguments,
@@ -22,6 +21,7 @@ from .common import (
     tree_text,
 )
 from .options import add_estimator_options, make_estimator
+from .progress import Progress
 
 EXAMPLE = "rootwise fit watermelon_2.0.csv --target 好瓜 --ignore 编号 --out melon.json"
 

@@ -7,7 +7,6 @@ import sys
 import pandas as pd
 
 from .common import (
-    Progress,
     UserError,
     add_command,
     add_force,
@@ -19,6 +18,7 @@ from .common import (
     read_model,
     read_table,
 )
+from .progress import Progress
 
 EXAMPLE = "rootwise predict melon.json new_melons.csv --proba --out predictions.csv"
 
