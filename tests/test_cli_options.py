@@ -13,8 +13,8 @@ import pytest
 import rootwise
 from rootwise.cli import cv as cv_command
 from rootwise.cli import main, parser
-from rootwise.cli.progress import Progress
 from rootwise.cli.options import ALGORITHMS, HELP, flag
+from rootwise.cli.progress import Progress
 
 MELON2 = str(rootwise.datasets.path("watermelon_2_0"))
 MELON3 = str(rootwise.datasets.path("watermelon_3_0"))
