@@ -36,7 +36,9 @@ COMMANDS = (fit, predict, show, explain, evaluate, cv)
 
 
 def parser() -> Parser:
-    p = Parser(prog="rootwise", description="Classic decision trees (ID3, C4.5, CART).")
+    p = Parser(prog="rootwise", description="Classic decision trees (ID3, C4.5, CART).",
+               epilog="'rootwise COMMAND --help' lists a command's options and ends with an "
+                      "example.")
     p.add_argument("--version", action="version", version=f"rootwise {rootwise.__version__}")
     commands = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
