@@ -153,25 +153,48 @@ def wide_predictions(tmp_path_factory):
     return folder
 
 
+def stopped(pid: int) -> bool:
+    """Whether the process is stopped (SIGSTOP has taken effect), from /proc/PID/stat."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+
+
+def freeze_mid_write(folder, out):
+    """Run predict --proba --out ``out``; once its temporary file exists, stop the process
+    (SIGSTOP) and return it if it is still writing (the temporary file still there), else None."""
+    child = subprocess.Popen([sys.executable, "-m", "rootwise.cli", "predict",
+                              str(folder / "model.json"), str(folder / "rows.csv"), "--proba",
+                              "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not [n for n in temporary_files(folder) if n.startswith(f".{out.name}.")]:
+        assert child.poll() is None, child.communicate()
+        assert time.monotonic() < deadline, "the temporary file never appeared"
+        time.sleep(0.002)
+    child.send_signal(signal.SIGSTOP)
+    while child.poll() is None and not stopped(child.pid):  # a signal takes effect a bit later
+        time.sleep(0.001)
+    if child.poll() is None and [n for n in temporary_files(folder) if n.startswith(f".{out.name}.")]:
+        return child
+    child.send_signal(signal.SIGCONT)  # it finished its write before it stopped: try again
+    child.communicate(timeout=120)
+    return None
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads process states in /proc")
 @pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)],
                          ids=["SIGTERM", "SIGINT"])
 def test_a_signal_during_a_large_write_leaves_the_old_file(sig, status, wide_predictions):
     folder = wide_predictions
     out = folder / f"pred-{sig.name}.csv"
     out.write_text("the previous predictions\n", encoding="utf-8")
-    child = subprocess.Popen([sys.executable, "-m", "rootwise.cli", "predict",
-                              str(folder / "model.json"), str(folder / "rows.csv"), "--proba",
-                              "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for _ in range(3):
+        child = freeze_mid_write(folder, out)
+        if child is not None:
+            break
+        out.write_text("the previous predictions\n", encoding="utf-8")
+    assert child is not None, "the write never lasted long enough to be interrupted"
     try:
-        deadline = time.monotonic() + 120
-        while not [n for n in temporary_files(folder) if n.startswith(f".{out.name}.")]:
-            assert child.poll() is None, child.communicate()
-            assert time.monotonic() < deadline, "the temporary file never appeared"
-            time.sleep(0.002)
-        # freeze the child mid-write, and check it is still writing before signalling it: the
-        # temporary file is there and the old file untouched
-        child.send_signal(signal.SIGSTOP)
-        assert [n for n in temporary_files(folder) if n.startswith(f".{out.name}.")]
+        # frozen mid-write: the temporary file is there and the old file untouched
         assert out.read_text(encoding="utf-8") == "the previous predictions\n"
         child.send_signal(sig)
         child.send_signal(signal.SIGCONT)
