@@ -76,7 +76,7 @@ def plot_tree(model, *, max_depth=None, ax=None, decimals: int = 3, fontsize=Non
         p = pic.boxes[parent]
         for child in children:
             c = pic.boxes[child]
-            ax.add_line(Line2D([p.x, c.x], [p.y + p.h, c.y], color="#6b6b6b", linewidth=0.8,
+            ax.add_artist(Line2D([p.x, c.x], [p.y + p.h, c.y], color="#6b6b6b", linewidth=0.8,
                                zorder=1, gid=f"edge {parent}-{child}"))
             ax.text(c.x, c.y - EDGE_LABEL_H / 2 - 0.15, c.edge, ha="center", va="center",
                     zorder=3, color="#333333", gid=f"label {child}",
@@ -84,7 +84,7 @@ def plot_tree(model, *, max_depth=None, ax=None, decimals: int = 3, fontsize=Non
     for node in pic.order:
         b = pic.boxes[node]
         left = b.x - b.w / 2
-        ax.add_patch(FancyBboxPatch((left, b.y), b.w, b.h, boxstyle="round,pad=0,rounding_size=0.35",
+        ax.add_artist(FancyBboxPatch((left, b.y), b.w, b.h, boxstyle="round,pad=0,rounding_size=0.35",
                                     fc=b.fill, ec="#555555", lw=0.8, ls="--" if b.dashed else "-",
                                     zorder=2, gid=f"node {node}"))
         ax.text(b.x, b.y + PAD_Y + LINE / 2, b.title, ha="center", va="center", fontweight=weight,
@@ -95,10 +95,10 @@ def plot_tree(model, *, max_depth=None, ax=None, decimals: int = 3, fontsize=Non
         bar_top = b.y + b.h - PAD_Y - BAR
         bar_w = b.w - 1.2
         at = b.x - bar_w / 2
-        ax.add_patch(Rectangle((at, bar_top), bar_w, BAR, fc="white", ec="#888888", lw=0.4, zorder=3,
+        ax.add_artist(Rectangle((at, bar_top), bar_w, BAR, fc="white", ec="#888888", lw=0.4, zorder=3,
                                gid=f"bar {node}"))
         for k, (share, colour) in enumerate(b.shares):
-            ax.add_patch(Rectangle((at, bar_top), bar_w * share, BAR, fc=colour, ec="none", zorder=3,
+            ax.add_artist(Rectangle((at, bar_top), bar_w * share, BAR, fc=colour, ec="none", zorder=3,
                                    gid=f"share {node} {k}"))
             at += bar_w * share
     if pic.legend:

@@ -59,8 +59,16 @@ def steps_html(model, steps) -> str:
         yes, no = "leaf", "split"
     if not steps:
         return f"<p>{escape(head)}</p><p>No decision: the tree grew no split to judge.</p>"
-    def score(v: float) -> str:  # validation scores are accuracies or minus the MSE
-        return f"{-v:.3f}" if regression else f"{v:.3f}"
+    total = next((s.n_validation for s in steps if s.node == 0), steps[0].n_validation)
+    whole = total > 0 and float(total).is_integer()
+
+    def score(v: float) -> str:  # accuracies as k/n when the validation rows are counted whole
+        if regression:
+            return f"{-v:.3f}"  # minus the mean squared error
+        right = v * total
+        if whole and abs(right - round(right)) < 1e-9:
+            return f"{round(right)}/{int(total)} = {v:.3f}"
+        return f"{v:.3f}"
 
     rows = []
     for s in steps:
