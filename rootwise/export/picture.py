@@ -191,13 +191,13 @@ def _box(view: TreeView, colours: Colours, node: int, node_ids: bool) -> Box:
     return Box(node, title, lines, colours.fill(node), colours.shares(node), dashed=empty)
 
 
-def missing_notes(view: TreeView, node: int) -> list[str]:
-    """How a split handles rows it cannot send down a branch."""
+def missing_notes(view: TreeView, node: int, surrogates: bool = True) -> list[str]:
+    """How a split handles rows it cannot send down a branch (``surrogates``: name them too)."""
     tree = view.tree
     notes = []
     if tree.missing_branch[node] == MISSING_FRACTIONAL:
         notes.append("missing: every branch (r_v)")
-    n_sur = int(tree.n_surrogates[node])
+    n_sur = int(tree.n_surrogates[node]) if surrogates else 0
     if n_sur:
         first = int(tree.surrogate_offset[node])
         names = [view.schema.feature_names[int(tree.surrogates["feature"][first + s])]

@@ -64,7 +64,7 @@ def node_records(view: TreeView, pic: Picture) -> dict[str, dict]:
             rec["counts"] = [view.number(v) for v in counts]
             rec["shares"] = [round(float(v / total), 4) if total > 0 else 0.0 for v in counts]
         if tree.kind[node] != LEAF:
-            rec["notes"] = missing_notes(view, node)
+            rec["notes"] = missing_notes(view, node, surrogates=False)
             rec["surrogates"] = surrogate_texts(view, node)
         out[str(node)] = rec
     return out
@@ -72,10 +72,11 @@ def node_records(view: TreeView, pic: Picture) -> dict[str, dict]:
 
 def surrogate_texts(view: TreeView, node: int) -> list[str]:
     """Each surrogate split of a CART node, best first: the test that sends a row the way of the
-    first branch, and its agreement with the primary split."""
+    first branch ("年收入 > 80 goes with 婚姻状况 in {单身, 离婚}"), and its agreement with the
+    primary split."""
     tree = view.tree
     sur = tree.surrogates
-    first_branch = view.branches(node)[0][1]
+    primary = f"{view.feature_name(node)} {view.branches(node)[0][1].removesuffix(' or missing')}"
     out = []
     start = int(tree.surrogate_offset[node])
     for s in range(start, start + int(tree.n_surrogates[node])):
@@ -91,8 +92,8 @@ def surrogate_texts(view: TreeView, node: int) -> list[str]:
                                       for c in np.flatnonzero(slots == 0)) + "}"
         else:  # pragma: no cover - surrogates are binary tests
             continue
-        out.append(f"{name} {test} → as {first_branch.removesuffix(' or missing')}: agreement "
-                   f"{sur['agreement'][s]:.3f}, adjusted {sur['adjusted_agreement'][s]:.3f}")
+        out.append(f"{name} {test} goes with {primary} (agreement {sur['agreement'][s]:.3f}, "
+                   f"adjusted {sur['adjusted_agreement'][s]:.3f})")
     return out
 
 

@@ -77,10 +77,11 @@ def steps_html(model, steps) -> str:
                     f"<td>{s.n_validation:g}</td><td>{score(s.score_as_subtree)}</td>"
                     f"<td>{score(s.score_as_leaf)}</td><td>{yes if s.pruned else no}</td></tr>")
     sub = "as subtree" if post else "split"
-    return (f"<p>{escape(head)}</p><table class=\"rw-table rw-steps\"><thead><tr><th>node</th>"
+    return (f"<p>{escape(head)}</p><div class=\"rw-table-scroll\"><table class=\"rw-table "
+            "rw-steps\"><thead><tr><th>node</th>"
             f"<th>path</th><th>validation rows</th><th>{measure}, {sub}</th>"
             f"<th>{measure}, as leaf</th><th>decision</th></tr></thead><tbody>{''.join(rows)}"
-            "</tbody></table>")
+            "</tbody></table></div>")
 
 
 # --------------------------------------------------------------------------- cost-complexity
@@ -100,10 +101,11 @@ def cp_html(model, table) -> str:
         rows.append(f"<tr{cls}><td>{table.alpha[k]:.5g}</td><td>{int(table.n_leaves[k])}</td>"
                     f"<td>{table.train_cost[k]:.4f}</td><td>{table.cv_error[k]:.4f}</td>"
                     f"<td>{table.cv_std_error[k]:.4f}</td><td>{mark}</td></tr>")
-    return (f"<p>{escape(head)}</p>{cp_svg(table, regression)}<table class=\"rw-table rw-cp-table\">"
+    return (f"<p>{escape(head)}</p>{cp_svg(table, regression)}<div class=\"rw-table-scroll\">"
+            "<table class=\"rw-table rw-cp-table\">"
             "<thead><tr><th>alpha</th><th>leaves</th><th>training cost R(T)</th><th>CV error</th>"
             f"<th>standard error</th><th>chosen</th></tr></thead><tbody>{''.join(rows)}</tbody>"
-            "</table>")
+            "</table></div>")
 
 
 # --------------------------------------------------------------------------- C4.5 error-based
@@ -145,7 +147,8 @@ def estimates_html(model, view: TreeView, estimates, drawn: list[int]) -> str:
         rows.append(f'<tr data-node="{node}"><td>{node}</td><td>{kind}</td>'
                     f"<td>{view.number(big_n)}</td><td>{view.number(e)}</td>"
                     f"<td>{view.number(leaf)}</td><td>{subtree}</td></tr>")
-    return (f"<p>{escape(head)}</p><table class=\"rw-table rw-estimates\"><thead><tr><th>node</th>"
+    return (f"<p>{escape(head)}</p><div class=\"rw-table-scroll\"><table class=\"rw-table "
+            "rw-estimates\"><thead><tr><th>node</th>"
             "<th>kind</th><th>N</th><th>E</th><th>estimated errors as a leaf</th>"
             f"<th>estimated errors of the subtree</th></tr></thead><tbody>{''.join(rows)}"
-            "</tbody></table>")
+            "</tbody></table></div>")

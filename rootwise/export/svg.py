@@ -108,7 +108,7 @@ def cp_svg(table, regression: bool) -> str:
     for t in ticks:
         out.append(f'<line class="rw-grid" x1="{left}" x2="{right}" y1="{sy(t):.1f}" y2="{sy(t):.1f}"/>'
                    f'<text class="rw-ytick" x="{left - 5}" y="{sy(t):.1f}">{t:.4g}</text>')
-    step = max(1, -(-n // 14))
+    step = max(1, -(-n // 10))
     for i in range(0, n, step):
         k = int(order[i])
         out.append(f'<text class="rw-xtick" x="{sx(i):.1f}" y="{bottom + 14}">{table.alpha[k]:.3g}</text>'
