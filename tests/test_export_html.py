@@ -81,6 +81,8 @@ def test_bad_input_gets_clear_errors(melon):
         rootwise.export_html(model, X)
     with pytest.raises(ValueError, match="both X and y"):
         rootwise.export_html(model, y=y)
+    with pytest.raises(TypeError, match="title must be a string"):
+        rootwise.export_html(model, title=3)
     with pytest.raises(ValueError, match="max_tables"):
         rootwise.export_html(model, X, y, max_tables=-1)
     with pytest.raises(ValueError, match="never saw"):

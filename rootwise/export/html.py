@@ -12,8 +12,8 @@ pruning record (``report_pruning``).
 
 from __future__ import annotations
 
-import itertools
 import json
+import uuid
 from html import escape
 from importlib import resources
 
@@ -29,7 +29,6 @@ from .text import TreeView, label
 
 DEFAULT_MAX_NODES = 1000  # nodes drawn; deeper levels are cut with a note
 OPEN_NODES = 150  # the tree opens showing at most this many nodes; the rest are folded
-_ids = itertools.count(1)
 
 
 def export_html(model, X=None, y=None, *, title: str | None = None, decimals: int = 3,
@@ -48,6 +47,8 @@ def export_html(model, X=None, y=None, *, title: str | None = None, decimals: in
     if (X is None) != (y is None):
         raise ValueError("export_html needs both X and y (the model's training data, for each "
                          "node's attribute table), or neither.")
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a string, got {type(title).__name__}.")
     if isinstance(max_tables, bool) or not isinstance(max_tables, (int, np.integer)) or max_tables < 0:
         raise ValueError(f"max_tables must be an integer >= 0, got {max_tables!r}.")
     view = TreeView(model, decimals)
@@ -87,7 +88,8 @@ def notebook_html(model) -> str:
     data = _data(model, view, pic)
     data["hint"] = ("rootwise.export_html(model, X, y) writes a report that also shows the "
                     "textbook table of each node and the pruning record.")
-    widget = _widget(model, pic, data, f"rw-{next(_ids)}", type(model).__name__, [], "")
+    # a random id: outputs of an earlier kernel session stay on the notebook's page
+    widget = _widget(model, pic, data, f"rw-{uuid.uuid4().hex[:12]}", type(model).__name__, [], "")
     return f"<div class=\"rw-notebook\"><style>{_asset('report.css')}</style>{widget}</div>"
 
 

@@ -166,7 +166,7 @@ def _box(view: TreeView, colours: Colours, node: int, node_ids: bool) -> Box:
     n_text = f"n = {view.number(tree.weighted_n_node_samples[node])}"
     empty = view.is_empty_branch(node)
     if tree.kind[node] == LEAF:
-        title = view.predicted(node).split(": ", 1)[1]
+        title = predicted_label(view, node)
     else:
         title = view.feature_name(node)
     if node_ids:
@@ -189,6 +189,15 @@ def _box(view: TreeView, colours: Colours, node: int, node_ids: bool) -> Box:
     if tree.kind[node] != LEAF:
         lines.extend(missing_notes(view, node))
     return Box(node, title, lines, colours.fill(node), colours.shares(node), dashed=empty)
+
+
+def predicted_label(view: TreeView, node: int) -> str:
+    """What a row stopping at ``node`` is predicted, as a label: the majority class (the first
+    on a tie, as ``predict``), or the regression value."""
+    value = view.tree.value[node]
+    if view.classes is None:
+        return view.number(value[0])
+    return label(view.classes[int(np.argmax(value))])
 
 
 def missing_notes(view: TreeView, node: int, surrogates: bool = True) -> list[str]:

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._config import LEAF, SUBSET, THRESHOLD
 from ..explain import explain
-from .picture import Picture, missing_notes
+from .picture import Picture, missing_notes, predicted_label
 from .svg import EM
 from .text import TreeView, label
 
@@ -54,7 +54,7 @@ def node_records(view: TreeView, pic: Picture) -> dict[str, dict]:
             "n": view.number(tree.weighted_n_node_samples[node]),
             "rows": int(tree.n_node_samples[node]),
             "empty": view.is_empty_branch(node),
-            "predicted": view.predicted(node).split(": ", 1)[1],
+            "predicted": predicted_label(view, node),
         }
         if view.classes is None:
             rec["sd"] = view.number(np.sqrt(max(float(tree.impurity[node]), 0.0)))
