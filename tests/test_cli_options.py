@@ -34,7 +34,7 @@ def subcommand(name: str) -> argparse.ArgumentParser:
     return commands.choices[name]
 
 
-@pytest.mark.parametrize("command", ["fit", "cv", "explain"])
+@pytest.mark.parametrize("command", ["fit", "cv", "explain", "report"])
 def test_every_estimator_parameter_is_an_option(command):
     dests = {a.dest for a in subcommand(command)._actions}
     for cls in ESTIMATORS:
@@ -155,7 +155,7 @@ def test_arff_branches_come_in_declared_order(capsys):
 
 
 def test_help_of_every_command_has_an_example(capsys):
-    for name in ("fit", "predict", "show", "explain", "evaluate", "cv"):
+    for name in ("fit", "predict", "show", "explain", "evaluate", "cv", "report"):
         assert main([name, "--help"]) == 0
         text = capsys.readouterr().out
         example = text.split("example:\n", 1)[1].strip()

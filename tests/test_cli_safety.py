@@ -64,6 +64,8 @@ COMMANDS = {  # command -> (argv with {data} / {model} / {out}, the input {out} 
     "evaluate model": (["evaluate", "{model}", "{data}", "--json", "{out}"], "model"),
     "cv": (["cv", "{data}", "--target", "好瓜", "--ignore", "编号", "--folds", "2",
             "--json", "{out}"], "data"),
+    "report": (["report", "{data}", "--target", "好瓜", "--out", "{out}"], "data"),
+    "show png": (["show", "{model}", "--format", "png", "--out", "{out}"], "model"),
 }
 
 

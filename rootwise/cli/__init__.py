@@ -1,12 +1,15 @@
-"""Command line: rootwise fit | predict | show | explain | evaluate | cv (public API only).
+"""Command line: rootwise fit | predict | show | explain | evaluate | cv | report (public API
+only).
 
     rootwise fit DATA --target COL [--ignore COL ...] [--algorithm ALG] [tree options]
                  [--out MODEL.json] [--decimals D] [--counts] [--show-depth N] [--node-ids]
     rootwise predict MODEL.json DATA [--proba] [--out FILE]
-    rootwise show MODEL.json [--format text|dot|json] [--out FILE] [--counts] [--show-depth N]
+    rootwise show MODEL.json [--format text|dot|json|png|svg] [--out FILE] [--counts]
+                  [--show-depth N]
     rootwise explain DATA --target COL [--ignore COL ...] [--algorithm ALG] [--node N]
     rootwise evaluate MODEL.json DATA [--target COL] [--json FILE]
     rootwise cv DATA --target COL [--folds K] [--random-state N] [tree options] [--json FILE]
+    rootwise report DATA --target COL [tree options] --out REPORT.html [--title T]
 
 DATA is a CSV, TSV, ARFF or Parquet file (by extension). ALG is id3 (default), c4.5, cart or
 cart-regressor; every estimator parameter is a tree option (``--max-depth``, ``--criterion``,
@@ -29,10 +32,10 @@ import threading
 
 import rootwise
 
-from . import cv, evaluate, explain, fit, predict, show
+from . import cv, evaluate, explain, fit, predict, report, show
 from .common import Parser, UserError
 
-COMMANDS = (fit, predict, show, explain, evaluate, cv)
+COMMANDS = (fit, predict, show, explain, evaluate, cv, report)
 
 
 def parser() -> Parser:

@@ -106,6 +106,11 @@ def open_output(path: str, *, newline: str | None = None):
     return open_atomic(path, "w", encoding="utf-8", newline=newline)
 
 
+def open_output_bytes(path: str):
+    """A binary file that replaces ``path`` when the ``with`` block ends without an error."""
+    return open_atomic(path, "wb")
+
+
 # --------------------------------------------------------------------------- shared arguments
 
 
