@@ -74,11 +74,11 @@ def export_sql(model, table=None, *, proba: bool = False, name: str = PREDICTION
     if proba:
         dist = tree.distribution()
         columns = [(f"P({_label_text(c)})",
-                    writer.case(ends, {e.node: number(dist[e.node, k]) for e in ends}))
+                    writer.case(ends, {e.node: writer.number(dist[e.node, k]) for e in ends}))
                    for k, c in enumerate(classes)]
         return _select(columns, source)
     if classes is None:
-        outputs = {e.node: number(tree.value[e.node, 0]) for e in ends}
+        outputs = {e.node: writer.number(tree.value[e.node, 0]) for e in ends}
     else:
         majority = np.argmax(tree.value, axis=1)
         outputs = {e.node: literal(classes[majority[e.node]]) for e in ends}
@@ -129,6 +129,17 @@ class _Writer:
         self.tree = tree
         self.schema = schema
         self.columns = [identifier(n) for n in schema.feature_names]
+        # a threshold, a cascade, a feature's merged condition recur in many WHENs: written once
+        self._numbers: dict[float, str] = {}
+        self._cascades: dict[tuple[int, int], str] = {}
+        self._conditions: dict[object, str] = {}
+
+    def number(self, v) -> str:
+        v = float(v)
+        text = self._numbers.get(v)
+        if text is None:
+            text = self._numbers[v] = number(v)
+        return text
 
     # ------------------------------------------------------------------ CASE over the ends
     def ends(self):
@@ -144,19 +155,26 @@ class _Writer:
         return "CASE\n" + "\n".join(whens) + "\nEND"
 
     def path(self, end) -> str:
-        return conjunction([grouped(self.condition(c)) for c in end.conditions])
+        return conjunction([self.condition(c) for c in end.conditions])
 
     # ------------------------------------------------------------------ one feature
     def condition(self, c) -> str:
+        """The SQL of one feature's merged condition, parenthesised where it has an OR / AND."""
+        text = self._conditions.get(c)
+        if text is None:
+            text = self._conditions[c] = grouped(self.feature_condition(c))
+        return text
+
+    def feature_condition(self, c) -> str:
         col = self.columns[c.feature]
         if isinstance(c, Interval):
             terms = []
             if c.known:
                 sides = []
                 if c.lo > -np.inf:
-                    sides.append(f"{col} > {number(c.lo)}")
+                    sides.append(f"{col} > {self.number(c.lo)}")
                 if c.hi < np.inf:
-                    sides.append(f"{col} <= {number(c.hi)}")
+                    sides.append(f"{col} <= {self.number(c.hi)}")
                 terms.append(" AND ".join(sides) if sides else f"{col} IS NOT NULL")
             missing = self.kept(c.missing)
             if missing is not NEVER:
@@ -221,6 +239,12 @@ class _Writer:
     def cascade(self, node: int, branch: int) -> str:
         """True when the surrogates of ``node`` (the first whose value is known and has a branch),
         or else its missing branch, send the row to child slot ``branch`` (-1: stay)."""
+        text = self._cascades.get((node, branch))
+        if text is None:
+            text = self._cascades[(node, branch)] = self.write_cascade(node, branch)
+        return text
+
+    def write_cascade(self, node: int, branch: int) -> str:
         t = self.tree
         sur = t.surrogates
         whens = []
@@ -229,7 +253,7 @@ class _Writer:
             col = self.columns[int(sur["feature"][s])]
             if sur["kind"][s] == THRESHOLD:
                 known = f"{col} IS NOT NULL"
-                thr = number(sur["threshold"][s])
+                thr = self.number(sur["threshold"][s])
                 left = int(sur["left_branch"][s])
                 says = (f"{col} <= {thr}" if branch == left else
                         f"{col} > {thr}" if branch == 1 - left else "FALSE")
@@ -268,7 +292,7 @@ class _Writer:
                 v = dist[e.node, k]
                 if v == 0.0:
                     continue  # adds +0.0: the sum is unchanged
-                value = number(v) if w is None else f"{w} * {number(v)}"
+                value = self.number(v) if w is None else f"{w} * {self.number(v)}"
                 terms.append(value if r == "TRUE" else f"CASE WHEN {r} THEN {value} ELSE 0.0 END")
             columns.append((f"P({_label_text(c)})", " +\n".join(terms) if terms else "0.0"))
         return columns
@@ -283,6 +307,6 @@ class _Writer:
             if branch < 0 or t.missing_branch[node] != MISSING_FRACTIONAL:
                 continue
             col = self.columns[int(t.feature[node])]
-            r = number(t.branch_fraction[int(t.first_child[node]) + branch])
+            r = self.number(t.branch_fraction[int(t.first_child[node]) + branch])
             factors.append(f"CASE WHEN {col} IS NULL THEN {r} ELSE 1.0 END")
         return " * ".join(factors) if factors else None

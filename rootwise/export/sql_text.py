@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import math
 import numbers
-from decimal import Decimal
 
 import numpy as np
 
-TWO_52 = 2 ** 52
 TWO_53 = 2 ** 53
 # terms of an AND joined flat before the conjunction is nested: SQLite counts every AND of a flat
 # chain as one level of its expression depth (at most 1000)
@@ -56,13 +54,17 @@ def number(v) -> str:
 
 
 def _decimal_parts(v: float) -> tuple[int, int]:
-    """(n, e) with v == n * 10**e exactly and n not a multiple of 10."""
-    _, digits, exponent = Decimal(v).as_tuple()
-    n = int("".join(map(str, digits)))
-    while n % 10 == 0:
-        n //= 10
-        exponent += 1
-    return n, exponent
+    """(n, e) with v == n * 10**e exactly and n not a multiple of 10 (v > 0). A double is p / 2^k;
+    with k > 0 that is p * 5^k / 10^k, and p is odd, so p * 5^k ends in no zero."""
+    p, q = v.as_integer_ratio()
+    k = q.bit_length() - 1
+    if k:
+        return p * 5 ** k, -k
+    e = 0
+    while p % 10 == 0:
+        p //= 10
+        e += 1
+    return p, e
 
 
 def _decimal_text(n: int, e10: int) -> str:
@@ -74,13 +76,12 @@ def _decimal_text(n: int, e10: int) -> str:
 
 
 def _binary_parts(v: float) -> tuple[int, int]:
-    """(m, e) with v == m * 2**e exactly and m odd."""
-    m, e = math.frexp(v)
-    m, e = int(m * TWO_53), e - 53
-    while m % 2 == 0:
-        m //= 2
-        e += 1
-    return m, e
+    """(m, e) with v == m * 2**e exactly and m odd (v > 0)."""
+    p, q = v.as_integer_ratio()
+    if q > 1:
+        return p, 1 - q.bit_length()
+    e = (p & -p).bit_length() - 1  # trailing zero bits
+    return p >> e, e
 
 
 def literal(value) -> str:
