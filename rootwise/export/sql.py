@@ -19,6 +19,11 @@ SQL is one probability expression per class -- the sum over the ends of (product
 branches taken for missing values) x (the end's class distribution), each term guarded by the
 end's conditions -- written in the order ``predict_proba`` adds them, so that the sums are the
 same doubles; the prediction is the first class with the largest probability, as ``predict``.
+
+Limits: the SQL grows as (leaves x path length), and a missing-value branch repeats its node's
+surrogate cascade in every WHEN below it (a fully grown CART regressor of 20,000 nodes: 33 MB). A
+C4.5 probability is one left-deep sum of a term per end, each a product along the path, which
+SQLite refuses when the terms plus the path depth pass its expression depth limit (1000).
 """
 
 from __future__ import annotations

@@ -2,12 +2,12 @@
 that stay shallow.
 
 Numbers are written so that the database gets the very double the model holds. SQLite's decimal
-to binary conversion is not correctly rounded (3.40 reads about one 17-digit literal in 10^4 one
-unit in the last place off), so a literal is written in decimal only when its decimal value *is*
-the double and has at most 2^53 as significand and 10^22 as scale -- then one exact operation
-gives it in any database -- and otherwise as an integer significand divided or multiplied by
-powers of two, each exact, with the short decimal in a comment: ``(6871843305469706.0 /
-4503599627370496.0 / 4.0 /* 0.3815 */)``.
+to binary conversion is not correctly rounded (3.40 reads between 1 in 10^4 and 1 in 10^5 random
+16- and 17-digit literals one unit in the last place off), so a literal is written in decimal
+only when its decimal value *is* the double, with at most 2^53 as significand and 10^22 as scale
+-- then one exact operation gives it in any database -- and otherwise as an integer significand
+divided or multiplied by powers of two, each exact, with the short decimal in a comment:
+``(6872493031367377.0 / 4503599627370496.0 / 4.0 /* 0.3815 */)``.
 """
 
 from __future__ import annotations
