@@ -53,8 +53,10 @@ class _RuleWriter:
         self.classes = getattr(model, "classes_", None)
         self.decimals = decimals
         self.quality = "std" if self.classes is None else "confidence"
+        # a classifier with fractional splits predicts as C4.5 (a regressor walks as Tree.apply)
         split = self.tree.kind != LEAF
-        self.fractional = bool(np.any(self.tree.missing_branch[split] == MISSING_FRACTIONAL))
+        self.fractional = self.classes is not None and bool(
+            np.any(self.tree.missing_branch[split] == MISSING_FRACTIONAL))
 
     # ------------------------------------------------------------------ the rules
     def rules(self) -> list[dict]:
@@ -159,8 +161,10 @@ class _RuleWriter:
     def with_missing(self, name: str, known: str | None, missing, decided: list) -> str:
         """The test of known values and what happens to a missing value (at a CART subset test,
         also to a category without a branch there, which is routed as a missing one)."""
-        steps = [s for status in (*decided, missing) if status not in (NEVER, ALWAYS)
-                 for s in status if self.tree.missing_branch[s[0]] != MISSING_FRACTIONAL]
+        # the steps of C4.5's walk weigh a row (said once, above the rules); the others are
+        # surrogate cascades
+        steps = [] if self.fractional else [
+            s for status in (*decided, missing) if status not in (NEVER, ALWAYS) for s in status]
         surrogates = f"surrogates {self.surrogate_names(steps)}" if steps else ""
         if known is None:
             if missing == ALWAYS:

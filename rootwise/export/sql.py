@@ -60,21 +60,15 @@ def export_sql(model, table=None, *, proba: bool = False, name: str = PREDICTION
     if not isinstance(name, str) or name == "":
         raise ValueError(f"export_sql: name must be a non-empty string, got {name!r}.")
     source = None if table is None else _table(table)
-    writer = _Writer(tree, schema)
-    fractional = bool(np.any(tree.missing_branch[tree.kind != LEAF] == MISSING_FRACTIONAL))
-    if fractional:
-        columns = writer.fractional_probabilities(classes)
-        if proba:
-            return _select(columns, source)
-        if source is None:
-            raise ValueError(
-                "export_sql: this C4.5 model sends a row with a missing value down every branch "
-                "and weighs the classes it reaches, which one CASE cannot express. Give table=... "
-                "for a full query (the prediction over per-class probabilities), or proba=True "
-                "for one probability expression per class.")
-        inner = _select(columns, source)
-        return (f"SELECT *, {_first_largest(classes)} AS {identifier(name)}\n"
-                f"FROM ({inner}) AS {identifier('rootwise_probabilities')}")
+    # a classifier with fractional splits predicts as C4.5 (a regressor walks as Tree.apply)
+    if classes is not None and np.any(tree.missing_branch[tree.kind != LEAF] == MISSING_FRACTIONAL):
+        return _fractional_sql(_Writer(tree, schema, "fractional"), classes, source, proba, name)
+    return _routed_sql(_Writer(tree, schema, "route"), classes, source, proba, name)
+
+
+def _routed_sql(writer, classes, source, proba: bool, name: str) -> str:
+    """The SQL of a model predicting by ``Tree.apply``: one CASE over the ends."""
+    tree = writer.tree
     ends = writer.ends()
     if proba:
         dist = tree.distribution()
@@ -91,6 +85,22 @@ def export_sql(model, table=None, *, proba: bool = False, name: str = PREDICTION
     if source is None:
         return expression
     return f"SELECT *, {expression} AS {identifier(name)}\nFROM {source}"
+
+
+def _fractional_sql(writer, classes, source, proba: bool, name: str) -> str:
+    """The SQL of a C4.5 model: class probabilities, and the first largest as the prediction."""
+    if not proba and source is None:
+        raise ValueError(
+            "export_sql: this C4.5 model sends a row with a missing value down every branch "
+            "and weighs the classes it reaches, which one CASE cannot express. Give table=... "
+            "for a full query (the prediction over per-class probabilities), or proba=True "
+            "for one probability expression per class.")
+    columns = writer.fractional_probabilities(classes)
+    inner = _select(columns, source)
+    if proba:
+        return inner
+    return (f"SELECT *, {_first_largest(classes)} AS {identifier(name)}\n"
+            f"FROM ({inner}) AS {identifier('rootwise_probabilities')}")
 
 
 def _table(table) -> str:
@@ -130,9 +140,10 @@ def _first_largest(classes) -> str:
 class _Writer:
     """SQL for the conditions of one tree."""
 
-    def __init__(self, tree, schema):
+    def __init__(self, tree, schema, routing: str):
         self.tree = tree
         self.schema = schema
+        self.walker = PathWalker(tree, routing)
         self.columns = [identifier(n) for n in schema.feature_names]
         # a threshold, a cascade, a feature's merged condition recur in many WHENs: written once
         self._numbers: dict[float, str] = {}
@@ -148,8 +159,8 @@ class _Writer:
 
     # ------------------------------------------------------------------ CASE over the ends
     def ends(self):
-        """The reachable ends of ``Tree.apply``'s walk, depth first."""
-        return [e for e in PathWalker(self.tree, "route").ends(stops=True) if e.reachable]
+        """The reachable ends of the walk, depth first."""
+        return [e for e in self.walker.ends(stops=True) if e.reachable]
 
     def case(self, ends, outputs: dict[int, str]) -> str:
         """``CASE WHEN <path of end> THEN <output of end> ... END`` (no ELSE: every row meets
@@ -234,11 +245,12 @@ class _Writer:
         return conjunction([grouped(values)] + [self.cascade(n, b) for n, b in status])
 
     def kept(self, status):
-        """``status`` without C4.5's fractional steps (they weigh a row, ``weights``, but do not
-        stop it)."""
-        if status is NEVER:
-            return NEVER
-        return tuple(s for s in status if self.tree.missing_branch[s[0]] != MISSING_FRACTIONAL)
+        """The steps of ``status`` that decide whether a row passes: all of them in ``Tree.apply``'s
+        walk (surrogate cascades), none in C4.5's (its steps weigh a row, ``weight``, but let it
+        pass)."""
+        if status is NEVER or not self.walker.fractional:
+            return status
+        return ALWAYS
 
     # ------------------------------------------------------------------ surrogates
     def cascade(self, node: int, branch: int) -> str:
@@ -285,8 +297,7 @@ class _Writer:
         (depth first, last branch first), of [the row reaches the end] x weight x distribution."""
         t = self.tree
         dist = t.distribution()
-        walker = PathWalker(t, "fractional")
-        ends = [e for e in walker.ends(stops=True, steps=True, right_to_left=True)
+        ends = [e for e in self.walker.ends(stops=True, steps=True, right_to_left=True)
                 if e.reachable]
         reach = [self.path(e) for e in ends]
         weight = [self.weight(e) for e in ends]
