@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hand_trees import hand_model, staircase
+from random_trees import hand_model, staircase
 from sklearn.exceptions import NotFittedError
 
 import rootwise

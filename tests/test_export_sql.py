@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hand_trees import column, random_model, random_rows, sqlite_table, staircase
+from random_trees import column, random_model, random_rows, sqlite_table, staircase
 from sklearn.exceptions import NotFittedError
 
 import rootwise
