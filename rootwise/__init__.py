@@ -26,6 +26,8 @@ _LAZY = {
     "load": (".export.model_file", "load"),
     "save": (".export.model_file", "save"),
     "export_graphviz": (".export", "export_graphviz"),
+    "export_rules": (".export", "export_rules"),
+    "export_sql": (".export", "export_sql"),
     "export_text": (".export", "export_text"),
     "read_data": (".input.files", "read_data"),  # CSV, TSV, ARFF, Parquet -> DataFrame (pandas)
     "DataFileError": (".input.files", "DataFileError"),
