@@ -1,8 +1,10 @@
-"""The command line over the other exporters: show --format png / svg and report (issue 12
-items 2 and 3, the CLI side). What they draw or write is tested with the exporters; here:
+"""The command line over the other exporters: show --format rules / sql / png / svg and report
+(issue 12 items 2-4, the CLI side). What they draw or write is tested with the exporters; here:
 the command hands the model and options through, writes its file safely, and fails in one line."""
 
 from __future__ import annotations
+
+import sqlite3
 
 import pytest
 
@@ -10,6 +12,7 @@ import rootwise
 from rootwise.cli import main
 
 WATERMELON = str(rootwise.datasets.path("watermelon_2_0"))
+ALPHA = str(rootwise.datasets.path("watermelon_2_0_alpha"))
 
 
 def run(capsys, *argv):
@@ -24,6 +27,35 @@ def melon(tmp_path, capsys):
     assert main(["fit", WATERMELON, "--target", "好瓜", "--ignore", "编号", "--out", str(path)]) == 0
     capsys.readouterr()
     return path
+
+
+def test_rules(melon, capsys):
+    code, out, err = run(capsys, "show", melon, "--format", "rules", "--decimals", "2")
+    assert code == 0, err
+    assert out == rootwise.export_rules(rootwise.load(melon), decimals=2).rstrip("\n") + "\n"
+
+
+def test_sql_runs_in_sqlite_and_predicts(melon, capsys):
+    code, out, err = run(capsys, "show", melon, "--format", "sql", "--table", "melons")
+    assert code == 0, err
+    frame = rootwise.datasets.load("watermelon_2_0")
+    db = sqlite3.connect(":memory:")
+    frame.to_sql("melons", db, index=False)
+    rows = db.execute(out).fetchall()
+    model = rootwise.load(melon)
+    assert [r[-1] for r in rows] == list(model.predict(frame[model.feature_names_in_]))
+
+
+def test_sql_of_a_fractional_c45_model_needs_a_table(tmp_path, capsys):
+    model = tmp_path / "alpha.json"
+    assert main(["fit", ALPHA, "--target", "好瓜", "--ignore", "编号", "--algorithm", "c4.5",
+                 "--pruning", "none", "--out", str(model)]) == 0
+    capsys.readouterr()
+    code, out, err = run(capsys, "show", model, "--format", "sql")
+    assert code == 2 and out == "" and err.startswith("rootwise: error: export_sql: ")
+    assert err.count("\n") == 1
+    code, out, err = run(capsys, "show", model, "--format", "sql", "--proba")
+    assert code == 0 and out.count(' AS "P(') == 2
 
 
 def test_pictures(melon, tmp_path, capsys):
@@ -59,3 +91,6 @@ def test_report_errors(tmp_path, capsys):
     assert code == 2 and "the following arguments are required: --out" in err
     code, _, err = run(capsys, "report", WATERMELON, "--target", "好瓜", "--out", WATERMELON)
     assert code == 2 and "is an input of this command" in err
+    code, _, err = run(capsys, "show", WATERMELON.replace(".csv", ".json"), "--format", "text",
+                       "--table", "t")
+    assert code == 2 and "--table and --proba belong to --format sql" in err
