@@ -65,3 +65,34 @@ def test_save_writes_through_a_symlink(tmp_path):
     rootwise.save(model, link)
     assert link.is_symlink() and rootwise.load(real).tree_ == model.tree_
     assert leftovers(tmp_path) == []
+
+
+def test_an_interrupt_right_after_the_temporary_file_is_made(tmp_path, monkeypatch):
+    """A signal handler's exception can come just after os.open has made the file, before its
+    descriptor is stored (the window the kill test of test_cli_safety once hit)."""
+    from rootwise.export import atomic
+
+    path = tmp_path / "a.txt"
+    path.write_text("old", encoding="utf-8")
+    real_open = os.open
+
+    def open_then_interrupted(*args, **kwargs):
+        real_open(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(atomic.os, "open", open_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(path, "new")
+    assert path.read_text(encoding="utf-8") == "old" and leftovers(tmp_path) == []
+
+
+def test_someone_elses_file_with_the_temporary_name_is_left_alone(tmp_path, monkeypatch):
+    from rootwise.export import atomic
+
+    monkeypatch.setattr(atomic.secrets, "token_hex", lambda n: "f" * (2 * n))
+    theirs = tmp_path / f".a.txt.{'f' * 12}.tmp"
+    theirs.write_text("not ours", encoding="utf-8")
+    with pytest.raises(FileExistsError) as e:
+        write_atomic(tmp_path / "a.txt", "new")
+    assert e.value.filename == str(tmp_path / "a.txt")
+    assert theirs.read_text(encoding="utf-8") == "not ours" and not (tmp_path / "a.txt").exists()

@@ -38,12 +38,16 @@ def open_atomic(path, mode: str = "w", *, encoding: str | None = "utf-8", newlin
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
     folder = os.path.dirname(target) or "."
     tmp = os.path.join(folder, f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp")
+    # One try from before the temporary file exists to the rename: an interrupt (a signal
+    # handler's exception) can come right after os.open has made the file and before its result
+    # is stored, so the file is removed by name whatever went wrong, unless os.open itself failed.
     try:
-        # O_EXCL: never write through someone else's file; 0o666 lets the umask decide permissions
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    except OSError as e:  # name the file the user asked for, not the temporary one
-        raise type(e)(e.errno, e.strerror, os.fspath(path)) from None
-    try:
+        try:
+            # O_EXCL: never write through someone else's file; 0o666: the umask decides
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                         0o666)
+        except OSError as e:
+            raise _NotCreated(e) from None
         with contextlib.suppress(OSError):  # keep the permissions of the file being replaced
             os.chmod(fd, stat.S_IMODE(os.stat(target).st_mode))
         if mode == "wb":
@@ -55,12 +59,23 @@ def open_atomic(path, mode: str = "w", *, encoding: str | None = "utf-8", newlin
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, target)
+    except _NotCreated as failed:  # name the file the user asked for, not the temporary one
+        e = failed.error
+        raise type(e)(e.errno, e.strerror, os.fspath(path)) from None
     except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(e, OSError) and e.filename is None and e.errno is not None:
             raise type(e)(e.errno, e.strerror, os.fspath(path)) from None  # say which file
         raise
+
+
+class _NotCreated(Exception):
+    """os.open could not make the temporary file: there is nothing to remove."""
+
+    def __init__(self, error: OSError):
+        super().__init__(error)
+        self.error = error
 
 
 def destination(path) -> str:
