@@ -53,28 +53,32 @@ class _TreeOnly(Estimator):
 
 def node_paths(tree: Tree, schema, classes=None, nodes=None) -> dict[int, str]:
     """node -> the tests on the way from the root to it ("色泽 = 乌黑 → 根蒂 = 稍蜷"); "" for the
-    root. ``nodes``: which nodes (default: all)."""
-    view = TreeView(_TreeOnly(tree, schema, classes))
-    wanted = range(tree.node_count) if nodes is None else nodes
-    tests: dict[int, str] = {}
+    root. ``nodes``: which nodes (default: all).
 
-    def test_of(child: int) -> str:
-        if child not in tests:
-            parent = int(tree.parent[child])
-            name = view.feature_name(parent)
-            for c, test in view.branches(parent):
+    Each path is its parent's path and one more test, so the paths of the wanted nodes and of
+    their ancestors are written from the root down, once each (parents have smaller ids)."""
+    view = TreeView(_TreeOnly(tree, schema, classes))
+    wanted = range(tree.node_count) if nodes is None else [int(n) for n in nodes]
+    parent = tree.parent.tolist()
+    needed = set()
+    for node in wanted:
+        while node >= 0 and node not in needed:
+            needed.add(node)
+            node = parent[node]
+    paths: dict[int, str] = {}
+    tests: dict[int, str] = {}
+    for node in sorted(needed):
+        if node == 0:
+            paths[node] = ""
+            continue
+        if node not in tests:  # every branch of the parent at once
+            name = view.feature_name(parent[node])
+            for c, test in view.branches(parent[node]):
                 if c is not None:
                     tests[c] = f"{name} {test}"
-        return tests[child]
-
-    out = {}
-    for node in wanted:
-        parts, n = [], int(node)
-        while n > 0:
-            parts.append(test_of(n))
-            n = int(tree.parent[n])
-        out[int(node)] = ARROW.join(reversed(parts))
-    return out
+        above = paths[parent[node]]
+        paths[node] = f"{above}{ARROW}{tests[node]}" if above else tests[node]
+    return {node: paths[node] for node in wanted}
 
 
 def describe_steps(steps: list[PruningStep] | StepTable, tree: Tree, schema,
