@@ -36,8 +36,10 @@ from .._config import ENTROPY, LEAF, MISSING_FRACTIONAL, MISSING_STOP
 from ..engine.release8 import SMALL
 from ..tree import Tree
 from .cases import Cases, Tests, new_record, new_stack
-from .error_based_kernels import COLLAPSE_SLACK, Settings, new_raising, new_walk, number_nodes, walk_tree
+from .error_based_kernels import Settings, new_raising, new_walk, number_nodes, walk_tree
 from .pessimistic import normal_quantile, pessimistic_errors
+
+COLLAPSE_SLACK = 1e-3  # J48's collapse: subtree errors >= leaf errors - 1e-3
 
 __all__ = ["TrainingRows", "collapse_tree", "error_based_prune", "pessimistic_errors"]
 

@@ -5,9 +5,8 @@ tree with the training cases of each node on one stack (``cases``), without recu
                                  cases through the tree as it stands, recording every node's
                                  counts, fractions and the training errors of its subtree
     raised_estimate_by_changes   a raised branch's estimate from the leaves that change
-    collapse_subtrees            release 8's collapse, from the subtrees' training errors
-    write_tree                   the pruned tree as flat arrays, numbered as a depth-first writer
-                                 numbers them
+    number_nodes                 the pruned tree's nodes, numbered as a depth-first writer
+                                 numbers them (``error_based`` writes the arrays with numpy)
 
 A node's estimate is the sum of its branches' estimates in branch order, so every estimate is the
 number a recursion over the nodes would compute. Few and large kernels: each compiled function
@@ -29,7 +28,6 @@ from .cases import branch_of_value, record_cases, restore_cases, split_node, wit
 from .pessimistic import leaf_estimate
 
 SLACK = 0.1  # release 8 prefers the simpler tree unless it is worse by more than 0.1 case
-COLLAPSE_SLACK = 1e-3  # J48's collapse: subtree errors >= leaf errors - 1e-3
 
 
 class Settings(NamedTuple):
