@@ -23,7 +23,7 @@ from ._policy import Policy
 from ._threads import resolve as resolve_threads
 from ._threads import threads
 from .input import encode, tables, target
-from .input.schema import fit_schema, resolve_categorical
+from .input.schema import resolve_categorical
 from .prune.cost_complexity import choose_alpha_by_cv, cost_complexity_path, prune_to_alpha
 from .prune.error_based import collapse_tree, error_based_prune
 from .prune.folds import kfold, stratified_kfold
@@ -93,10 +93,8 @@ class _TreeEstimator(Estimator):
         frame = tables.as_table(X)
         mask = resolve_categorical(frame, self.categorical_features)
         policy = self._policy()
-        schema = fit_schema(frame, mask, numeric_as_category=policy.numeric_as_category)
-        Xe = encode.encode_numeric_array(X, schema)  # a numeric array: no per-column copy
-        if Xe is None:
-            Xe = encode.encode(frame, schema)
+        # the categories and the codes in one pass over the cells
+        schema, Xe = encode.fit_encode(frame, mask, numeric_as_category=policy.numeric_as_category)
         n_rows = Xe.shape[0]
         self._check_missing(Xe, schema)
         classes, yt = target.encode_fit_target(y, n_rows, self._regression)
