@@ -67,10 +67,10 @@ def fit_encode(frame, categorical_mask: np.ndarray, *,
 
 
 # Columns are encoded one at a time, but written to the row-major matrix GROUP at a time, BLOCK
-# rows at a time: writing a single column touches every cache line of the matrix (15 ms per
-# column at 10^6 x 20, 0.3 s for the 20), a group of 8 float64 columns over a block of rows
-# touches each of its lines about once (the 20 columns: 30 ms). Holding GROUP columns caps the
-# extra memory, whatever the width of the table.
+# rows at a time: writing a single column touches every cache line of the matrix, a group of 8
+# float64 columns over a block of rows touches each of its lines about once. At 10^6 x 20 the
+# writes took about 0.3 s column by column, 30 ms in groups. Holding GROUP columns caps the extra
+# memory, whatever the width of the table.
 GROUP = 8  # float64 values in a 64-byte cache line
 BLOCK = 8192  # rows: a block of the group's lines stays in the core's cache while it is written
 
@@ -95,8 +95,8 @@ def row_major(shape: tuple, columns) -> np.ndarray:
 
 def encode_numeric_array(X, schema: Schema, *, check_finite: bool = True) -> np.ndarray | None:
     """The encoded matrix of a numeric ndarray or DataFrame when every column of the schema is
-    continuous (it then needs no per-column work), else None. At 10^6 x 20 this takes 0.02 s
-    where the general path through a DataFrame takes 0.6 s.
+    continuous (it then needs no per-column work), else None. At 10^6 x 20 this takes 8 ms
+    where the general path takes 70 ms (a DataFrame) to 220 ms (a matrix read column by column).
 
     ``check_finite=False`` is for callers whose kernel finds infinite values itself
     (``Tree.route``): a float64 or float32 matrix in C or Fortran order then comes back as it is,
