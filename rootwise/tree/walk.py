@@ -196,54 +196,37 @@ def compact_layout(kind, feature, threshold, first_child, n_children, pool_offse
     return used
 
 
-@njit(cache=True)
-def _words(k):
-    """Words of a subset's bits for ``k`` categories: a pair per 64 categories."""
-    return 2 * ((k + 63) // 64)
+# subset tests whose bits are packed at once (bounds the temporaries on very large trees)
+BITS_CHUNK = 65536
 
 
-@njit(cache=True)
-def _set_bits(bits, at, pool, offset, k):
-    """The bits of the subset whose branches are pool[offset:offset + k] (-1: none), from
-    bits[at]."""
-    for c in range(k):
-        b = pool[offset + c]
-        if b >= 0:
-            word = at + 2 * (c >> 6)
-            bit = np.uint64(1) << np.uint64(c & 63)
-            bits[word] |= bit
-            if b == 1:
-                bits[word + 1] |= bit
-
-
-@njit(cache=True)
 def category_bits(records, origin, feature, pool, n_categories, s_feature, s_kind,
-                  s_pool_offset, s_records):
-    """The bits of every subset record and subset surrogate, in one uint64 array; each such
-    record's threshold field is set to its offset."""
-    total = 0
-    for r in range(records.shape[0]):
-        f = records[r].feature
-        if f <= -2 and (-2 - f) % 2 == 0:
-            total += _words(n_categories[feature[origin[r]]])
-    for s in range(s_feature.shape[0]):
-        if s_kind[s] == SUBSET:
-            total += _words(n_categories[s_feature[s]])
-    bits = np.zeros(total, dtype=np.uint64)
-    at = 0
-    for r in range(records.shape[0]):
-        f = records[r].feature
-        if f <= -2 and (-2 - f) % 2 == 0:
-            k = n_categories[feature[origin[r]]]
-            _set_bits(bits, at, pool, np.int64(records[r].threshold), k)
-            records[r].threshold = at
-            at += _words(k)
-    for s in range(s_feature.shape[0]):
-        if s_kind[s] == SUBSET:
-            k = n_categories[s_feature[s]]
-            _set_bits(bits, at, pool, s_pool_offset[s], k)
-            s_records[s].threshold = at
-            at += _words(k)
+                  s_pool_offset, s_records) -> np.ndarray:
+    """The bits of every subset record and subset surrogate in one uint64 array, two words per
+    64 categories (has a branch, goes to child 1), interleaved; each such record's threshold
+    field is set to its offset. NumPy, not numba: nothing to compile on the first prediction."""
+    f = records["feature"]
+    subset = np.flatnonzero((f <= -2) & ((-2 - f) % 2 == 0))
+    sur = np.flatnonzero(s_kind == SUBSET)
+    k = np.concatenate([n_categories[feature[origin[subset]]], n_categories[s_feature[sur]]])
+    offset = np.concatenate([records["threshold"][subset], s_pool_offset[sur]]).astype(np.int64)
+    words = 2 * ((k + 63) // 64)
+    start = np.cumsum(words) - words
+    bits = np.zeros(int(words.sum()), dtype=np.uint64)
+    for size in np.unique(k):  # the tests of one category count at once
+        tests = np.flatnonzero(k == size)
+        width = int(size + 63) // 64 * 64
+        for lo in range(0, len(tests), BITS_CHUNK):
+            part = tests[lo:lo + BITS_CHUNK]
+            branch = np.full((len(part), width), -1, dtype=np.int64)
+            branch[:, :size] = pool[offset[part][:, None] + np.arange(size)]
+            pair = np.empty((len(part), width // 64, 2), dtype=np.uint64)
+            for side, bit_set in enumerate((branch >= 0, branch == 1)):
+                packed = np.packbits(bit_set, axis=1, bitorder="little")  # bit c of byte c // 8
+                pair[:, :, side] = packed.view("<u8")
+            bits[start[part][:, None] + np.arange(2 * (width // 64))] = pair.reshape(len(part), -1)
+    records["threshold"][subset] = start[:len(subset)]
+    s_records["threshold"][sur] = start[len(subset):]
     return bits
 
 
