@@ -23,12 +23,12 @@ from ._policy import Policy
 from ._threads import resolve as resolve_threads
 from ._threads import threads
 from .input import encode, tables, target
-from .input.schema import fit_schema, resolve_categorical
+from .input.schema import resolve_categorical
 from .prune.cost_complexity import choose_alpha_by_cv, cost_complexity_path, prune_to_alpha
-from .prune.error_based import collapse_tree, error_based_prune
+from .prune.error_based import TrainingRows, collapse_tree, error_based_prune
 from .prune.folds import kfold, stratified_kfold
 from .prune.reduced_error import reduced_error_prune
-from .prune.report import describe_steps
+from .prune.report import PendingSteps
 
 _VALIDATION_PRUNING = ("pre", "reduced-error")
 # CART with more than two classes tries all 2^(m-1) - 1 subsets of m categories up to max_exhaustive;
@@ -93,10 +93,8 @@ class _TreeEstimator(Estimator):
         frame = tables.as_table(X)
         mask = resolve_categorical(frame, self.categorical_features)
         policy = self._policy()
-        schema = fit_schema(frame, mask, numeric_as_category=policy.numeric_as_category)
-        Xe = encode.encode_numeric_array(X, schema)  # a numeric array: no per-column copy
-        if Xe is None:
-            Xe = encode.encode(frame, schema)
+        # the categories and the codes in one pass over the cells
+        schema, Xe = encode.fit_encode(frame, mask, numeric_as_category=policy.numeric_as_category)
         n_rows = Xe.shape[0]
         self._check_missing(Xe, schema)
         classes, yt = target.encode_fit_target(y, n_rows, self._regression)
@@ -130,21 +128,21 @@ class _TreeEstimator(Estimator):
         steps, cptable = None, None
         if self.pruning == "pre":
             tree = grow(train, validation=validation)
-            steps = describe_steps(grow.prepruning_steps, tree, schema, classes)
+            steps = PendingSteps(grow.prepruning_steps, tree, schema, classes)
         else:
             tree = grow(train)
             if self.pruning == "reduced-error":
                 full = tree  # the tree the steps' node numbers refer to
-                tree, steps = reduced_error_prune(tree, *validation, regression=self._regression,
+                tree, table = reduced_error_prune(tree, *validation, regression=self._regression,
                                                   prune_on_tie=self.prune_on_tie)
-                steps = describe_steps(steps, full, schema, classes)
+                steps = PendingSteps(table, full, schema, classes)
             elif self.pruning == "error-based":
-                tree = error_based_prune(tree, grow.splitter_for(train), w[train],
+                tree = error_based_prune(tree, grow.training_rows(train), w[train],
                                          confidence=self.confidence,
                                          subtree_raising=self.subtree_raising,
                                          collapse=policy.release8, release8=policy.release8)
             elif self.pruning is None and policy.release8:  # J48 -U collapses too
-                tree = collapse_tree(tree, grow.splitter_for(train), w[train])
+                tree = collapse_tree(tree, grow.training_rows(train), w[train])
             elif self.pruning == "cost-complexity":
                 tree, cptable = self._cost_complexity(tree, grow, train, yt, w)
 
@@ -163,6 +161,23 @@ class _TreeEstimator(Estimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return self
+
+    @property
+    def pruning_steps_(self):
+        """Every decision of validation-based pruning, a list of ``PruningStep`` (paths included),
+        or None. ``fit`` keeps the decisions as arrays; the steps are made when first read."""
+        try:
+            steps = self.__dict__["_pruning_steps"]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute "
+                                 "'pruning_steps_'") from None
+        if isinstance(steps, PendingSteps):
+            steps = self._pruning_steps = steps.resolve()
+        return steps
+
+    @pruning_steps_.setter
+    def pruning_steps_(self, steps) -> None:
+        self._pruning_steps = steps
 
     def _carve_validation(self, yt):
         from sklearn.model_selection import train_test_split
@@ -243,11 +258,17 @@ class _TreeEstimator(Estimator):
 
     # ---------------------------------------------------------------- predict
     def _encode(self, X, check_finite: bool = True) -> np.ndarray:
+        return self._encode_checked(X, check_finite)[0]
+
+    def _encode_checked(self, X, check_finite: bool) -> tuple[np.ndarray, bool]:
+        """(encoded X, whether infinite values have been refused). Without ``check_finite`` a
+        numeric matrix for an all-continuous model comes back as it is, unchecked; every other
+        table goes through the encoder, which refuses infinities column by column."""
         check_is_fitted(self, "tree_")
         tables.check_feature_names(getattr(self, "feature_names_in_", None), X, type(self).__name__)
         Xe = encode.encode_numeric_array(X, self.schema_, check_finite=check_finite)
         if Xe is not None:  # a plain numeric matrix for an all-continuous model: no table needed
-            return Xe
+            return Xe, check_finite
         frame = tables.as_table(X)
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(
@@ -256,16 +277,18 @@ class _TreeEstimator(Estimator):
             )
         Xe = encode.encode(frame, self.schema_)
         self._check_missing(Xe, self.schema_)
-        return Xe
+        return Xe, True
 
     def _route(self, X, table: np.ndarray):
         """(ends, out): the node each row of ``X`` ends in and ``table[end]`` per row, computed in
         one pass on ``n_jobs`` threads (blocks of rows) when there are enough rows. A numeric
-        matrix goes to the kernel without a copy; the kernel reports infinite values."""
-        Xe = self._encode(X, check_finite=False)  # first: it raises NotFittedError
+        matrix goes to the kernel without a copy; the kernel reports infinite values (in an
+        encoded table the encoder has refused them already)."""
+        Xe, finite = self._encode_checked(X, check_finite=False)  # first: it raises NotFittedError
         with threads(getattr(self, "n_jobs", None)) as k:
-            ends, out, first_inf = self.tree_.route(Xe, table, parallel=k > 1 and
-                                                    Xe.shape[0] >= _PARALLEL_ROWS)
+            ends, out, first_inf = self.tree_.route(
+                Xe, table, parallel=k > 1 and Xe.shape[0] >= _PARALLEL_ROWS,
+                check_finite=not finite)
         if first_inf >= 0:
             encode.raise_infinite(Xe, first_inf, self.schema_)
         return ends, out
@@ -306,6 +329,15 @@ class _TreeEstimator(Estimator):
         out = _impurity_decrease_per_feature(self.tree_, self.n_features_in_)
         total = out.sum()
         return out / total if total > 0 else out
+
+    def _repr_html_(self):
+        """Notebook view of a fitted model: its summary and the collapsible tree
+        (``rootwise.export.html``). None for an unfitted model: the notebook shows the plain repr."""
+        if not hasattr(self, "tree_"):
+            return None
+        from .export.html import notebook_html
+
+        return notebook_html(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -349,11 +381,12 @@ class _Grower:
             self.prepruning_steps = steps
         return tree
 
-    def splitter_for(self, rows):
-        from .reference.splitters import make_splitter
-
-        return make_splitter(self.X[rows], self.y[rows], self.schema.kinds_array,
-                             self.schema.n_categories, self.n_classes, self.policy)
+    def training_rows(self, rows) -> TrainingRows:
+        """The rows a tree was grown on, for C4.5's pruning (no copy when they are all rows)."""
+        X, y = self.X, self.y
+        if not (len(rows) == len(y) and np.array_equal(rows, np.arange(len(y)))):
+            X, y = X[rows], y[rows]
+        return TrainingRows(X, y, self.n_classes, self.policy.criterion_code)
 
 
 class _ClassificationTree(Classifier, _TreeEstimator):
@@ -563,6 +596,14 @@ class _CART(_TreeEstimator):
         full = self._unpruned_clone().fit(X, y, sample_weight=sample_weight)
         path = cost_complexity_path(full.tree_)
         return Bunch(ccp_alphas=path.alphas, impurities=path.impurities)
+
+    def plot_cp(self, ax=None):
+        """rpart's plotcp: the CV error of each subtree of the pruning sequence with one-standard-
+        error bars, the one-standard-error line and the chosen subtree (matplotlib, ``rootwise[plot]``);
+        returns the Axes. Needs ``cp_table_``: alpha chosen by cross-validation."""
+        from .export.plot_cp import plot_cp
+
+        return plot_cp(self, ax=ax)
 
     def _unpruned_clone(self):
         return clone(self).set_params(pruning=None)

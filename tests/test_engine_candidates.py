@@ -237,12 +237,13 @@ def test_node_statistics_and_category_tables(seed):
 @pytest.mark.parametrize("release8", [False, True])
 @pytest.mark.parametrize("seed", range(6))
 def test_subtree_routing_is_the_recursion(seed, release8):
-    """Pruning's estimate of a subtree receiving a parent's rows (``errors_for_branch``, one kernel
-    call through the whole subtree) equals the recursion that sends the rows node by node."""
+    """The former pruning's estimate of a subtree receiving a parent's rows (``errors_for_branch``
+    in tests/error_based_oracle.py, one ``subtree_leaf_counts`` call through the whole subtree)
+    equals the recursion that sends the rows node by node."""
     import pandas as pd
+    from error_based_oracle import C45Tree
 
     from rootwise import C45Classifier
-    from rootwise.prune.error_based import _C45Tree
     from rootwise.reference.splitter import NodeData
     from rootwise.reference.splitters import make_splitter
 
@@ -261,7 +262,7 @@ def test_subtree_routing_is_the_recursion(seed, release8):
     yc = np.searchsorted(model.classes_, y)
     policy = model._policy()
     sp = make_splitter(Xe, yc, model.schema_.kinds_array, model.schema_.n_categories, 2, policy)
-    state = _C45Tree(sp, 0.25, True, release8)
+    state = C45Tree(sp, 0.25, True, release8)
     root = state.load(model.tree_, 0, NodeData(np.arange(n), w.astype(float)))
 
     def by_recursion(node, data):
