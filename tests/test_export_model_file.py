@@ -293,7 +293,7 @@ CORRUPTIONS = {
     "depth": (_set(["tree", "depth", 4], 7), "depths"),
     "missing branch": (_set(["tree", "missing_branch", 0], 3), "missing values"),
     "n_categories": (_set(["tree", "n_categories", 0], 2), "category counts"),
-    "short field": (_set(["tree", "kind"], [2, 2]), "'kind'"),
+    "short field": (_set(["tree", "kind"], [2, 2]), r"tree\.kind has shape \(2,\), expected \(14,\)"),
     "number as text": (_set(["tree", "feature", 3], "-1"), "not an integer"),
     "bool as number": (_set(["tree", "feature", 3], True), "not an integer"),
     "float as index": (_set(["tree", "first_child", 0], 1.5), "not an integer"),

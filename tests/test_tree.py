@@ -8,7 +8,7 @@ import pytest
 
 from rootwise._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET, THRESHOLD
 from rootwise.tree import NODE_FIELDS, Tree
-from rootwise.tree import tree as _tree
+from rootwise.tree import integrity as _integrity
 
 NAN = np.nan
 
@@ -237,7 +237,7 @@ CORRUPTIONS = {  # name -> (mutation, what the error must say)
     "field one short": (_drop_last("threshold"), "threshold"),
     "value rows one short": (_value_rows(6), "value array"),
     "no nodes": (_no_nodes, "no nodes"),
-    "pool not 1-D": (_pool_2d, "1-D"),
+    "pool not 1-D": (_pool_2d, "1-D|not an integer"),
 }
 
 
@@ -248,7 +248,7 @@ def test_hand_tree_is_valid():
 @pytest.mark.parametrize("narrow", [16, 0])  # child slot by slot; all slots at once (wide splits)
 @pytest.mark.parametrize("name", list(CORRUPTIONS))
 def test_validate_rejects(name, narrow, monkeypatch):
-    monkeypatch.setattr(_tree, "NARROW", narrow)
+    monkeypatch.setattr(_integrity, "NARROW", narrow)
     hand_tree().validate()
     parts = copy.deepcopy(hand_tree_parts())
     mutate, message = CORRUPTIONS[name]
@@ -270,7 +270,7 @@ def test_validate_checks_a_wide_multiway_split_at_once():
              "branch_fraction": [1.0] + [1.0 / k] * k, "surrogate_offset": [-1] * n,
              "n_surrogates": [0] * n}
     parts = (nodes, [[1.0, 1.0]] * n, list(range(k)), [k])
-    assert k > _tree.NARROW
+    assert k > _integrity.NARROW
     make(*copy.deepcopy(parts)).validate()
     bad = copy.deepcopy(parts)
     bad[0]["parent"][7] = 3
@@ -312,7 +312,7 @@ def test_equality_sees_every_array():
     assert t == hand_tree()
     for name in ("impurity", "branch_fraction", "threshold"):
         nodes, value, pool, nc = hand_tree_parts()
-        nodes[name][1] += 0.5
+        nodes[name][1] /= 2
         assert make(nodes, value, pool, nc) != t
     nodes, value, pool, nc = hand_tree_parts()
     value[3][0] += 1
