@@ -9,6 +9,7 @@ import pytest
 from rootwise._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET, THRESHOLD
 from rootwise.tree import NODE_FIELDS, Tree
 from rootwise.tree import integrity as _integrity
+from rootwise.tree.integrity import check_fitted
 
 NAN = np.nan
 
@@ -238,6 +239,13 @@ CORRUPTIONS = {  # name -> (mutation, what the error must say)
     "value rows one short": (_value_rows(6), "value array"),
     "no nodes": (_no_nodes, "no nodes"),
     "pool not 1-D": (_pool_2d, "1-D|not an integer"),
+    "infinite threshold": (_set("threshold", 1, np.inf), "no threshold"),
+    "negative weight": (_set("weighted_n_node_samples", 2, -1.0), "weighted_n_node_samples: node 2"),
+    "NaN weight": (_set("weighted_n_node_samples", 2, NAN), "weighted_n_node_samples: node 2"),
+    "negative count": (_set("n_node_samples", 3, -1), "n_node_samples: node 3"),
+    "NaN impurity": (_set("impurity", 1, NAN), "impurity: node 1"),
+    "fraction above 1": (_set("branch_fraction", 3, 1.5), "branch_fraction: node 3 holds 1.5"),
+    "negative fraction": (_set("branch_fraction", 3, -0.5), "branch_fraction: node 3"),
 }
 
 
@@ -255,6 +263,16 @@ def test_validate_rejects(name, narrow, monkeypatch):
     mutate(parts)
     with pytest.raises(ValueError, match=message):
         make(*parts)
+
+
+def test_check_fitted_wants_fractions_summing_to_1_at_each_split():
+    check_fitted(hand_tree())
+    nodes, value, pool, nc = hand_tree_parts()
+    nodes["branch_fraction"][3:5] = [0.5, 0.5 + 2e-10]  # within the tolerance
+    check_fitted(make(nodes, value, pool, nc))
+    nodes["branch_fraction"][3:5] = [0.5, 0.6]
+    with pytest.raises(ValueError, match=r"children of node 1 sum to 1\.1, not 1 \(within 1e-09\)"):
+        check_fitted(make(nodes, value, pool, nc))
 
 
 def test_validate_checks_a_wide_multiway_split_at_once():
