@@ -206,19 +206,22 @@ def _training_matrix(model, X, sample_weight) -> tuple[np.ndarray, np.ndarray]:
 def _weights_at_node(tree, Xe, w, node: int, policy) -> tuple[np.ndarray, np.ndarray]:
     """(row positions, weights) of the training rows at ``node``, those with positive weight.
 
-    Without fractional splits on the way, a row is at the node when its decision path passes it.
-    Through a C4.5 split, a row with the tested value missing goes on with weight w * r_v (the
-    tree's ``branch_fraction``; release 8 drops r_v <= 1e-6, as J48)."""
+    Without fractional splits on the way, a row is at the node when its walk ends in the node's
+    subtree. Through a C4.5 split, a row with the tested value missing goes on with weight
+    w * r_v (the tree's ``branch_fraction``; release 8 drops r_v <= 1e-6, as J48).
+
+    Both take time linear in the rows' paths (as one ``predict``) and memory linear in the rows
+    and nodes: a tree 10^4 levels deep must not need a rows x depth table."""
     path = [*reversed(_ancestors(tree, node)), node]
     if not any(tree.missing_branch[a] == MISSING_FRACTIONAL for a in path[:-1]):
-        indptr, indices = tree.decision_path_parts(Xe)
-        rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))[indices == node]
+        rows = np.flatnonzero(_subtree_mask(tree, node)[tree.apply(Xe)])
         keep = w[rows] > 0
         return rows[keep], w[rows][keep].astype(np.float64)
-    weights = np.asarray(w, dtype=np.float64).copy()
-    for a, c in zip(path[:-1], path[1:], strict=True):
+    rows = np.flatnonzero(np.asarray(w) > 0)
+    weights = np.asarray(w, dtype=np.float64)[rows]
+    for a, c in zip(path[:-1], path[1:], strict=True):  # only the rows still on the way
         slot = c - int(tree.first_child[a])
-        x = Xe[:, int(tree.feature[a])]
+        x = Xe[rows, int(tree.feature[a])]
         known = ~np.isnan(x)
         branch = np.full(len(x), -1, dtype=np.int64)
         if tree.kind[a] == THRESHOLD:
@@ -236,9 +239,28 @@ def _weights_at_node(tree, Xe, w, node: int, policy) -> tuple[np.ndarray, np.nda
             factor[~known] = r if r > (1e-6 if policy.release8 else 0.0) else 0.0
         else:
             factor[~known] = float(tree.missing_branch[a] == slot)
-        weights *= factor
-    rows = np.flatnonzero(weights > 0).astype(np.int64)
-    return rows, weights[rows]
+        weights = weights * factor
+        on = weights > 0
+        rows, weights = rows[on], weights[on]
+    return rows.astype(np.int64), weights
+
+
+def _subtree_mask(tree, node: int) -> np.ndarray:
+    """Per node of the tree: whether it is ``node`` or below it. Level by level, without
+    recursion (children come after their parent, consecutively)."""
+    inside = np.zeros(tree.node_count, dtype=bool)
+    if node == 0:
+        inside[:] = True
+        return inside
+    inside[node] = True
+    level = np.array([node], dtype=np.int64)
+    while len(level):
+        count = tree.n_children[level].astype(np.int64)
+        first = tree.first_child[level].astype(np.int64)
+        starts = np.cumsum(count) - count
+        level = np.repeat(first - starts, count) + np.arange(int(count.sum()))
+        inside[level] = True
+    return inside
 
 
 def _recode(y, classes) -> np.ndarray:
