@@ -307,6 +307,15 @@ class _TreeEstimator(Estimator):
         total = out.sum()
         return out / total if total > 0 else out
 
+    def _repr_html_(self):
+        """Notebook view of a fitted model: its summary and the collapsible tree
+        (``rootwise.export.html``). None for an unfitted model: the notebook shows the plain repr."""
+        if not hasattr(self, "tree_"):
+            return None
+        from .export.html import notebook_html
+
+        return notebook_html(self)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = self._missing != "error"
@@ -563,6 +572,14 @@ class _CART(_TreeEstimator):
         full = self._unpruned_clone().fit(X, y, sample_weight=sample_weight)
         path = cost_complexity_path(full.tree_)
         return Bunch(ccp_alphas=path.alphas, impurities=path.impurities)
+
+    def plot_cp(self, ax=None):
+        """rpart's plotcp: the CV error of each subtree of the pruning sequence with one-standard-
+        error bars, the one-standard-error line and the chosen subtree (matplotlib, ``rootwise[plot]``);
+        returns the Axes. Needs ``cp_table_``: alpha chosen by cross-validation."""
+        from .export.plot_cp import plot_cp
+
+        return plot_cp(self, ax=ax)
 
     def _unpruned_clone(self):
         return clone(self).set_params(pruning=None)
