@@ -292,7 +292,8 @@ def _check_tree_fits(tree: Tree, schema: Schema, classes) -> None:
     if negative.any():
         raise FieldError(f"corrupt tree: tree.value: a node's class counts are negative (node "
                          f"{int(np.flatnonzero(negative)[0])})")
-    total = value.sum(axis=1)
+    with np.errstate(over="ignore"):  # a sum past float64's range is refused just below
+        total = value.sum(axis=1)
     bad = ~(total > 0) | ~np.isfinite(total)
     if bad.any():
         node = int(np.flatnonzero(bad)[0])
