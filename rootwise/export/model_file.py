@@ -207,11 +207,13 @@ def load(path):
     path = os.fspath(path)
     with open(path, "rb") as f:
         raw = f.read()
+    size = len(raw)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ModelFileError(path, f"not a rootwise model file (not UTF-8 text: {e.reason} at "
                                    f"byte {e.start})") from None
+    del raw  # the text and then the parsed document replace it: keep one of them at a time
     try:
         data = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as e:
@@ -220,7 +222,7 @@ def load(path):
     except (ValueError, RecursionError) as e:
         raise ModelFileError(path, f"not a rootwise model file: invalid JSON ({e})") from None
     del text
-    return model_from_dict(data, source=path, size=len(raw))
+    return model_from_dict(data, source=path, size=size)
 
 
 def _refuse_constant(name):
