@@ -147,7 +147,8 @@ def read_params(cls, params):
         try:
             check()
         except (ValueError, TypeError, OverflowError) as e:
-            raise FieldError(f"params: {e}") from None
+            text = str(e)  # it quotes the value, which a corrupt file can make megabytes long
+            raise FieldError(f"params: {text if len(text) <= 300 else text[:297] + '...'}") from None
     return model
 
 
