@@ -404,6 +404,13 @@ SURROGATE_AND_REPORT_CORRUPTIONS = {
 STEP_CORRUPTIONS = {
     "step node": (_set(["reports", "pruning_steps_", 0, "fields", "node"], 1.5),
                   r"reports\.pruning_steps_\[0\]\.node holds 1\.5, expected an integer"),
+    "step score too large": (_set(["reports", "pruning_steps_", 0, "fields", "score_as_leaf"],
+                                  10**400),
+                             r"reports\.pruning_steps_\[0\]\.score_as_leaf holds an integer of "
+                             "401 digits, beyond a float64"),
+    "step node too large": (_set(["reports", "pruning_steps_", 0, "fields", "node"], 2**64),
+                            r"reports\.pruning_steps_\[0\]\.node holds 18446744073709551616, "
+                            "beyond a 64-bit integer"),
     "step pruned": (_set(["reports", "pruning_steps_", 0, "fields", "pruned"], 1),
                     r"reports\.pruning_steps_\[0\]\.pruned holds 1, expected true or false"),
     "nested steps": (lambda d: d["reports"].__setitem__("pruning_steps_",

@@ -227,6 +227,7 @@ def _record(v, what: str, records: dict, max_bytes: int):
     return cls(**values)
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 # a report field's annotation -> (what it must be, test)
 _RECORD_TYPES = {
     "int": ("an integer", lambda x: type(x) is int),
@@ -245,7 +246,14 @@ def _record_field(x, annotation, what: str, max_bytes: int):
     value = scalar(x, what)
     if not test(value):
         raise FieldError(f"{what} holds {describe(value)}, expected {expected}")
-    return float(value) if annotation == "float" else value
+    if annotation == "int" and not _INT64_MIN <= value <= _INT64_MAX:
+        raise FieldError(f"{what} holds {describe(value)}, beyond a 64-bit integer")
+    if annotation == "float":
+        try:
+            return float(value)
+        except OverflowError:  # an integer past float64's range
+            raise FieldError(f"{what} holds {describe(value)}, beyond a float64") from None
+    return value
 
 
 def read_tree(d, schema: Schema, classes) -> Tree:
