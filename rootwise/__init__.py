@@ -29,6 +29,8 @@ _LAZY = {
     "export_rules": (".export", "export_rules"),
     "export_sql": (".export", "export_sql"),
     "export_text": (".export", "export_text"),
+    "read_data": (".input.files", "read_data"),  # CSV, TSV, ARFF, Parquet -> DataFrame (pandas)
+    "DataFileError": (".input.files", "DataFileError"),
     "export_html": (".export.html", "export_html"),  # the report; no matplotlib needed
     "plot_tree": (".export.plot", "plot_tree"),  # imports matplotlib when called
 }

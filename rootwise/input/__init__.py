@@ -5,4 +5,5 @@
     schema   column kinds and categories, learnt at fit
     encode   a table -> one float64 matrix (category codes, NaN = missing)
     target   class labels -> codes, regression targets, sample weights
+    files    data files (CSV, TSV, ARFF, Parquet) -> a DataFrame, for the command line and users
 """
