@@ -24,9 +24,9 @@ from ._threads import resolve as resolve_threads
 from ._threads import threads
 from .input import encode, tables, target
 from .input.schema import fit_schema, resolve_categorical
-from .prune.cost_complexity import choose_alpha_by_cv, cost_complexity_path, prune_to_alpha
+from .prune.cost_complexity import COSTS, choose_alpha_by_cv, cost_complexity_path, prune_to_alpha
 from .prune.error_based import collapse_tree, error_based_prune
-from .prune.folds import kfold, stratified_kfold
+from .prune.folds import check_random_state, kfold, stratified_kfold
 from .prune.reduced_error import reduced_error_prune
 from .prune.report import describe_steps
 
@@ -100,6 +100,7 @@ class _TreeEstimator(Estimator):
         n_rows = Xe.shape[0]
         self._check_missing(Xe, schema)
         classes, yt = target.encode_fit_target(y, n_rows, self._regression)
+        priority = None if classes is None else self._class_priority(classes, y)
         w = target.check_sample_weight(sample_weight, n_rows)
         if not self._regression:
             w = target.class_weighted(w, yt, getattr(self, "class_weight", None))
@@ -146,7 +147,7 @@ class _TreeEstimator(Estimator):
             elif self.pruning is None and policy.release8:  # J48 -U collapses too
                 tree = collapse_tree(tree, grow.splitter_for(train), w[train])
             elif self.pruning == "cost-complexity":
-                tree, cptable = self._cost_complexity(tree, grow, train, yt, w)
+                tree, cptable = self._cost_complexity(tree, grow, train, yt, w, priority)
 
         # every check has passed: only now replace the fitted state
         self.tree_ = tree
@@ -155,6 +156,7 @@ class _TreeEstimator(Estimator):
         if classes is not None:
             self.classes_ = classes
             self.n_classes_ = len(classes)
+            self.class_order_ = classes[priority]
         self.pruning_steps_ = steps
         self.cp_table_ = cptable
         names = tables.input_feature_names(X)
@@ -163,6 +165,20 @@ class _TreeEstimator(Estimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return self
+
+    def _class_priority(self, classes, y) -> np.ndarray:
+        """Indices into ``classes`` in tie order (``class_order``, else a pandas categorical y's
+        declared categories, else ``classes`` itself)."""
+        order = getattr(self, "class_order", None)
+        if order is not None:
+            try:
+                return target.class_priority(classes, order)
+            except ValueError as e:
+                raise ValueError(f"{type(self).__name__}: {e}") from None
+        declared = target.declared_order(y)
+        if declared is None:
+            return np.arange(len(classes))
+        return target.class_priority(classes, declared, what="the categories of y")
 
     def _carve_validation(self, yt):
         from sklearn.model_selection import train_test_split
@@ -180,24 +196,32 @@ class _TreeEstimator(Estimator):
             raise ValueError(f"cannot hold out validation_fraction={self.validation_fraction} of "
                              f"{len(yt)} rows: {e}") from None
 
-    def _cost_complexity(self, tree, grow, train, yt, w):
-        """Fixed ``ccp_alpha``, or alpha chosen by K-fold cross-validation ("cv-min", "cv-1se")."""
-        alpha = self.ccp_alpha
+    def _cost_complexity(self, tree, grow, train, yt, w, priority):
+        """Fixed ``ccp_alpha``, or alpha chosen by (repeated) K-fold cross-validation ("cv-min",
+        "cv-1se"), pruning on the cost ``ccp_cost`` (regression: the squared error)."""
+        alpha, cost = self.ccp_alpha, self._ccp_cost()
         if not isinstance(alpha, str):
-            return prune_to_alpha(tree, float(alpha)), None
+            return prune_to_alpha(tree, float(alpha), cost), None
         folds = self._cv_folds(train, yt)
         if folds is None:
             return tree, None  # a single row: nothing to cross-validate (the tree is one leaf)
-        table = choose_alpha_by_cv(tree, folds, grow, grow.X, self._row_losses(yt, w), alpha)
-        return prune_to_alpha(tree, float(table.alpha[table.chosen])), table
+        table = choose_alpha_by_cv(tree, folds, grow, grow.X, self._row_losses(yt, w, priority),
+                                   alpha, cost)
+        return prune_to_alpha(tree, float(table.alpha[table.chosen]), cost), table
+
+    def _ccp_cost(self) -> str:
+        return "impurity" if self._regression else self.ccp_cost
 
     def _cv_folds(self, train, yt):
         """(training rows, held-out rows) pairs over ``train``, or None when there are too few rows.
 
         An integer ``cv`` = K: shuffled K-fold (``random_state``), K capped at the number of rows;
         stratified by class when every class has at least K rows, plain otherwise -- before, a class
-        with a single row cut K to 1 and silently turned pruning off. A scikit-learn splitter or an
-        iterable of (train, test) index pairs (as ``GridSearchCV`` takes) indexes the rows of ``X``.
+        with a single row cut K to 1 and silently turned pruning off. ``cv_repeats`` = R draws R
+        such partitions one after the other from one random generator (scikit-learn's
+        ``RepeatedStratifiedKFold`` / ``RepeatedKFold``: the first repeat is the K-fold of the
+        same ``random_state``). A scikit-learn splitter or an iterable of (train, test) index pairs
+        (as ``GridSearchCV`` takes) indexes the rows of ``X``.
         """
         cv, y = self.cv, yt[train]
         if not isinstance(cv, numbers.Integral):
@@ -209,21 +233,23 @@ class _TreeEstimator(Estimator):
         if n_splits < 2:
             return None
         counts = None if self._regression else np.bincount(y)
-        # scikit-learn's StratifiedKFold / KFold folds (shuffle=True), without importing it
-        if counts is not None and counts[counts > 0].min() >= n_splits:
-            pairs = stratified_kfold(y, n_splits, self.random_state)
-        else:
-            pairs = kfold(len(train), n_splits, self.random_state)
+        rng = check_random_state(self.random_state)
+        pairs = []
+        for _ in range(int(self.cv_repeats)):
+            # scikit-learn's StratifiedKFold / KFold folds (shuffle=True), without importing it
+            if counts is not None and counts[counts > 0].min() >= n_splits:
+                pairs += stratified_kfold(y, n_splits, rng)
+            else:
+                pairs += kfold(len(train), n_splits, rng)
         return [(train[a], train[b]) for a, b in pairs]
 
-    def _row_losses(self, yt, w):
+    def _row_losses(self, yt, w, priority):
         """Weighted loss of predicting row rows[i] by node nodes[i] (as ``predict`` would there):
-        squared error, or 0/1 error of the node's most probable class."""
+        squared error, or 0/1 error of the node's most probable class (ties: ``priority``)."""
         def losses(tree, rows, nodes):
             if self._regression:
                 return w[rows] * (yt[rows] - tree.value[nodes, 0]) ** 2, w[rows]
-            value = tree.value[nodes]
-            pred = np.argmax(value / value.sum(axis=1, keepdims=True), axis=1)
+            pred = majority_class(tree.value[nodes], priority)
             return w[rows] * (pred != yt[rows]), w[rows]
         return losses
 
@@ -366,16 +392,37 @@ class _ClassificationTree(Classifier, _TreeEstimator):
         return self._route(X, self.tree_.distribution())[1]
 
     def predict(self, X) -> np.ndarray:
-        """Most probable class; ties go to the first class in classes_."""
+        """Most probable class; ties go to the first class in ``class_order_``."""
         check_is_fitted(self, "tree_")
+        priority = self._tie_priority()
         if self._fractional():
-            return self.classes_[np.argmax(self._fractional_distribution(X), axis=1)]
+            return self.classes_[majority_class(self._fractional_distribution(X), priority)]
         # the kernel writes each row's class index (one per node, not a distribution per row)
-        index = self._route(X, self.tree_.majority())[1].reshape(-1)
+        table = self.tree_.majority() if priority is None else \
+            majority_class(self.tree_.value, priority).reshape(-1, 1)
+        index = self._route(X, table)[1].reshape(-1)
         classes = self.classes_
         if classes.dtype == index.dtype and np.array_equal(classes, np.arange(len(classes))):
             return index  # the labels are the indices 0..k-1: nothing to look up
         return classes.take(index)
+
+
+    def _tie_priority(self) -> np.ndarray | None:
+        """Indices into ``classes_`` in the order of ``class_order_``; None when that is
+        ``classes_`` itself (or a model saved without it)."""
+        order = getattr(self, "class_order_", None)
+        if order is None:
+            return None
+        priority = target.class_priority(self.classes_, order, what="class_order_")
+        return None if np.array_equal(priority, np.arange(len(priority))) else priority
+
+
+def majority_class(value: np.ndarray, priority: np.ndarray | None) -> np.ndarray:
+    """Per row of ``value`` (class counts or probabilities), the index of its largest entry; on a
+    tie, the class that comes first in ``priority`` (indices of classes; None: the lowest index)."""
+    if priority is None:
+        return np.argmax(value, axis=1)
+    return priority[np.argmax(value[:, priority], axis=1)]
 
 
 class ID3Classifier(_ClassificationTree):
@@ -418,7 +465,8 @@ class ID3Classifier(_ClassificationTree):
 
     def __init__(self, *, epsilon=0.0, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, categorical_features="auto", pruning=None,
-                 validation_fraction=0.3, prune_on_tie=True, random_state=None, n_jobs=None):
+                 validation_fraction=0.3, prune_on_tie=True, random_state=None, n_jobs=None,
+                 class_order=None):
         self.epsilon = epsilon
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -429,6 +477,7 @@ class ID3Classifier(_ClassificationTree):
         self.prune_on_tie = prune_on_tie
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.class_order = class_order
 
     def _policy(self) -> Policy:
         return Policy(criterion="entropy", selection="gain", categorical_split="multiway",
@@ -484,7 +533,7 @@ class C45Classifier(_ClassificationTree):
     def __init__(self, *, confidence=0.25, min_samples_leaf=2, min_samples_split=4,
                  max_depth=None, epsilon=0.0, pruning="error-based", subtree_raising=True,
                  release8=False, categorical_features="auto", validation_fraction=0.3,
-                 prune_on_tie=True, random_state=None, n_jobs=None):
+                 prune_on_tie=True, random_state=None, n_jobs=None, class_order=None):
         self.confidence = confidence
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -498,6 +547,7 @@ class C45Classifier(_ClassificationTree):
         self.prune_on_tie = prune_on_tie
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.class_order = class_order
 
     def _policy(self) -> Policy:
         return Policy(criterion="entropy", selection="gain_ratio", categorical_split="multiway",
@@ -530,6 +580,15 @@ class _CART(_TreeEstimator):
                 isinstance(cv, numbers.Integral) or hasattr(cv, "split") or hasattr(cv, "__iter__")):
             raise ValueError(f"{name}: cv must be an integer >= 2, a cross-validation splitter or an "
                              f"iterable of (train, test) index pairs, got {cv!r}.")
+        cc = getattr(self, "ccp_cost", None)
+        if hasattr(self, "ccp_cost") and (not isinstance(cc, str) or cc not in COSTS):
+            raise ValueError(f"{name}: ccp_cost must be one of {COSTS}, got {cc!r}.")
+        r = self.cv_repeats
+        if not isinstance(r, numbers.Integral) or isinstance(r, bool) or r < 1:
+            raise ValueError(f"{name}: cv_repeats must be an integer >= 1, got {r!r}.")
+        if r > 1 and not isinstance(cv, numbers.Integral):
+            raise ValueError(f"{name}: cv_repeats={r} needs an integer cv (the number of folds); "
+                             f"give a repeated splitter (RepeatedKFold) as cv instead.")
         me = getattr(self, "max_exhaustive", None)
         if me is not None and (not isinstance(me, numbers.Integral) or isinstance(me, bool)
                                or not 1 <= me <= _MAX_EXHAUSTIVE_LIMIT):
@@ -561,7 +620,7 @@ class _CART(_TreeEstimator):
         from sklearn.utils import Bunch
 
         full = self._unpruned_clone().fit(X, y, sample_weight=sample_weight)
-        path = cost_complexity_path(full.tree_)
+        path = cost_complexity_path(full.tree_, cost=self._ccp_cost())
         return Bunch(ccp_alphas=path.alphas, impurities=path.impurities)
 
     def _unpruned_clone(self):
@@ -723,9 +782,10 @@ class CARTClassifier(_CART, _ClassificationTree):
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
                  max_leaf_nodes=None, class_weight=None, max_surrogates=5, max_exhaustive=12,
-                 pruning="cost-complexity", ccp_alpha="cv-1se", cv=10,
-                 categorical_features="auto", validation_fraction=0.3, prune_on_tie=True,
-                 random_state=None, n_jobs=None, splitter="exact", max_bins=255):
+                 pruning="cost-complexity", ccp_alpha="cv-1se", ccp_cost="impurity", cv=10,
+                 cv_repeats=1, categorical_features="auto", validation_fraction=0.3,
+                 prune_on_tie=True, random_state=None, n_jobs=None, splitter="exact",
+                 max_bins=255, class_order=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -738,7 +798,9 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.max_exhaustive = max_exhaustive
         self.pruning = pruning
         self.ccp_alpha = ccp_alpha
+        self.ccp_cost = ccp_cost
         self.cv = cv
+        self.cv_repeats = cv_repeats
         self.categorical_features = categorical_features
         self.validation_fraction = validation_fraction
         self.prune_on_tie = prune_on_tie
@@ -746,6 +808,7 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.n_jobs = n_jobs
         self.splitter = splitter
         self.max_bins = max_bins
+        self.class_order = class_order
 
     def _policy(self) -> Policy:
         if self.criterion not in ("gini", "entropy"):
@@ -769,7 +832,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
     def __init__(self, *, leaf_value="mean", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
                  max_leaf_nodes=None, max_surrogates=5, pruning="cost-complexity",
-                 ccp_alpha="cv-1se", cv=10, categorical_features="auto",
+                 ccp_alpha="cv-1se", cv=10, cv_repeats=1, categorical_features="auto",
                  validation_fraction=0.3, prune_on_tie=True, random_state=None, n_jobs=None,
                  splitter="exact", max_bins=255):
         self.leaf_value = leaf_value
@@ -783,6 +846,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         self.pruning = pruning
         self.ccp_alpha = ccp_alpha
         self.cv = cv
+        self.cv_repeats = cv_repeats
         self.categorical_features = categorical_features
         self.validation_fraction = validation_fraction
         self.prune_on_tie = prune_on_tie

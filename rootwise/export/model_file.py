@@ -10,6 +10,9 @@ A file is one JSON object (UTF-8, version 1)::
      "reports": {"pruning_steps_": null, "cp_table_": {"type": "CPTable", "fields": {...}}},
      "tree": {Tree.to_dict()}}
 
+plus "class_order" (an array like "classes") when a classifier breaks class ties in another order
+(``class_order_``: a pandas categorical y, or the ``class_order`` parameter).
+
 Labels, categories and parameters are JSON scalars of their own type: Python's json writes an int
 without and a float always with a decimal point or exponent, so ``1``, ``1.0``, ``true`` and ``"1"``
 come back as int, float, bool and str. A non-finite float is written ``{"float": "nan"}`` (JSON
@@ -34,6 +37,7 @@ from .._base import check_is_fitted, is_classifier
 from .._config import CATEGORICAL, CONTINUOUS, THRESHOLD
 from ..estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
 from ..input.schema import Schema
+from ..input.target import class_priority
 from ..prune.cost_complexity import CPTable
 from ..prune.steps import PruningStep
 from ..tree import NODE_FIELDS, SURROGATE_FIELDS, Tree
@@ -50,6 +54,8 @@ REPORTS = {cls.__name__: cls for cls in (PruningStep, CPTable)}
 
 _TOP_KEYS = ("format", "version", "estimator", "params", "schema", "classes", "n_features_in",
              "feature_names_in", "reports", "tree")
+# written only when a classifier breaks class ties in another order than ``classes``
+_OPTIONAL_TOP_KEYS = ("class_order",)
 _SCHEMA_KEYS = ("feature_names", "kinds", "categories", "names_from_input")
 _TREE_KEYS = (*NODE_FIELDS, "value", "pool", "n_categories", "surrogates")
 # numpy dtypes an array in a file may have (dtype.str): bool, integers, floats, unicode, object
@@ -95,6 +101,9 @@ def model_to_dict(model) -> dict:
     schema = model.schema_
     names_in = getattr(model, "feature_names_in_", None)
     classes = getattr(model, "classes_", None)
+    order = getattr(model, "class_order_", None)
+    extra = {} if order is None or np.array_equal(order, classes) else {
+        "class_order": _array_out(np.asarray(order))}
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -112,6 +121,7 @@ def model_to_dict(model) -> dict:
         "feature_names_in": None if names_in is None else [str(n) for n in names_in],
         "reports": {a: _report_out(getattr(model, a)) for a in REPORT_ATTRIBUTES if hasattr(model, a)},
         "tree": model.tree_.to_dict(),
+        **extra,
     }
 
 
@@ -235,7 +245,8 @@ def _build(data):
     if type(version) is not int or version != VERSION:
         raise _Invalid(f"unsupported format version {_short(version)} (this rootwise reads version "
                        f"{VERSION})")
-    _check_keys(data, _TOP_KEYS, "the model")
+    _check_keys({k: v for k, v in data.items() if k not in _OPTIONAL_TOP_KEYS}, _TOP_KEYS,
+                "the model")
     name = data["estimator"]
     if not isinstance(name, str) or name not in ESTIMATORS:
         raise _Invalid(f"unknown estimator {_short(name)} (this rootwise loads {', '.join(ESTIMATORS)})")
@@ -271,12 +282,29 @@ def _build(data):
     if classifier:
         model.classes_ = classes
         model.n_classes_ = len(classes)
+        model.class_order_ = _class_order(data.get("class_order"), classes)
+    elif data.get("class_order") is not None:
+        raise _Invalid(f"class_order should be absent for a {name}")
     model.n_features_in_ = n_features
     for attribute, report in reports.items():
         setattr(model, attribute, report)
     if names_in is not None:
         model.feature_names_in_ = np.asarray(names_in, dtype=object)
     return model
+
+
+def _class_order(v, classes: np.ndarray) -> np.ndarray:
+    """The tie order of the classes: ``classes`` itself when the file has none."""
+    if v is None:
+        return classes
+    order = _array_in(v, "class_order", "biufUO")
+    if len(order) != len(classes):
+        raise _Invalid("class_order does not list the classes")
+    try:
+        class_priority(classes, order)
+    except ValueError:
+        raise _Invalid("class_order does not list the classes") from None
+    return order
 
 
 def _short(v) -> str:
