@@ -405,9 +405,11 @@ ISSUE_4 = ["vote", "soybean", "breast-cancer", "credit-g", "labor", "iris", "dia
 
 def default_label(regression: bool) -> str:
     """The column of the estimator's defaults."""
-    p = (CARTRegressor if regression else CARTClassifier)().get_params()
+    model = (CARTRegressor if regression else CARTClassifier)()
+    p = model.get_params()
     cost = "" if regression else ("mis " if p["ccp_cost"] == "misclassification" else "imp ")
-    return f"{cost}x{p['cv_repeats']} {p['ccp_alpha']}"
+    repeats = 3 if p["cv_repeats"] is None and not regression else (p["cv_repeats"] or 1)
+    return f"{cost}x{repeats} {p['ccp_alpha']}"
 
 
 def sign_test(a: int, b: int) -> float:

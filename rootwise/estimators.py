@@ -235,7 +235,8 @@ class _TreeEstimator(Estimator):
         counts = None if self._regression else np.bincount(y)
         rng = check_random_state(self.random_state)
         pairs = []
-        for _ in range(int(self.cv_repeats)):
+        repeats = self._auto_repeats if self.cv_repeats is None else int(self.cv_repeats)
+        for _ in range(repeats):
             # scikit-learn's StratifiedKFold / KFold folds (shuffle=True), without importing it
             if counts is not None and counts[counts > 0].min() >= n_splits:
                 pairs += stratified_kfold(y, n_splits, rng)
@@ -590,9 +591,9 @@ class _CART(_TreeEstimator):
         if hasattr(self, "ccp_cost") and (not isinstance(cc, str) or cc not in COSTS):
             raise ValueError(f"{name}: ccp_cost must be one of {COSTS}, got {cc!r}.")
         r = self.cv_repeats
-        if not isinstance(r, numbers.Integral) or isinstance(r, bool) or r < 1:
-            raise ValueError(f"{name}: cv_repeats must be an integer >= 1, got {r!r}.")
-        if r > 1 and not isinstance(cv, numbers.Integral):
+        if r is not None and (not isinstance(r, numbers.Integral) or isinstance(r, bool) or r < 1):
+            raise ValueError(f"{name}: cv_repeats must be None or an integer >= 1, got {r!r}.")
+        if r is not None and r > 1 and not isinstance(cv, numbers.Integral):
             raise ValueError(f"{name}: cv_repeats={r} needs an integer cv (the number of folds); "
                              f"give a repeated splitter (RepeatedKFold) as cv instead.")
         me = getattr(self, "max_exhaustive", None)
@@ -724,7 +725,7 @@ class CARTClassifier(_CART, _ClassificationTree):
         Folds for ``ccp_alpha="cv-min"`` / ``"cv-1se"``. An integer K gives shuffled K-fold
         (``random_state``), stratified when every class has at least K rows; with fewer than K
         rows, one fold per row.
-    cv_repeats : int, default 3
+    cv_repeats : int or None, default None (3 with an integer cv)
         Repeated K-fold with an integer ``cv``: R partitions drawn one after the other from
         ``random_state`` (scikit-learn's ``RepeatedStratifiedKFold``; the first is the single
         K-fold of the same seed), R x K trees grown. Row i's 0/1 losses are averaged over its R
@@ -734,8 +735,10 @@ class CARTClassifier(_CART, _ClassificationTree):
 
         the standard error of a mean over rows (rows are the independent draws; repeats remove
         the noise of one fold draw, not the sampling noise, so the SE shrinks only a little).
-        The default 3 costs 31 trees per fit instead of 11; on the 16 files it raises the 1-SE
-        rule from 82.39% to 82.75% (one fold draw moved single files by up to 3.5 points).
+        None repeats 3 times with an integer ``cv`` and takes a splitter's (or iterable's) own
+        folds as they are; an integer R > 1 needs an integer ``cv``. Three repeats cost 31 trees
+        per fit instead of 11; on the 16 files they raise the 1-SE rule from 82.39% to 82.75%
+        (one fold draw moved single files by up to 3.5 points).
     max_surrogates : int, default 5
         Surrogate splits kept per split node (see "Missing values"); 0 sends every row missing
         the primary to the majority branch.
@@ -825,7 +828,7 @@ class CARTClassifier(_CART, _ClassificationTree):
                  min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
                  max_leaf_nodes=None, class_weight=None, max_surrogates=5, max_exhaustive=12,
                  pruning="cost-complexity", ccp_alpha="cv-1se", ccp_cost="misclassification",
-                 cv=10, cv_repeats=3, categorical_features="auto", validation_fraction=0.3,
+                 cv=10, cv_repeats=None, categorical_features="auto", validation_fraction=0.3,
                  prune_on_tie=True, random_state=None, n_jobs=None, splitter="exact",
                  max_bins=255, class_order=None):
         self.criterion = criterion
@@ -851,6 +854,8 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.splitter = splitter
         self.max_bins = max_bins
         self.class_order = class_order
+
+    _auto_repeats = 3  # cv_repeats=None with an integer cv
 
     def _policy(self) -> Policy:
         if self.criterion not in ("gini", "entropy"):
@@ -883,12 +888,13 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         car.test.frame, cu.summary and car90, R's airquality, scikit-learn's diabetes; 3 x 10-fold
         outer CV), "cv-min" averages an RMSE of 0.641 x that of predicting the mean, against 0.662
         for "cv-1se", rpart's 0.743 and scikit-learn's ccp_alpha by 10-fold CV 0.644.
-    cv_repeats : int, default 1
-        As in ``CARTClassifier``. One repeat: on the seven tables three repeats did not help
-        (0.647 with "cv-min") and cost three times the trees.
+    cv_repeats : int or None, default 1
+        As in ``CARTClassifier`` (None: one repeat). One repeat: on the seven tables three
+        repeats did not help (0.647 with "cv-min") and cost three times the trees.
     """
 
     _regression = True
+    _auto_repeats = 1  # cv_repeats=None
 
     def __init__(self, *, leaf_value="mean", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,

@@ -163,19 +163,21 @@ def test_a_split_that_misclassifies_as_much_is_cut_at_alpha_zero():
     assert model.cp_table_.alpha[0] == 0.0 and model.cp_table_.n_leaves[0] == 2
 
 
-def test_equal_alphas_get_one_row():
-    """Two weakest links with the same alpha (1/16 here, exactly): the cp table has one row for
-    both, and every row's subtree is the tree pruned at its alpha."""
+@pytest.mark.parametrize("cost", ["impurity", "misclassification"])
+def test_equal_alphas_get_one_row(cost):
+    """Two weakest links with the same alpha (1/16 here under the impurity cost, exactly; several
+    under the misclassification cost): the cp table has one row for them, and every row's
+    subtree is the tree pruned at its alpha."""
     X = np.arange(12.0).reshape(-1, 1)
     y = np.array([1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 1])
-    model = CARTClassifier(random_state=0, cv=4, ccp_alpha="cv-min").fit(X, y)
+    model = CARTClassifier(random_state=0, cv=4, ccp_alpha="cv-min", ccp_cost=cost).fit(X, y)
     full = CARTClassifier(pruning=None).fit(X, y).tree_
-    path = cost_complexity_path(full).alphas
+    path = cost_complexity_path(full, cost=cost).alphas
     assert np.any(np.diff(path) == 0)  # the setting of this test
     table = model.cp_table_
     assert np.all(np.diff(table.alpha) > 0)
     for alpha, leaves in zip(table.alpha, table.n_leaves, strict=True):
-        assert prune_to_alpha(full, float(alpha)).n_leaves == leaves
+        assert prune_to_alpha(full, float(alpha), cost).n_leaves == leaves
 
 
 def test_zero_gain_splits_do_not_warn():
@@ -212,12 +214,13 @@ def _rule(table, rule):
 @pytest.mark.parametrize("seed", range(4))
 def test_chosen_row_follows_the_rule(rule, seed):
     X, y = _noisy(seed)
-    model = CARTClassifier(ccp_alpha=rule, random_state=seed).fit(X, y)
+    cost = ("impurity", "misclassification")[seed % 2]
+    model = CARTClassifier(ccp_alpha=rule, ccp_cost=cost, random_state=seed).fit(X, y)
     table = model.cp_table_
     assert table.rule == rule and table.chosen == _rule(table, rule)
     full = CARTClassifier(pruning=None).fit(X, y).tree_
     assert model.get_n_leaves() == table.n_leaves[table.chosen]
-    assert model.tree_ == prune_to_alpha(full, float(table.alpha[table.chosen]))
+    assert model.tree_ == prune_to_alpha(full, float(table.alpha[table.chosen]), cost)
     if rule == "cv-1se":  # nothing simpler is within one SE
         k_min = _rule(table, "cv-min")
         later = table.cv_error[table.chosen + 1:]
@@ -226,12 +229,12 @@ def test_chosen_row_follows_the_rule(rule, seed):
 
 def test_cp_table_columns():
     X, y = _noisy(0)
-    model = CARTClassifier(random_state=0).fit(X, y)
+    model = CARTClassifier(random_state=0, ccp_cost="impurity").fit(X, y)
     frame = model.cp_table_.to_frame()
     assert list(frame.columns) == ["alpha", "n_leaves", "train_cost", "cv_error", "cv_std_error", "chosen"]
     assert frame["chosen"].sum() == 1
     assert np.all(np.diff(frame["alpha"]) > 0) and np.all(np.diff(frame["n_leaves"]) < 0)
-    full = CARTClassifier(pruning=None).fit(X, y)
+    full = CARTClassifier(pruning=None, ccp_cost="impurity").fit(X, y)
     path = full.cost_complexity_pruning_path(X, y)
     assert frame["n_leaves"].iloc[0] == full.get_n_leaves() and frame["n_leaves"].iloc[-1] == 1
     np.testing.assert_allclose(frame["alpha"], path.ccp_alphas)  # no equal alphas here
@@ -287,7 +290,7 @@ def test_repeats_draw_new_folds_one_after_the_other():
     theirs = theirs.fit(X, y).cp_table_
     np.testing.assert_array_equal(ours.cv_error, theirs.cv_error)
     np.testing.assert_array_equal(ours.cv_std_error, theirs.cv_std_error)
-    one = CARTClassifier(cv=4, random_state=5).fit(X, y).cp_table_
+    one = CARTClassifier(cv=4, cv_repeats=1, random_state=5).fit(X, y).cp_table_
     single = CARTClassifier(cv=StratifiedKFold(4, shuffle=True, random_state=5)).fit(X, y)
     np.testing.assert_array_equal(one.cv_error, single.cp_table_.cv_error)
     assert not np.array_equal(one.cv_error, ours.cv_error)
@@ -295,13 +298,13 @@ def test_repeats_draw_new_folds_one_after_the_other():
 
 def test_one_se_rule_prefers_a_simpler_tree():
     """Two boundaries and 20% label noise: on these seeds the 1-SE rule keeps fewer leaves than
-    the row of lowest CV error (3 < 6, 3 < 7, 2 < 4, 3 < 5)."""
+    the row of lowest CV error (impurity cost, one 10-fold: 3 < 6, 3 < 7, 2 < 4, 3 < 5)."""
     for seed in (3, 4, 5, 6):
         rng = np.random.default_rng(seed)
         X = parity.features(rng, 200, 3)
         y = (np.sin(2 * X[:, 0]) + X[:, 1] > 0).astype(int)
         y = np.where(rng.random(200) < 0.2, 1 - y, y)
-        model = CARTClassifier(random_state=seed).fit(X, y)  # the default: cv-1se
+        model = CARTClassifier(random_state=seed, ccp_cost="impurity", cv_repeats=1).fit(X, y)
         table = model.cp_table_
         k_min = _rule(table, "cv-min")
         assert model.get_n_leaves() == table.n_leaves[table.chosen] < table.n_leaves[k_min]
@@ -346,10 +349,11 @@ def test_weights_equal_repeated_rows_in_the_cp_table():
 
 def test_fixed_alpha_has_no_table():
     X, y = _noisy(5)
-    model = CARTClassifier(ccp_alpha=0.01).fit(X, y)
+    model = CARTClassifier(ccp_alpha=0.01).fit(X, y)  # alpha in misclassification rate
     assert model.cp_table_ is None
     full = CARTClassifier(pruning=None).fit(X, y).tree_
-    assert model.tree_ == prune_to_alpha(full, 0.01)
+    assert model.tree_ == prune_to_alpha(full, 0.01, "misclassification")
+    assert model.tree_ != prune_to_alpha(full, 0.01, "impurity")  # the cost matters here
     assert CARTClassifier(pruning=None).fit(X, y).cp_table_ is None
 
 
@@ -388,15 +392,28 @@ def test_a_rare_class_does_not_turn_pruning_off():
 @pytest.mark.parametrize("params, message", [
     ({"ccp_cost": "gini"}, "ccp_cost must be one of ('misclassification', 'impurity'), got 'gini'"),
     ({"ccp_cost": None}, "ccp_cost must be one of"),
-    ({"cv_repeats": 0}, "cv_repeats must be an integer >= 1, got 0"),
-    ({"cv_repeats": 2.0}, "cv_repeats must be an integer >= 1, got 2.0"),
-    ({"cv_repeats": True}, "cv_repeats must be an integer >= 1, got True"),
+    ({"cv_repeats": 0}, "cv_repeats must be None or an integer >= 1, got 0"),
+    ({"cv_repeats": 2.0}, "cv_repeats must be None or an integer >= 1, got 2.0"),
+    ({"cv_repeats": True}, "cv_repeats must be None or an integer >= 1, got True"),
     ({"cv_repeats": 2, "cv": KFold(3)}, "cv_repeats=2 needs an integer cv"),
 ])
 def test_bad_pruning_parameters_are_named(params, message):
     X, y = _noisy(9, n=40)
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         CARTClassifier(**params).fit(X, y)
+
+
+def test_default_repeats_three_times_unless_the_folds_are_given():
+    """cv_repeats=None: three repeats of an integer cv (RepeatedStratifiedKFold(10, 3)); a
+    splitter's folds are used as they are."""
+    X, y = _noisy(10, n=80)
+    ours = CARTClassifier(random_state=2).fit(X, y).cp_table_
+    theirs = CARTClassifier(cv=RepeatedStratifiedKFold(n_splits=10, n_repeats=3, random_state=2),
+                            cv_repeats=1).fit(X, y).cp_table_
+    np.testing.assert_array_equal(ours.cv_error, theirs.cv_error)
+    by_splitter = CARTClassifier(cv=KFold(4, shuffle=True, random_state=0)).fit(X, y).cp_table_
+    one = CARTClassifier(cv=list(KFold(4, shuffle=True, random_state=0).split(X))).fit(X, y)
+    np.testing.assert_array_equal(by_splitter.cv_error, one.cp_table_.cv_error)
 
 
 def test_regression_has_one_cost():
