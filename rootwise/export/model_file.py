@@ -10,6 +10,9 @@ A file is one JSON object (UTF-8, version 1)::
      "reports": {"pruning_steps_": null, "cp_table_": {"type": "CPTable", "fields": {...}}},
      "tree": {Tree.to_dict()}}
 
+plus "class_order" (an array like "classes") when a classifier breaks class ties in another order
+(``class_order_``: a pandas categorical y, or the ``class_order`` parameter).
+
 Labels, categories and parameters are JSON scalars of their own type: Python's json writes an int
 without and a float always with a decimal point or exponent, so ``1``, ``1.0``, ``true`` and ``"1"``
 come back as int, float, bool and str. A non-finite float is written ``{"float": "nan"}`` (JSON
@@ -29,12 +32,14 @@ import numpy as np
 
 from .._base import check_is_fitted, is_classifier
 from ..estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
+from ..input.target import class_priority
 from ..prune.cost_complexity import CPTable
 from ..prune.steps import PruningStep
 from ..tree.plain import describe
 from .atomic import write_atomic
 from .model_fields import (
     FieldError,
+    array,
     check_keys,
     read_classes,
     read_params,
@@ -58,6 +63,8 @@ _TOP_KEYS = ("format", "version", "estimator", "params", "schema", "classes", "n
 # bytes the numpy arrays a file declares (a dtype's width times a count) may take per byte of the
 # file; the numbers of a fitted tree take 8 bytes each and are written with 2 or more
 ALLOCATION_FACTOR = 8
+# written only when a classifier breaks class ties in another order than ``classes``
+_OPTIONAL_TOP_KEYS = ("class_order",)
 
 
 class ModelFileError(ValueError):
@@ -95,6 +102,9 @@ def model_to_dict(model) -> dict:
     schema = model.schema_
     names_in = getattr(model, "feature_names_in_", None)
     classes = getattr(model, "classes_", None)
+    order = getattr(model, "class_order_", None)
+    extra = {} if order is None or np.array_equal(order, classes) else {
+        "class_order": _array_out(np.asarray(order))}
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -112,6 +122,7 @@ def model_to_dict(model) -> dict:
         "feature_names_in": None if names_in is None else [str(n) for n in names_in],
         "reports": {a: _report_out(getattr(model, a)) for a in REPORT_ATTRIBUTES if hasattr(model, a)},
         "tree": model.tree_.to_dict(),
+        **extra,
     }
 
 
@@ -226,7 +237,8 @@ def _build(data, max_bytes: int):
     if type(version) is not int or version != VERSION:
         raise FieldError(f"unsupported format version {describe(version)} (this rootwise reads "
                          f"version {VERSION})")
-    check_keys(data, _TOP_KEYS, "the model")
+    check_keys({k: v for k, v in data.items() if k not in _OPTIONAL_TOP_KEYS}, _TOP_KEYS,
+               "the model")
     name = data["estimator"]
     if not isinstance(name, str) or name not in ESTIMATORS:
         raise FieldError(f"unknown estimator {describe(name)} (this rootwise loads "
@@ -256,9 +268,26 @@ def _build(data, max_bytes: int):
     if classifier:
         model.classes_ = classes
         model.n_classes_ = len(classes)
+        model.class_order_ = _class_order(data.get("class_order"), classes, max_bytes)
+    elif data.get("class_order") is not None:
+        raise FieldError(f"class_order should be absent for a {name}")
     model.n_features_in_ = n_features
     for attribute, report in reports.items():
         setattr(model, attribute, report)
     if names_in is not None:
         model.feature_names_in_ = np.asarray(names_in, dtype=object)
     return model
+
+
+def _class_order(v, classes: np.ndarray, max_bytes: int) -> np.ndarray:
+    """The tie order of the classes: ``classes`` itself when the file has none."""
+    if v is None:
+        return classes
+    order = array(v, "class_order", "biufUO", max_bytes)
+    if len(order) != len(classes):
+        raise FieldError("class_order does not list the classes")
+    try:
+        class_priority(classes, order)
+    except ValueError:
+        raise FieldError("class_order does not list the classes") from None
+    return order
