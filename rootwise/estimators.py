@@ -102,7 +102,8 @@ class _TreeEstimator(Estimator):
         priority = None if classes is None else self._class_priority(classes, y)
         w = target.check_sample_weight(sample_weight, n_rows)
         if not self._regression:
-            w = target.class_weighted(w, yt, getattr(self, "class_weight", None))
+            w = target.class_weighted(w, yt, getattr(self, "class_weight", None), classes,
+                                      f"{type(self).__name__}: class_weight")
         if (X_val is None) != (y_val is None):
             raise ValueError("fit needs both X_val and y_val, or neither.")
         if X_val is not None and self.pruning not in _VALIDATION_PRUNING:
