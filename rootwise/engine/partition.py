@@ -5,9 +5,9 @@ missing value go (C4.5: every branch, or every branch whose fraction r_v is larg
 
     branch_of_rows   the branch of each row (-1: value missing, or a category without a branch)
                      and the known weight per branch
-    split_rows       the rows of every branch, concatenated: first the branch's own rows, in node
-                     order, then, if the branch receives them, the rows without a branch, in node
-                     order, with weight w * r_v
+    split_rows       the rows of every branch, concatenated, each branch's in node order: its own
+                     rows and, if the branch receives them, the rows without a branch, with
+                     weight w * r_v
 
 and ``subtree_leaf_counts`` sends rows through a whole subtree that way (C4.5's pruning, when it
 asks what a branch would make of its parent's rows). The arithmetic is numpy's (``np.bincount``
@@ -19,7 +19,7 @@ from numba import njit
 
 from .._config import THRESHOLD
 from .arrays import copy_into, grown
-from .candidates import numpy_sum
+from .arrays import total as ordered_sum
 
 
 @njit(cache=True)
@@ -49,8 +49,8 @@ def branch_of_rows(X, j, kind, threshold, branch_of_category, idx, w, n_branches
 @njit(cache=True)
 def split_rows(idx, w, branch, fractions, receives):
     """The rows of every branch, concatenated in branch order: (idx, w, offsets), branch b holding
-    entries offsets[b]:offsets[b + 1]. Rows with branch -1 are appended to every branch b with
-    receives[b], weighted w * fractions[b]."""
+    entries offsets[b]:offsets[b + 1] in the node's row order. A row with branch -1 goes to every
+    branch b with receives[b], weighted w * fractions[b], in its place in that order."""
     n_branches = fractions.shape[0]
     n = idx.shape[0]
     size = np.zeros(n_branches, dtype=np.int64)
@@ -72,16 +72,12 @@ def split_rows(idx, w, branch, fractions, receives):
             out_idx[fill[b]] = idx[t]
             out_w[fill[b]] = w[t]
             fill[b] += 1
-    if n_lost > 0:
-        for b in range(n_branches):
-            if not receives[b]:
-                continue
-            r = fractions[b]
-            for t in range(n):
-                if branch[t] < 0:
-                    out_idx[fill[b]] = idx[t]
-                    out_w[fill[b]] = w[t] * r
-                    fill[b] += 1
+        else:
+            for c in range(n_branches):
+                if receives[c]:
+                    out_idx[fill[c]] = idx[t]
+                    out_w[fill[c]] = w[t] * fractions[c]
+                    fill[c] += 1
     return out_idx, out_w, offsets
 
 
@@ -116,7 +112,7 @@ def subtree_leaf_counts(X, y, idx, w, feature, kind, threshold, first_child, n_c
         categories = pool[pool_offset[i]:pool_offset[i] + pool_size[i]]
         branch, known_w = branch_of_rows(X, feature[i], kind[i], threshold[i], categories,
                                          node_idx, node_w, n_b)
-        total = numpy_sum(known_w)
+        total = ordered_sum(known_w)
         if total > 0:
             fractions = known_w / total
         else:

@@ -196,3 +196,198 @@ def best_subset_regression(stats, min_leaf):
     for c in range(best_cut):
         side[order[c]] = 0
     return _canonical(side, present), (best_proxy - s_all * s_all / w_all) / w_all
+
+
+# ----------------------------------------------------------------------------- over entries
+# The engine keeps a node's categories as *entries*: the codes present at the node, ascending, and
+# their statistics. These give the functions above their results bit for bit (absent categories
+# add nothing anywhere), without a table of every category per node and feature.
+
+
+@njit(cache=True)
+def _prefix_scan_entries(order, p, stats, criterion, min_leaf, total, left):
+    """``_prefix_scan`` over entry indices order[:p]; ``total``/``left``: scratch of C."""
+    C = stats.shape[1]
+    for k in range(C):
+        total[k] = 0.0
+        left[k] = 0.0
+    for c in range(p):
+        for k in range(C):
+            total[k] += stats[order[c], k]
+    w_all = _total(total)
+    best_cut, best = 0, -np.inf
+    for c in range(p - 1):
+        for k in range(C):
+            left[k] += stats[order[c], k]
+        wl = _total(left)
+        if wl < min_leaf or w_all - wl < min_leaf:
+            continue
+        d = _decrease(left, total, criterion)
+        if d > best + TIE_TOLERANCE:
+            best_cut, best = c + 1, d
+    return best_cut, best
+
+
+@njit(cache=True)
+def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, side_of):
+    """``best_subset_class`` over p entries (rows of ``stats``, in ascending code order): writes
+    each entry's side into ``side_of`` (0 left, 1 right, -1 for an entry without weight), the
+    first entry with weight on the left, and returns whether an admissible split exists."""
+    C = stats.shape[1]
+    sizes = np.empty(p)
+    present = np.empty(p, dtype=np.int64)
+    m = 0
+    for e in range(p):
+        s = 0.0
+        for k in range(C):
+            s += stats[e, k]
+        sizes[e] = s
+        if s > 0.0:
+            present[m] = e
+            m += 1
+    for e in range(p):
+        side_of[e] = -1
+    if m < 2:
+        return False
+    codes = present[:m]
+    total = np.empty(C)
+    left = np.empty(C)
+    best = -np.inf
+    best_left = np.zeros(p, dtype=np.bool_)
+    if C <= 2:
+        prop = np.empty(m)
+        for c in range(m):
+            prop[c] = stats[codes[c], C - 1] / sizes[codes[c]]
+        order = codes[np.argsort(prop, kind="mergesort")]
+        cut, best = _prefix_scan_entries(order, m, stats, criterion, min_leaf, total, left)
+        for c in range(cut):
+            best_left[order[c]] = True
+    elif m <= max_exhaustive:
+        for k in range(C):
+            total[k] = 0.0
+        for c in range(m):
+            for k in range(C):
+                total[k] += stats[codes[c], k]
+        w_all = _total(total)
+        for mask in range(0, (1 << (m - 1)) - 1):
+            for k in range(C):
+                left[k] = stats[codes[0], k]
+            for b in range(m - 1):
+                if mask & (1 << b):
+                    for k in range(C):
+                        left[k] += stats[codes[b + 1], k]
+            wl = _total(left)
+            if wl < min_leaf or w_all - wl < min_leaf:
+                continue
+            d = _decrease(left, total, criterion)
+            if d > best + TIE_TOLERANCE:
+                best = d
+                for c in range(m):
+                    best_left[codes[c]] = False
+                best_left[codes[0]] = True
+                for b in range(m - 1):
+                    if mask & (1 << b):
+                        best_left[codes[b + 1]] = True
+    else:
+        prop = np.empty(m)
+        for k_class in range(C):
+            for c in range(m):
+                prop[c] = stats[codes[c], k_class] / sizes[codes[c]]
+            order = codes[np.argsort(prop, kind="mergesort")]
+            cut, d = _prefix_scan_entries(order, m, stats, criterion, min_leaf, total, left)
+            if cut > 0 and d > best + TIE_TOLERANCE:
+                best = d
+                for c in range(m):
+                    best_left[codes[c]] = False
+                for c in range(cut):
+                    best_left[order[c]] = True
+        if best > -np.inf:
+            best = _improve_by_moves_entries(best_left, codes, stats, criterion, min_leaf, best,
+                                             total, left)
+    if best == -np.inf:
+        return False
+    flip = not best_left[codes[0]]  # canonical: the lowest present code on the left
+    for c in range(m):
+        side_of[codes[c]] = 0 if best_left[codes[c]] != flip else 1
+    return True
+
+
+@njit(cache=True)
+def _improve_by_moves_entries(left_mask, codes, stats, criterion, min_leaf, current, total, left):
+    """``_improve_by_moves`` over entries."""
+    C = stats.shape[1]
+    for k in range(C):
+        total[k] = 0.0
+    for v in codes:
+        for k in range(C):
+            total[k] += stats[v, k]
+    w_all = _total(total)
+    improved = True
+    while improved:
+        improved = False
+        for v in codes:
+            left_mask[v] = not left_mask[v]
+            for k in range(C):
+                left[k] = 0.0
+            n_left = 0
+            for u in codes:
+                if left_mask[u]:
+                    for k in range(C):
+                        left[k] += stats[u, k]
+                    n_left += 1
+            wl = _total(left)
+            ok = 0 < n_left < codes.shape[0] and wl >= min_leaf and w_all - wl >= min_leaf
+            d = _decrease(left, total, criterion) if ok else -np.inf
+            if d > current + TIE_TOLERANCE:
+                current = d
+                improved = True
+            else:
+                left_mask[v] = not left_mask[v]
+    return current
+
+
+@njit(cache=True)
+def best_subset_regression_entries(stats, p, min_leaf, side_of):
+    """``best_subset_regression`` over p entries of (sum w, sum w y, sum w y^2); writes each
+    entry's side into ``side_of`` (0 left, 1 right, -1 without weight), the first entry with
+    weight on the left. Returns whether an admissible split exists."""
+    present = np.empty(p, dtype=np.int64)
+    m = 0
+    for e in range(p):
+        side_of[e] = -1
+        if stats[e, 0] > 0.0:
+            present[m] = e
+            m += 1
+    if m < 2:
+        return False
+    codes = present[:m]
+    means = np.empty(m)
+    for c in range(m):
+        means[c] = stats[codes[c], 1] / stats[codes[c], 0]
+    order = codes[np.argsort(means, kind="mergesort")]
+    w_all, s_all = 0.0, 0.0
+    for c in range(m):
+        w_all += stats[codes[c], 0]
+        s_all += stats[codes[c], 1]
+    wl, sl = 0.0, 0.0
+    best_cut, best_proxy = 0, -np.inf
+    for c in range(m - 1):
+        wl += stats[order[c], 0]
+        sl += stats[order[c], 1]
+        wr = w_all - wl
+        if wl < min_leaf or wr < min_leaf:
+            continue
+        sr = s_all - sl
+        proxy = sl * sl / wl + sr * sr / wr
+        if best_cut == 0 or proxy > best_proxy + TIE_TOLERANCE * max(1.0, abs(best_proxy)):
+            best_cut, best_proxy = c + 1, proxy
+    if best_cut == 0:
+        return False
+    for c in range(m):
+        side_of[codes[c]] = 1
+    for c in range(best_cut):  # the prefix of the order goes left
+        side_of[order[c]] = 0
+    if side_of[codes[0]] == 1:  # canonical: the lowest present code on the left
+        for c in range(m):
+            side_of[codes[c]] = 1 - side_of[codes[c]]
+    return True

@@ -23,6 +23,13 @@ def _beats(a, b):
 
 
 @njit(cache=True)
+def agreement_key(agreement):
+    """The key surrogates are ranked by: the agreement rounded to 12 decimals (as an integer), so
+    that agreements equal up to rounding rank by feature."""
+    return np.floor(agreement * 1e12 + 0.5)
+
+
+@njit(cache=True)
 def best_surrogate_threshold(xs, direction, ws, min_side):
     """Best threshold surrogate.
 
