@@ -67,7 +67,6 @@ class Params(NamedTuple):
     max_exhaustive: int
     min_side: int
     min_adjusted: float
-    total_weight: float  # W of the root, for min_impurity_decrease
     prepruning: bool  # validation rows are given (``Holdout``)
     prune_on_tie: bool
     r8_min_objects: float

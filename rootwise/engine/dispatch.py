@@ -20,7 +20,6 @@ from .._config import CATEGORICAL, MIN_ADJUSTED_AGREEMENT, MIN_SURROGATE_SIDE
 from .._policy import Policy
 from ..prune.steps import PruningStep
 from ..tree import Tree
-from .arrays import total as ordered_sum
 from .bundles import (
     BINNED,
     MISSING_ERROR,
@@ -48,10 +47,8 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     weighted by ``w``; ``y`` class codes when n_classes > 0, else regression targets).
     ``validation`` = (X_val, y_val, w_val) turns on pre-pruning; ``names`` name the columns in
     messages."""
-    from .loop import grow
+    from .loop import fit
     from .node_table import to_tree
-    from .scratch import new_scratch
-    from .segments import root_segments
 
     X = np.ascontiguousarray(X, dtype=np.float64)
     w = np.ascontiguousarray(w, dtype=np.float64)
@@ -67,24 +64,20 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     n_categories = np.asarray(n_categories, dtype=np.int64)
     rows = _rows(X, y, w, n_classes, policy)
     features, binned_codes = _features(X, kinds, n_categories, policy)
-    params = _params(policy, n_classes, w, validation is not None)
+    params = _params(policy, n_classes, validation is not None)
     holdout = _holdout(validation, d, n_classes)
 
     binned = np.flatnonzero(features.search == BINNED).astype(np.int64)
     binned = binned[np.argsort(features.slot[binned])]
     from_bins = ~features.categorical[binned]
     sorted_columns = np.flatnonzero(features.search == SORTED).astype(np.int64)
-    seg = root_segments(X, rows.yc, rows.yr, w, sorted_columns, binned, from_bins, binned_codes,
-                        features.n_values, n)
     categorical = features.categorical
     max_categories = int(max(n_categories[categorical].max(initial=2), 2))
-    wide = features.search == WIDE
-    max_wide = int(n_categories[wide].max(initial=0))
-    width = 3 if policy.regression else n_classes
+    max_wide = int(n_categories[features.search == WIDE].max(initial=0))
+    layout = (sorted_columns, binned, from_bins, binned_codes, max_categories, max_wide)
     unit_input = bool(np.all((w == 0.0) | (w == 1.0)))
-    scr = new_scratch(n, d, n_classes, width, binned, max_categories, max_wide,
-                      seg.codes.shape[1], unit_input)
-    g = grow(rows, features, params, holdout, seg, scr, 1 if policy.regression else n_classes)
+    g = fit(rows, features, params, holdout, layout, 1 if policy.regression else n_classes,
+            unit_input)
     tree = to_tree(g.nodes, g.n_nodes, g.pool, g.n_pool, g.surrogates, g.n_surrogates,
                    n_categories)
     steps = [PruningStep(int(g.step_node[i]), float(g.step_weight[i]),
@@ -142,7 +135,7 @@ def _features(X, kinds, n_categories, policy) -> tuple[Features, np.ndarray]:
     return features, np.ascontiguousarray(binned_codes)
 
 
-def _params(policy: Policy, n_classes: int, w: np.ndarray, prepruning: bool) -> Params:
+def _params(policy: Policy, n_classes: int, prepruning: bool) -> Params:
     surrogate = policy.missing == "surrogate"
     return Params(
         n_classes=int(n_classes), criterion=int(policy.criterion_code),
@@ -159,7 +152,7 @@ def _params(policy: Policy, n_classes: int, w: np.ndarray, prepruning: bool) -> 
         median=policy.leaf_value == "median",
         max_surrogates=int(policy.max_surrogates) if surrogate else 0,
         max_exhaustive=int(policy.max_exhaustive), min_side=MIN_SURROGATE_SIDE,
-        min_adjusted=MIN_ADJUSTED_AGREEMENT, total_weight=ordered_sum(w),
+        min_adjusted=MIN_ADJUSTED_AGREEMENT,
         prepruning=bool(prepruning), prune_on_tie=bool(policy.prune_on_tie),
         r8_min_objects=float(policy.min_samples_leaf), r8_share=MIN_SPLIT_SHARE,
         r8_cap=MIN_SPLIT_CAP, n_threads=1)

@@ -41,8 +41,9 @@ from .route import (
     receiving,
     to_majority,
 )
+from .scratch import new_scratch
 from .search import available_columns, chosen_sides, new_candidates, search
-from .segments import child_layout, split_binary, split_multiway, with_capacity
+from .segments import child_layout, root_segments, split_binary, split_multiway, with_capacity
 from .surrogate_split import (
     heavier,
     new_surrogate_candidates,
@@ -114,7 +115,7 @@ def _weights_by_row(seg, start, end, rows, params, scr):
 
 
 @njit(cache=True)
-def _find_split(nodes, node, seg, start, end, W, rows, feat, params, scr, cand):
+def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr, cand):
     """The node's chosen column (-1: none) after the selection rule, epsilon and
     min_impurity_decrease."""
     available_columns(nodes, node, scr.available)
@@ -123,7 +124,7 @@ def _find_split(nodes, node, seg, start, end, W, rows, feat, params, scr, cand):
                              w_row, unit)
     if j < 0 or chosen_score < params.epsilon:
         return -1
-    if cand.gain[j] * W / params.total_weight < params.min_impurity_decrease:
+    if cand.gain[j] * W / total_weight < params.min_impurity_decrease:
         return -1
     return j
 
@@ -134,6 +135,9 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     root_segments``); ``holdout``: validation rows (empty X: no pre-pruning)."""
     n = rows.w.shape[0]
     d = feat.search.shape[0]
+    total_weight = 0.0  # W of the root, added in row order (min_impurity_decrease)
+    for r in range(n):
+        total_weight += rows.w[r]
     nodes = new_nodes(64, n_out)
     init_leaf(nodes, 0, -1, 0, 1.0)
     n_nodes = 1
@@ -198,7 +202,7 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     if best_first:
         W, ok = _visit(nodes, 0, seg, 0, n, params, scr)
         if ok:
-            j = _find_split(nodes, 0, seg, 0, n, W, rows, feat, params, scr, cand)
+            j = _find_split(nodes, 0, seg, 0, n, W, total_weight, rows, feat, params, scr, cand)
             if j >= 0:
                 heap_key[0], heap_node[0] = -cand.gain[j] * W, 0
                 n_heap = 1
@@ -228,7 +232,8 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
                 i = m
             start, end = seg_start[node], seg_end[node]
             W = nodes.weight[node]
-            j = _find_split(nodes, node, seg, start, end, W, rows, feat, params, scr, cand)
+            j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params,
+                            scr, cand)
         else:
             top -= 1
             node = stack[top]
@@ -236,7 +241,8 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
             W, ok = _visit(nodes, node, seg, start, end, params, scr)
             if not ok:
                 continue
-            j = _find_split(nodes, node, seg, start, end, W, rows, feat, params, scr, cand)
+            j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params,
+                            scr, cand)
         if j < 0:
             continue
 
@@ -455,8 +461,8 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
                 Wc, ok = _visit(nodes, c, seg, seg_start[c], seg_end[c], params, scr)
                 if not ok:
                     continue
-                jc = _find_split(nodes, c, seg, seg_start[c], seg_end[c], Wc, rows, feat, params,
-                                 scr, cand)
+                jc = _find_split(nodes, c, seg, seg_start[c], seg_end[c], Wc, total_weight, rows,
+                                 feat, params, scr, cand)
                 if jc < 0:
                     continue
                 if n_heap == heap_key.shape[0]:
@@ -483,3 +489,18 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     return Growth(nodes, n_nodes, pool, n_pool, sur, n_sur, step_node, step_weight, step_subtree,
                   step_leaf, step_pruned, n_steps)
 
+
+
+@njit(cache=True)
+def fit(rows, feat, params, holdout, layout, n_out, unit_input):
+    """Everything a fit runs in numba, in one call from Python: the root's segments (``layout``:
+    sorted columns, binned columns, which come from histogram bins, their codes, the most
+    categories of any column and of a WIDE one), the working memory, and the growth."""
+    (sorted_columns, binned, from_bins, binned_codes, max_categories, max_wide) = layout
+    n, d = rows.X.shape
+    seg = root_segments(rows.X, rows.yc, rows.yr, rows.w, sorted_columns, binned, from_bins,
+                        binned_codes, feat.n_values, n)
+    width = 3 if params.regression else params.n_classes
+    scr = new_scratch(n, d, params.n_classes, width, binned, max_categories, max_wide,
+                      seg.codes.shape[1], unit_input)
+    return grow(rows, feat, params, holdout, seg, scr, n_out)

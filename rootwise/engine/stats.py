@@ -63,3 +63,16 @@ def node_statistics(y, idx, w, n_classes, criterion):
         if counts[k] > 0:
             classes += 1
     return counts, total, impurity(counts, criterion), classes <= 1
+
+
+@njit(cache=True)
+def total_and_errors(counts):
+    """(N, E) of a leaf with these class counts: N their total (added in order), E = N - the
+    largest count (the weight not in the majority class)."""
+    n = 0.0
+    top = counts[0]
+    for k in range(counts.shape[0]):
+        n += counts[k]
+        if counts[k] > top:
+            top = counts[k]
+    return n, n - top

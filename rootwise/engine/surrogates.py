@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from .._config import TIE_TOLERANCE
-from .numeric import midpoint
+from .thresholds import midpoint
 
 
 @njit(cache=True)

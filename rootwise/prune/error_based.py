@@ -28,11 +28,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import LEAF, MISSING_FRACTIONAL
-from ..engine.candidates import total_and_errors
 from ..engine.criteria import impurity
 from ..engine.partition import subtree_leaf_counts
-from ..engine.release8 import SMALL
-from ..engine.stats import class_counts
+from ..engine.j48 import SMALL
+from ..engine.stats import class_counts, total_and_errors
 from ..reference.splitter import NodeData, Splitter, branch_fractions
 from ..tree import Tree
 from ..tree.records import NodeRecords
