@@ -29,8 +29,8 @@ import numpy as np
 
 from .._config import LEAF, MISSING_FRACTIONAL
 from ..engine.criteria import impurity
-from ..engine.partition import subtree_leaf_counts
 from ..engine.j48 import SMALL
+from ..engine.partition import subtree_leaf_counts
 from ..engine.stats import class_counts, total_and_errors
 from ..reference.splitter import NodeData, Splitter, branch_fractions
 from ..tree import Tree
