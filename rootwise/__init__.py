@@ -8,7 +8,7 @@ explain and pruning_report are bound at import (both light: explain imports pand
 functions).
 """
 
-from importlib import import_module
+from importlib import import_module as _import_module
 
 from . import _jit  # noqa: F401  (drops numba cache files older than the kernels)
 from .estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
@@ -26,7 +26,13 @@ _LAZY = {
     "load": (".export.model_file", "load"),
     "save": (".export.model_file", "save"),
     "export_graphviz": (".export", "export_graphviz"),
+    "export_rules": (".export", "export_rules"),
+    "export_sql": (".export", "export_sql"),
     "export_text": (".export", "export_text"),
+    "read_data": (".input.files", "read_data"),  # CSV, TSV, ARFF, Parquet -> DataFrame (pandas)
+    "DataFileError": (".input.files", "DataFileError"),
+    "export_html": (".export.html", "export_html"),  # the report; no matplotlib needed
+    "plot_tree": (".export.plot", "plot_tree"),  # imports matplotlib when called
 }
 
 __all__ = ["C45Classifier", "CARTClassifier", "CARTRegressor", "ID3Classifier", "explain",
@@ -39,7 +45,7 @@ def __getattr__(name: str):
         module, attribute = _LAZY[name]
     except KeyError:
         raise AttributeError(f"module 'rootwise' has no attribute {name!r}") from None
-    value = import_module(module, __name__)
+    value = _import_module(module, __name__)
     if attribute is not None:
         value = getattr(value, attribute)
     globals()[name] = value  # the next look-up is an ordinary global
@@ -47,4 +53,5 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    """The public names only (submodules and helpers stay reachable, but are not advertised)."""
+    return sorted([*__all__, "__version__"])

@@ -23,7 +23,7 @@ from ._policy import Policy
 from ._threads import resolve as resolve_threads
 from ._threads import threads
 from .input import encode, tables, target
-from .input.schema import fit_schema, resolve_categorical
+from .input.schema import resolve_categorical
 from .prune.cost_complexity import choose_alpha_by_cv, cost_complexity_path, prune_to_alpha
 from .prune.error_based import collapse_tree, error_based_prune
 from .prune.folds import kfold, stratified_kfold
@@ -93,10 +93,8 @@ class _TreeEstimator(Estimator):
         frame = tables.as_table(X)
         mask = resolve_categorical(frame, self.categorical_features)
         policy = self._policy()
-        schema = fit_schema(frame, mask, numeric_as_category=policy.numeric_as_category)
-        Xe = encode.encode_numeric_array(X, schema)  # a numeric array: no per-column copy
-        if Xe is None:
-            Xe = encode.encode(frame, schema)
+        # the categories and the codes in one pass over the cells
+        schema, Xe = encode.fit_encode(frame, mask, numeric_as_category=policy.numeric_as_category)
         n_rows = Xe.shape[0]
         self._check_missing(Xe, schema)
         classes, yt = target.encode_fit_target(y, n_rows, self._regression)
@@ -243,11 +241,17 @@ class _TreeEstimator(Estimator):
 
     # ---------------------------------------------------------------- predict
     def _encode(self, X, check_finite: bool = True) -> np.ndarray:
+        return self._encode_checked(X, check_finite)[0]
+
+    def _encode_checked(self, X, check_finite: bool) -> tuple[np.ndarray, bool]:
+        """(encoded X, whether infinite values have been refused). Without ``check_finite`` a
+        numeric matrix for an all-continuous model comes back as it is, unchecked; every other
+        table goes through the encoder, which refuses infinities column by column."""
         check_is_fitted(self, "tree_")
         tables.check_feature_names(getattr(self, "feature_names_in_", None), X, type(self).__name__)
         Xe = encode.encode_numeric_array(X, self.schema_, check_finite=check_finite)
         if Xe is not None:  # a plain numeric matrix for an all-continuous model: no table needed
-            return Xe
+            return Xe, check_finite
         frame = tables.as_table(X)
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(
@@ -256,16 +260,18 @@ class _TreeEstimator(Estimator):
             )
         Xe = encode.encode(frame, self.schema_)
         self._check_missing(Xe, self.schema_)
-        return Xe
+        return Xe, True
 
     def _route(self, X, table: np.ndarray):
         """(ends, out): the node each row of ``X`` ends in and ``table[end]`` per row, computed in
         one pass on ``n_jobs`` threads (blocks of rows) when there are enough rows. A numeric
-        matrix goes to the kernel without a copy; the kernel reports infinite values."""
-        Xe = self._encode(X, check_finite=False)  # first: it raises NotFittedError
+        matrix goes to the kernel without a copy; the kernel reports infinite values (in an
+        encoded table the encoder has refused them already)."""
+        Xe, finite = self._encode_checked(X, check_finite=False)  # first: it raises NotFittedError
         with threads(getattr(self, "n_jobs", None)) as k:
-            ends, out, first_inf = self.tree_.route(Xe, table, parallel=k > 1 and
-                                                    Xe.shape[0] >= _PARALLEL_ROWS)
+            ends, out, first_inf = self.tree_.route(
+                Xe, table, parallel=k > 1 and Xe.shape[0] >= _PARALLEL_ROWS,
+                check_finite=not finite)
         if first_inf >= 0:
             encode.raise_infinite(Xe, first_inf, self.schema_)
         return ends, out
@@ -306,6 +312,15 @@ class _TreeEstimator(Estimator):
         out = _impurity_decrease_per_feature(self.tree_, self.n_features_in_)
         total = out.sum()
         return out / total if total > 0 else out
+
+    def _repr_html_(self):
+        """Notebook view of a fitted model: its summary and the collapsible tree
+        (``rootwise.export.html``). None for an unfitted model: the notebook shows the plain repr."""
+        if not hasattr(self, "tree_"):
+            return None
+        from .export.html import notebook_html
+
+        return notebook_html(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -563,6 +578,14 @@ class _CART(_TreeEstimator):
         full = self._unpruned_clone().fit(X, y, sample_weight=sample_weight)
         path = cost_complexity_path(full.tree_)
         return Bunch(ccp_alphas=path.alphas, impurities=path.impurities)
+
+    def plot_cp(self, ax=None):
+        """rpart's plotcp: the CV error of each subtree of the pruning sequence with one-standard-
+        error bars, the one-standard-error line and the chosen subtree (matplotlib, ``rootwise[plot]``);
+        returns the Axes. Needs ``cp_table_``: alpha chosen by cross-validation."""
+        from .export.plot_cp import plot_cp
+
+        return plot_cp(self, ax=ax)
 
     def _unpruned_clone(self):
         return clone(self).set_params(pruning=None)

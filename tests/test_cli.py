@@ -46,23 +46,27 @@ def test_fit_prints_the_textbook_tree_and_saves(tmp_path, capsys):
     code, out, err = run(capsys, *FIT, "--out", str(out_file))
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert lines[0] == "├── 纹理 = 清晰" and lines[-2] == "└── 纹理 = 模糊"
-    assert "│   │   └── class: 是 (否: 0, 是: 5)" in lines  # 清晰 -> 蜷缩
-    assert "    └── class: 否 (否: 3, 是: 0)" in lines  # 模糊
-    assert sum("empty branch" in line for line in lines) == 1  # 清晰 -> 稍蜷 -> 浅白
+    assert lines[0] == "├── 纹理 = 清晰" and lines[12] == "└── 纹理 = 模糊 → 否 (3)"
+    assert "│   ├── 根蒂 = 蜷缩 → 是 (5)" in lines  # 清晰 -> 蜷缩
+    assert sum("(0, parent's class)" in line for line in lines) == 1  # 清晰 -> 稍蜷 -> 浅白
     assert not any("编号" in line for line in lines)  # --ignore worked
+    # J48's closing lines: the size of the tree, then the score on the training rows (ID3 grows
+    # until every leaf is pure on watermelon 2.0: 17 of 17)
+    assert lines[13:] == ["", "9 leaves, 14 nodes, depth 4", "training accuracy 1.000 (17 of 17 rows)"]
     assert rootwise.load(out_file).tree_.n_leaves == 9
 
 
 def test_fit_options_reach_the_estimator(capsys):
     code, out, _ = run(capsys, *FIT, "--max-depth", "1")
     assert code == 0
-    assert out.splitlines() == ["├── 纹理 = 清晰", "│   └── class: 是 (否: 2, 是: 7)",
-                                "├── 纹理 = 稍糊", "│   └── class: 否 (否: 4, 是: 1)",
-                                "└── 纹理 = 模糊", "    └── class: 否 (否: 3, 是: 0)"]
+    # 纹理 alone: 清晰 holds 7 是 and 2 否, 稍糊 4 否 and 1 是; 14 of 17 rows right
+    assert out.splitlines() == ["├── 纹理 = 清晰 → 是 (9/2)", "├── 纹理 = 稍糊 → 否 (5/1)",
+                                "└── 纹理 = 模糊 → 否 (3)", "",
+                                "3 leaves, 4 nodes, depth 1",
+                                "training accuracy 0.824 (14 of 17 rows)"]
     # a gain threshold above every gain at the root (纹理: 0.381) leaves a single leaf
     code, out, _ = run(capsys, *FIT, "--epsilon", "0.5")
-    assert code == 0 and out == "class: 否 (否: 9, 是: 8)\n"
+    assert code == 0 and out.splitlines()[0] == "否 (17/8)"
 
 
 def test_fit_reads_a_bom_and_only_empty_cells_are_missing(tmp_path, capsys):
@@ -70,8 +74,7 @@ def test_fit_reads_a_bom_and_only_empty_cells_are_missing(tmp_path, capsys):
     data.write_text("颜色,标签\nNA,是\nNone,否\nNA,是\n", encoding="utf-8-sig")
     code, out, err = run(capsys, "fit", str(data), "--target", "标签")
     assert code == 0, err
-    assert out.splitlines() == ["├── 颜色 = NA", "│   └── class: 是 (否: 0, 是: 2)",
-                                "└── 颜色 = None", "    └── class: 否 (否: 1, 是: 0)"]
+    assert out.splitlines()[:2] == ["├── 颜色 = NA → 是 (2)", "└── 颜色 = None → 否 (1)"]
 
 
 def test_predict_selects_columns_by_name(model_file, tmp_path, capsys):
@@ -123,7 +126,7 @@ def test_other_algorithms(algorithm, cls, target, tmp_path, capsys):
                          "--algorithm", algorithm, "--max-depth", "2", "--random-state", "0",
                          "--out", str(out_file))
     assert code == 0, err
-    assert out == rootwise.export_text(model)
+    assert out.startswith(rootwise.export_text(model) + "\n")
     assert rootwise.load(out_file).tree_ == model.tree_
     code, out, _ = run(capsys, "predict", str(out_file), data)
     assert code == 0
@@ -133,7 +136,10 @@ def test_other_algorithms(algorithm, cls, target, tmp_path, capsys):
 
 def test_show(model_file, capsys):
     code, text, _ = run(capsys, "show", str(model_file))
-    assert code == 0 and text.splitlines()[0] == "├── 纹理 = 清晰"
+    assert code == 0 and text == rootwise.export_text(rootwise.load(model_file))
+    code, text, _ = run(capsys, "show", str(model_file), "--show-depth", "1", "--counts")
+    assert code == 0
+    assert text.splitlines()[0] == "├── 纹理 = 清晰 → 是 (9/2) [是: 7, 否: 2] … (6 leaves below)"
     code, dot, _ = run(capsys, "show", str(model_file), "--format", "dot")
     assert code == 0 and dot.startswith("digraph Tree {") and '0 -> 1 [label="清晰"]' in dot
     code, raw, _ = run(capsys, "show", str(model_file), "--format", "json")
@@ -172,6 +178,7 @@ def _files(tmp_path):
 USER_ERRORS = {
     "no command": ([], "required: COMMAND"),
     "missing data": (["fit", "{tmp}/nope.csv", "--target", "y"], "nope.csv: No such file"),
+    "missing arff": (["fit", "{tmp}/nope.arff", "--target", "y"], "nope.arff: No such file"),
     "empty csv": (["fit", "{tmp}/empty.csv", "--target", "a"], "empty.csv: the file is empty"),
     "header only": (["fit", "{tmp}/header.csv", "--target", "a"], "header.csv: no data rows"),
     "not utf-8": (["fit", "{tmp}/binary.csv", "--target", "a"], "binary.csv: not UTF-8"),
@@ -181,12 +188,18 @@ USER_ERRORS = {
     "no features": (["fit", "{tmp}/nolabel.csv", "--target", "y", "--ignore", "a"], "no feature columns"),
     "missing label": (["fit", "{tmp}/nolabel.csv", "--target", "y"], "missing label"),
     "bad depth": (FIT + ["--max-depth", "0"], "max_depth"),
-    "depth not int": (FIT + ["--max-depth", "two"], "invalid int value: 'two'"),
+    "depth not int": (FIT + ["--max-depth", "two"], "max_depth must be None or an integer >= 1, got 'two'"),
     "bad leaf": (FIT + ["--min-samples-leaf", "-1"], "min_samples_leaf"),
     "unknown algorithm": (FIT + ["--algorithm", "c9"], "invalid choice: 'c9'"),
     "out is a directory": (FIT + ["--out", "{tmp}"], "Is a directory"),
     "option of another algorithm": (FIT + ["--algorithm", "cart", "--epsilon", "0.1"],
-                                    "--epsilon is not an option of cart"),
+                                    "--epsilon is not an option of cart (it is one of id3, c4.5)"),
+    "bool option of another algorithm": (FIT + ["--release8"], "--release8 is not an option of id3"),
+    "bad class weight": (FIT + ["--algorithm", "cart", "--class-weight", "是"],
+                         "expected balanced or CLASS=W"),
+    "unknown class weight": (FIT + ["--algorithm", "cart", "--class-weight", "是=2,好=1"],
+                             "--class-weight names class '好', which column '好瓜' does not hold"),
+    "bad criterion": (FIT + ["--algorithm", "cart", "--criterion", "gain"], "criterion must be"),
     "explain a regression": (["explain", WATERMELON, "--target", "编号", "--algorithm", "cart-regressor"],
                              "explain needs a classification algorithm"),
     "model missing": (["predict", "{tmp}/nope.json", WATERMELON], "nope.json: No such file"),

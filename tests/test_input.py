@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import DataConversionWarning
 
 from rootwise._config import CATEGORICAL, CONTINUOUS, UNSEEN_CODE
-from rootwise.input import encode, tables, target
+from rootwise.input import encode, tables, target, values
 from rootwise.input import schema as schema_mod
 
 
@@ -360,3 +361,175 @@ def test_bad_numeric_matrices(X, words):
     with pytest.raises(ValueError, match=words):
         table = tables.as_table(X)
         encode.encode(table, schema_mod.fit_schema(table, schema_mod.resolve_categorical(table, "auto")))
+
+
+# --------------------------------------------------------------------------- vectorised encoding
+#
+# The encoder factorises whole columns; the reference below looks at one cell at a time, with a
+# linear scan and Python's ==, as a reader would encode a column by hand.
+
+
+def _is_hole(v) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and v != v)
+
+
+def _python(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def reference_categories(series) -> list:
+    """A pandas categorical's own categories; otherwise the values present, first appearance."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return [_python(c) for c in series.cat.categories]
+    found = []
+    for v in series.to_numpy(dtype=object):
+        if not _is_hole(v) and not any(c == _python(v) for c in found):
+            found.append(_python(v))
+    return found
+
+
+def reference_codes(series, categories) -> list:
+    """Per cell: NaN when missing, else the index of the first category equal to it, else
+    UNSEEN_CODE."""
+    codes = []
+    for v in series.to_numpy(dtype=object):
+        if _is_hole(v):
+            codes.append(np.nan)
+            continue
+        v = _python(v)
+        codes.append(next((float(i) for i, c in enumerate(categories) if c == v), UNSEEN_CODE))
+    return codes
+
+
+def _draw(rng, pool, holes, n):
+    cells = np.empty(n, dtype=object)
+    cells[:] = [pool[i] for i in rng.integers(0, len(pool), n)]
+    where = rng.random(n) < 0.15
+    cells[where] = [holes[i] for i in rng.integers(0, len(holes), int(where.sum()))]
+    return cells
+
+
+def _column_pair(kind, rng, n=300):
+    """(training column, prediction column) of one dtype; the prediction column holds values
+    absent from training and misses some training values."""
+    if kind == "category, another order at predict":
+        train = pd.Categorical(rng.choice(["b", "a", "c"], n), categories=["b", "a", "c", "d"])
+        test = pd.Categorical(rng.choice(["d", "e", "a"], n), categories=["d", "e", "a"])
+        train[rng.random(n) < 0.1] = np.nan
+        test[rng.random(n) < 0.1] = np.nan
+        return pd.Series(train), pd.Series(test)
+    if kind == "category of numbers":
+        train = pd.Series(pd.Categorical(rng.choice([3, 1, 2], n), categories=[3, 1, 2, 7]))
+        return train, pd.Series(pd.Categorical(rng.choice([2, 9], n)))
+    if kind == "object, numbers and strings":
+        pool = [1, 2.5, "a", 1.0, True, -0.0, 0, "b", np.int64(3), np.float64(2.5), "1"]
+        holes = [None, np.nan, pd.NA]
+        return (pd.Series(_draw(rng, pool, holes, n), dtype=object),
+                pd.Series(_draw(rng, pool[3:] + ["z", 4.5], holes, n), dtype=object))
+    if kind in ("string", "str"):
+        words = ["甲", "乙", "丙", "x", ""]
+        holes = [None, pd.NA] if kind == "string" else [None, np.nan]
+        return (pd.Series(_draw(rng, words[:4], holes, n), dtype=kind),
+                pd.Series(_draw(rng, words[1:], holes, n), dtype=kind))
+    if kind == "Int64":
+        return (pd.Series(pd.array(_draw(rng, [5, -1, 0, 7], [None, pd.NA], n), dtype="Int64")),
+                pd.Series(pd.array(_draw(rng, [0, 7, 99], [pd.NA], n), dtype="Int64")))
+    if kind == "Float64":
+        return (pd.Series(pd.array(_draw(rng, [0.5, -0.0, 0.0, 2.0], [None], n), dtype="Float64")),
+                pd.Series(pd.array(_draw(rng, [0.0, 2.0, 3.5], [pd.NA], n), dtype="Float64")))
+    if kind == "boolean":
+        return (pd.Series(pd.array(_draw(rng, [False], [None, pd.NA], n), dtype="boolean")),
+                pd.Series(pd.array(_draw(rng, [True, False], [pd.NA], n), dtype="boolean")))
+    if kind == "bool":  # True is seen only at prediction time
+        return pd.Series(np.zeros(n, dtype=bool)), pd.Series(rng.random(n) < 0.5)
+    if kind == "int64":
+        return pd.Series(rng.integers(-2, 3, n)), pd.Series(rng.integers(0, 6, n))
+    raise AssertionError(kind)
+
+
+KINDS = ["category, another order at predict", "category of numbers",
+         "object, numbers and strings", "string", "str", "Int64", "Float64", "boolean", "bool",
+         "int64"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_vectorised_encoding_matches_the_per_cell_reference(kind):
+    rng = np.random.default_rng(KINDS.index(kind))
+    train, test = _column_pair(kind, rng)
+    frame = pd.DataFrame({"c": train, "x": rng.normal(size=len(train))})
+    mask = np.array([True, False])  # listed: nullable numbers become categorical too
+    schema, Xe = encode.fit_encode(frame, mask)
+
+    categories = reference_categories(train)
+    assert schema.categories[0] == tuple(categories)
+    assert [type(c) for c in schema.categories[0]] == [type(c) for c in categories]
+    assert schema == schema_mod.fit_schema(frame, mask)
+    np.testing.assert_array_equal(Xe[:, 0], reference_codes(train, categories))
+    np.testing.assert_array_equal(Xe[:, 1], frame["x"].to_numpy())
+    np.testing.assert_array_equal(encode.encode(frame, schema), Xe)
+
+    new = pd.DataFrame({"c": test, "x": np.zeros(len(test))})
+    expected = reference_codes(test, categories)
+    assert UNSEEN_CODE in expected  # the case is exercised
+    np.testing.assert_array_equal(encode.encode(new, schema)[:, 0], expected)
+
+
+def test_categorical_fit_codes_follow_the_dtype_order_not_appearance():
+    train = pd.DataFrame({"c": pd.Categorical(["y", "x", "y"], categories=["x", "y", "w"])})
+    schema, Xe = encode.fit_encode(train, np.array([True]))
+    assert schema.categories == (("x", "y", "w"),) and Xe[:, 0].tolist() == [1, 0, 1]
+    test = pd.DataFrame({"c": pd.Categorical(["w", "y", None, "v"], categories=["v", "w", "y"])})
+    codes = encode.encode(test, schema)[:, 0]
+    assert codes[[0, 1, 3]].tolist() == [2, 1, UNSEEN_CODE] and np.isnan(codes[2])
+
+
+def test_numeric_array_listed_as_categorical_matches_the_reference():
+    rng = np.random.default_rng(11)
+    train = rng.integers(-3, 4, size=(500, 2))
+    schema, Xe = encode.fit_encode(train, np.array([True, False]))
+    column = pd.Series(train[:, 0])
+    categories = reference_categories(column)
+    assert schema.categories[0] == tuple(categories)
+    np.testing.assert_array_equal(Xe[:, 0], reference_codes(column, categories))
+    test = rng.integers(-5, 6, size=(500, 2)).astype(np.float64)
+    test[:3, 0] = [np.nan, np.inf, 2.0]  # missing; not a category; equal to the int 2
+    expected = reference_codes(pd.Series(test[:, 0]), categories)
+    np.testing.assert_array_equal(encode.encode(test, schema)[:, 0], expected)
+    assert np.isnan(expected[0]) and expected[1] == UNSEEN_CODE
+
+
+def test_object_numbers_in_a_continuous_column_convert_as_each_cell_would():
+    cells = [1, 2.5, None, pd.NA, np.nan, np.float32(0.25), np.int64(-4), 10 ** 20, True]
+    for with_bool in (False, True):
+        series = pd.Series(cells[:len(cells) - (not with_bool)], dtype=object)
+        if with_bool:  # a bool is not a number here: the row is named
+            with pytest.raises(ValueError, match="column 'v' is continuous but row 8"):
+                values.continuous_values(series, "v")
+            continue
+        expected = [np.nan if _is_hole(v) else float(v) for v in series]
+        np.testing.assert_array_equal(values.continuous_values(series, "v"), expected)
+
+
+def test_rare_numbers_in_an_object_column_are_converted_one_by_one():
+    series = pd.Series([Fraction(1, 4), 2, None], dtype=object)
+    np.testing.assert_array_equal(values.continuous_values(series, "v"), [0.25, 2.0, np.nan])
+
+
+def test_row_major_assembly_of_many_columns_and_blocks():
+    rng = np.random.default_rng(5)
+    n = encode.BLOCK * 2 + 7
+    columns = [rng.normal(size=n) for _ in range(2 * encode.GROUP + 3)]
+    got = encode.row_major((n, len(columns)), iter(columns))
+    assert got.flags.c_contiguous
+    np.testing.assert_array_equal(got, np.column_stack(columns))
+
+
+def test_wide_table_encodes_column_by_column():
+    rng = np.random.default_rng(9)
+    n = encode.BLOCK + 3
+    frame = pd.DataFrame({f"k{j}": rng.choice(["a", "b", None], n) for j in range(9)}
+                         | {f"f{j}": rng.normal(size=n) for j in range(9)})
+    schema, Xe = encode.fit_encode(frame, schema_mod.resolve_categorical(frame, "auto"))
+    for j, name in enumerate(frame.columns):
+        np.testing.assert_array_equal(
+            Xe[:, j], encode.encode_column(frame[name], name, schema.categories[j]))

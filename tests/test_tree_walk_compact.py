@@ -12,7 +12,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from test_tree_walk import random_rows, random_tree
 
 from rootwise import CARTClassifier, CARTRegressor
-from rootwise._config import LEAF, MISSING_STOP, THRESHOLD
+from rootwise._config import LEAF, MISSING_STOP, SUBSET, THRESHOLD
 from rootwise.tree import NODE_FIELDS, Tree
 from rootwise.tree.walk import BLOCK, apply_rows
 
@@ -217,3 +217,109 @@ def test_compact_layout_is_derived_never_persisted():
     np.testing.assert_array_equal(copy.predict(X), before)
     again = Tree.from_dict(tree.to_dict())
     np.testing.assert_array_equal(again.apply(X), tree.apply(X))
+
+
+def _with_surrogates(rng, nodes, pool, n_categories):
+    """Random surrogate splits (thresholds and category subsets) on the split nodes of a random
+    tree; subset surrogates append their category -> child slice to ``pool``."""
+    sur = {"feature": [], "kind": [], "threshold": [], "left_branch": [], "pool_offset": [],
+           "agreement": [], "adjusted_agreement": []}
+    for node, kind in enumerate(nodes["kind"]):
+        nodes["surrogate_offset"][node] = len(sur["feature"])
+        count = 0 if kind == LEAF else int(rng.integers(0, 4))
+        nodes["n_surrogates"][node] = count
+        for _ in range(count):
+            f = int(rng.integers(len(n_categories)))
+            k = int(n_categories[f])
+            sur["feature"].append(f)
+            sur["agreement"].append(0.5)
+            sur["adjusted_agreement"].append(0.1)
+            if k == 0:
+                sur["kind"].append(THRESHOLD)
+                sur["threshold"].append(float(rng.integers(-4, 5)) / 2)
+                sur["left_branch"].append(int(rng.integers(2)))
+                sur["pool_offset"].append(-1)
+            else:
+                sur["kind"].append(SUBSET)
+                sur["threshold"].append(np.nan)
+                sur["left_branch"].append(0)
+                sur["pool_offset"].append(len(pool))
+                pool.extend(int(b) for b in rng.integers(-1, 2, size=k))
+    return sur
+
+
+def _widened(rng, nodes, pool, n_categories):
+    """The pool of a random tree whose categorical columns now have ``n_categories``
+    categories: each categorical test keeps its branches for the old codes, and the new codes get
+    random branches (or none)."""
+    wide = []
+    for node, kind in enumerate(nodes["kind"]):
+        if kind in (LEAF, THRESHOLD):
+            continue
+        old, offset = list(pool[nodes["pool_offset"][node]:]), len(wide)
+        k = n_categories[nodes["feature"][node]]
+        kept = old[:[0, 0, 3, 4][nodes["feature"][node]]]
+        wide.extend(kept + [int(b) for b in rng.integers(-1, nodes["n_children"][node],
+                                                         size=k - len(kept))])
+        nodes["pool_offset"][node] = offset
+    return wide
+
+
+def _route_by_hand(row, nodes, pool, n_categories, sur):
+    """The node a row ends in, one test at a time: a known category or value takes its branch;
+    a missing value, or a category without a branch at a subset test (or outside 0..k-1), tries
+    the surrogates in order, then missing_branch; a multiway test without a branch stops."""
+    node = 0
+    while nodes["kind"][node] != LEAF:
+        kind, x = nodes["kind"][node], row[nodes["feature"][node]]
+        k = n_categories[nodes["feature"][node]]
+        slot = -1
+        if not np.isnan(x):
+            if kind == THRESHOLD:
+                slot = 0 if x <= nodes["threshold"][node] else 1
+            elif 0 <= int(x) < k:
+                slot = pool[nodes["pool_offset"][node] + int(x)]
+        if np.isnan(x) or (slot < 0 and kind == SUBSET):
+            start = nodes["surrogate_offset"][node]
+            for s in range(start, start + nodes["n_surrogates"][node]):
+                xs = row[sur["feature"][s]]
+                if np.isnan(xs):
+                    continue
+                if sur["kind"][s] == THRESHOLD:
+                    left = sur["left_branch"][s]
+                    slot = left if xs <= sur["threshold"][s] else 1 - left
+                    break
+                ks = n_categories[sur["feature"][s]]
+                if 0 <= int(xs) < ks and pool[sur["pool_offset"][s] + int(xs)] >= 0:
+                    slot = pool[sur["pool_offset"][s] + int(xs)]
+                    break
+            if slot < 0:
+                slot = nodes["missing_branch"][node]
+        if slot < 0:
+            break
+        node = nodes["first_child"][node] + slot
+    return node
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_surrogates_and_wide_category_sets_match_routing_by_hand(seed):
+    """Subset tests on columns of more than 64 categories (several words of bits), threshold and
+    subset surrogates, every node kind: the compact walk ends each row where routing by hand
+    does, with and without the search for infinite values, on one thread and on two."""
+    rng = np.random.default_rng(300 + seed)
+    nodes, value, pool = random_tree(rng, [0, 0, 3, 4], max_depth=10)  # few children per node
+    n_categories = [0, 0, 150, int(rng.choice([64, 65]))]  # ...then wider category sets
+    pool = _widened(rng, nodes, pool, n_categories)
+    sur = _with_surrogates(rng, nodes, pool, n_categories)
+    tree = Tree(nodes, value, np.array(pool, dtype=np.int32), np.array(n_categories), sur)
+    assert np.any(tree.kind == SUBSET) and np.any(tree.surrogates["kind"] == SUBSET)
+    X = random_rows(rng, n_categories, BLOCK + 500)
+    expected = [_route_by_hand(row, nodes, pool, n_categories, sur) for row in X]
+    np.testing.assert_array_equal(_reference_ends(tree, X), expected)  # the general walk too
+    for parallel in (False, True):
+        for check_finite in (True, False):
+            ends, out, first_inf = tree.route(X, tree.value, parallel=parallel,
+                                              check_finite=check_finite)
+            assert first_inf == -1
+            np.testing.assert_array_equal(ends, expected)
+            np.testing.assert_array_equal(out, tree.value[expected])

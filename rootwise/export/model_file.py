@@ -19,14 +19,11 @@ only the classes named in ``ESTIMATORS`` and ``REPORTS``.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import errno
 import json
 import math
 import os
 import re
-import secrets
 
 import numpy as np
 
@@ -37,6 +34,7 @@ from ..input.schema import Schema
 from ..prune.cost_complexity import CPTable
 from ..prune.steps import PruningStep
 from ..tree import NODE_FIELDS, SURROGATE_FIELDS, Tree
+from .atomic import write_atomic
 
 FORMAT = "rootwise-model"
 VERSION = 1
@@ -78,7 +76,7 @@ class _Invalid(Exception):
 def save(model, path) -> None:
     """Write ``model`` to ``path`` as a JSON model file. The file is replaced atomically: a failed
     save leaves an existing file as it was."""
-    _write_atomic(os.fspath(path), dumps(model))
+    write_atomic(path, dumps(model))
 
 
 def dumps(model) -> str:
@@ -167,29 +165,6 @@ def _layout(obj, level: int = 0) -> str:
                  for k, v in obj.items()]
         return "{\n" + ",\n".join(items) + "\n" + " " * level + "}"
     return json.dumps(obj, ensure_ascii=False, allow_nan=False)
-
-
-def _write_atomic(path: str, text: str) -> None:
-    data = text.encode("utf-8")
-    if os.path.isdir(path):
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
-    try:
-        # O_EXCL: never write through someone else's file; 0o666 lets the umask decide permissions
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    except OSError as e:  # name the file the user asked for, not the temporary one
-        raise type(e)(e.errno, e.strerror, path) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 # --------------------------------------------------------------------------- load

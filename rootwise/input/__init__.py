@@ -2,7 +2,9 @@
 
     tables   DataFrames, arrays and lists of rows; column names
     values   the cells of one column (missing markers, numbers)
+    codes    a categorical column -> integer codes, factorised once (no per-cell work)
     schema   column kinds and categories, learnt at fit
     encode   a table -> one float64 matrix (category codes, NaN = missing)
     target   class labels -> codes, regression targets, sample weights
+    files    data files (CSV, TSV, ARFF, Parquet) -> a DataFrame, for the command line and users
 """

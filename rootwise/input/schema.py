@@ -10,8 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._config import CATEGORICAL, CONTINUOUS
+from .codes import factorize, float_codes, lookup_numbers
 from .tables import column, feature_names_of, input_feature_names
-from .values import continuous_values, plain
+from .values import continuous_values
 
 
 @dataclass(frozen=True)
@@ -104,43 +105,22 @@ def _is_categorical_dtype(dtype) -> bool:
     )
 
 
-def _category_order(series, name: str, sort: bool) -> tuple:
-    """Categories of one column: dtype order for pandas categoricals, sorted when ``sort`` (numbers
-    treated as categories), otherwise order of first appearance (the order a reader of the table
-    sees)."""
-    if isinstance(series, np.ndarray):  # a column of a numeric matrix
-        present = series[~np.isnan(series)] if series.dtype.kind == "f" else series
-        _, first = np.unique(present, return_index=True)
-        values = present[np.sort(first)].tolist()  # first appearance; Python scalars
-    else:
-        import pandas as pd
+def learn_column(column, name: str, categorical: bool, numeric_as_category: bool) -> tuple:
+    """(kind, categories, encoded) of one training column: its kind, its categories in code
+    order (``None`` for a continuous column) and the column encoded with them (float64, NaN =
+    missing). One pass over the cells gives both the categories and the codes.
 
-        if isinstance(series.dtype, pd.CategoricalDtype):
-            return tuple(plain(v) for v in series.cat.categories)
-        present = series[~series.isna()]
-        try:
-            values = pd.unique(present.to_numpy(dtype=object))
-        except TypeError:
-            _raise_unhashable(series, name)
-        values = [plain(v) for v in values]
-    if sort:
-        try:
-            values = sorted(values)
-        except TypeError:
-            pass  # mixed types: keep first-appearance order
-    return tuple(values)
-
-
-def _raise_unhashable(series, name):
-    for i, v in enumerate(series.to_numpy(dtype=object)):
-        try:
-            hash(v)
-        except TypeError:
-            raise TypeError(
-                f"column {name!r}, row {i}: argument must be a string or a number, "
-                f"not {type(v).__name__!r}."
-            ) from None
-    raise TypeError(f"column {name!r}: argument must be a string or a number.")
+    Category order: a pandas categorical's own order; first appearance for other categorical
+    columns (the order a reader of the table sees); ascending for numbers that become categories
+    with ``numeric_as_category`` (ID3)."""
+    if categorical:
+        codes, values = factorize(column, name)
+        return CATEGORICAL, values, float_codes(codes)
+    values = continuous_values(column, name)
+    if numeric_as_category:
+        distinct = np.unique(values[~np.isnan(values)])
+        return CATEGORICAL, tuple(float(v) for v in distinct), lookup_numbers(values, distinct)
+    return CONTINUOUS, None, values
 
 
 def fit_schema(
@@ -148,19 +128,20 @@ def fit_schema(
 ) -> Schema:
     """Build the schema of a training table. With ``numeric_as_category`` (ID3) every continuous
     column becomes categorical with its sorted distinct values as categories."""
-    names = input_feature_names(frame)
     feature_names = feature_names_of(frame)
     kinds, categories = [], []
     for j in range(frame.shape[1]):
-        series = column(frame, j)
-        if categorical_mask[j]:
-            kinds.append(CATEGORICAL)
-            categories.append(_category_order(series, feature_names[j], sort=False))
-        elif numeric_as_category:
-            values = continuous_values(series, feature_names[j])
-            kinds.append(CATEGORICAL)
-            categories.append(tuple(float(v) for v in np.unique(values[~np.isnan(values)])))
-        else:
-            kinds.append(CONTINUOUS)
-            categories.append(None)
-    return Schema(feature_names, tuple(kinds), tuple(categories), names is not None)
+        if categorical_mask[j] or numeric_as_category:
+            kind, cats, _ = learn_column(column(frame, j), feature_names[j],
+                                         bool(categorical_mask[j]), numeric_as_category)
+        else:  # a continuous column: its values are checked when it is encoded
+            kind, cats = CONTINUOUS, None
+        kinds.append(kind)
+        categories.append(cats)
+    return schema_of(frame, kinds, categories)
+
+
+def schema_of(frame, kinds, categories) -> Schema:
+    """The Schema of a training table, given its columns' kinds and categories."""
+    return Schema(feature_names_of(frame), tuple(kinds), tuple(categories),
+                  input_feature_names(frame) is not None)

@@ -7,6 +7,10 @@ import sys
 
 import numpy as np
 
+# pandas' ``infer_dtype`` names for object cells that are all numbers (missing cells skipped):
+# such a column converts in one vectorised pass
+_NUMBER_KINDS = frozenset({"integer", "floating", "mixed-integer-float", "empty"})
+
 
 def plain(v):
     """numpy scalars -> Python scalars, so that categories print and serialise naturally."""
@@ -31,14 +35,7 @@ def continuous_values(series, name: str) -> np.ndarray:
     elif numeric_series(series):
         values = series.to_numpy(dtype=np.float64, na_value=np.nan)
     else:
-        cells = series.to_numpy(dtype=object)
-        for i, v in enumerate(cells):
-            if not is_number_or_missing(v):
-                raise ValueError(
-                    f"column {name!r} is continuous but row {i} holds the non-numeric value {v!r}; "
-                    "list the column in categorical_features to treat it as categorical."
-                )
-        values = np.array([np.nan if is_missing(v) else float(v) for v in cells], dtype=np.float64)
+        values = _numbers_of_cells(series.to_numpy(dtype=object), name)
     if np.isinf(values).any():
         row = int(np.flatnonzero(np.isinf(values))[0])
         raise ValueError(
@@ -46,6 +43,25 @@ def continuous_values(series, name: str) -> np.ndarray:
             f"row {row}."
         )
     return values
+
+
+def _numbers_of_cells(cells: np.ndarray, name: str) -> np.ndarray:
+    """Object cells -> float64. Cells that pandas finds to be all ints and floats convert at
+    once; anything else (a string, a bool, a Fraction) is checked cell by cell, to name the
+    first row that is not a number or to convert the rarer kinds of number."""
+    import pandas as pd
+    from pandas.api.types import infer_dtype
+
+    holes = pd.isna(cells)
+    if infer_dtype(cells, skipna=True) in _NUMBER_KINDS:
+        return np.where(holes, np.nan, cells).astype(np.float64)
+    for i, v in enumerate(cells):
+        if not is_number_or_missing(v):
+            raise ValueError(
+                f"column {name!r} is continuous but row {i} holds the non-numeric value {v!r}; "
+                "list the column in categorical_features to treat it as categorical."
+            )
+    return np.array([np.nan if is_missing(v) else float(v) for v in cells], dtype=np.float64)
 
 
 def is_missing(v) -> bool:

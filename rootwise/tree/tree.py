@@ -120,16 +120,35 @@ class Tree:
 
     def compact(self) -> tuple:
         """(records, origin): the compact layout of the routing kernels (``walk``), one
-        16-byte record per node reachable through threshold tests, and the node id of each
-        record. Derived from the node arrays on first use and kept (never persisted: ``to_dict``
-        and pickles leave it out)."""
+        16-byte record per node reachable from the root, and the node id of each record."""
+        return self._layout()[:2]
+
+    def _layout(self) -> tuple:
+        """(records, origin, bits, detours, surrogate records): everything the compact walk
+        reads besides X, the pool and n_categories (``walk``). Derived from the node arrays on
+        first use and kept (never persisted: ``to_dict`` and pickles leave it out)."""
         layout = self.__dict__.get("_compact")
         if layout is None:
             records = np.empty(self.node_count, dtype=kernels.COMPACT_NODE)
             origin = np.empty(self.node_count, dtype=np.int32)
             used = kernels.compact_layout(self.kind, self.feature, self.threshold,
-                                          self.first_child, records, origin)
-            layout = self._compact = (records[:used].copy(), origin[:used].copy())
+                                          self.first_child, self.n_children, self.pool_offset,
+                                          records, origin)
+            records, origin = records[:used].copy(), origin[:used].copy()
+            sur = self.surrogates
+            s_records = np.zeros(len(sur["feature"]), dtype=kernels.COMPACT_SURROGATE)
+            for name in ("threshold", "feature", "kind"):
+                s_records[name] = sur[name]
+            s_records["left"] = sur["left_branch"]
+            bits = kernels.category_bits(records, origin, self.feature, self.pool,
+                                         self.n_categories, sur["feature"], sur["kind"],
+                                         sur["pool_offset"], s_records)
+            detours = np.empty(used, dtype=kernels.DETOUR)
+            detours["node"] = origin
+            detours["missing_branch"] = self.missing_branch[origin]
+            detours["first_surrogate"] = self.surrogate_offset[origin]
+            detours["n_surrogates"] = self.n_surrogates[origin]
+            layout = self._compact = (records, origin, bits, detours, s_records)
         return layout
 
     def distribution(self) -> np.ndarray:
@@ -153,11 +172,13 @@ class Tree:
             state.pop(derived, None)
         return state
 
-    def route(self, X: np.ndarray, table: np.ndarray, parallel: bool = False):
+    def route(self, X: np.ndarray, table: np.ndarray, parallel: bool = False,
+              check_finite: bool = True):
         """(ends, out, first_inf) for the encoded matrix ``X`` (float64 or float32, C or Fortran
         order: no copy): the node each row ends in (as ``apply``), ``table[end]`` per row, and the
         first row holding an infinite value (-1 when none; the caller refuses such a matrix).
-        ``parallel``: blocks of rows on numba's threads (same result)."""
+        ``parallel``: blocks of rows on numba's threads (same result). ``check_finite=False``
+        skips the search for infinite values, for a matrix whose encoder refused them."""
         if not (isinstance(X, np.ndarray) and X.dtype in (np.float64, np.float32)
                 and (X.flags.c_contiguous or X.flags.f_contiguous)):
             X = np.ascontiguousarray(X, dtype=np.float64)
@@ -166,7 +187,9 @@ class Tree:
         if table.ndim != 2 or table.shape[0] != self.node_count:
             raise ValueError(f"table has shape {table.shape}, expected ({self.node_count}, k)")
         kernel = kernels.route_rows_parallel if parallel else kernels.route_rows
-        return kernel(X, table, *self.compact(), *self._walk_args())
+        records, _, bits, detours, s_records = self._layout()
+        return kernel(X, table, check_finite, records, bits, detours, s_records, self.pool,
+                      self.n_categories)
 
     def apply(self, X: np.ndarray, parallel: bool = False) -> np.ndarray:
         """Node each row of the encoded matrix ends in (a leaf, or the split node where it stops).

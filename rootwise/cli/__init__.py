@@ -1,0 +1,113 @@
+"""Command line: rootwise fit | predict | show | explain | evaluate | cv | report (public API
+only).
+
+    rootwise fit DATA --target COL [--ignore COL ...] [--algorithm ALG] [tree options]
+                 [--out MODEL.json] [--decimals D] [--counts] [--show-depth N] [--node-ids]
+    rootwise predict MODEL.json DATA [--proba] [--out FILE]
+    rootwise show MODEL.json [--format text|rules|sql|dot|json|png|svg] [--out FILE]
+                  [--counts] [--show-depth N] [--table NAME] [--proba]
+    rootwise explain DATA --target COL [--ignore COL ...] [--algorithm ALG] [--node N]
+    rootwise evaluate MODEL.json DATA [--target COL] [--json FILE]
+    rootwise cv DATA --target COL [--folds K] [--random-state N] [tree options] [--json FILE]
+    rootwise report DATA --target COL [tree options] --out REPORT.html [--title T]
+
+DATA is a CSV, TSV, ARFF or Parquet file (by extension). ALG is id3 (default), c4.5, cart or
+cart-regressor; every estimator parameter is a tree option (``--max-depth``, ``--criterion``,
+``--categorical COL ...``, ...), and one the chosen algorithm does not have is an error. Each
+command is a module of this package with ``add(commands)`` and ``run(args)``.
+
+A user error prints one line starting ``rootwise: error:`` and exits with status 2 (set
+ROOTWISE_DEBUG=1 to see the traceback). No output file may be one of the command's inputs
+unless --force is given, and every output file is written atomically. SIGINT and SIGTERM stop
+a command with status 130 / 143, leaving every file as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+
+import rootwise
+
+from . import cv, evaluate, explain, fit, predict, report, show
+from .common import Parser, UserError
+
+COMMANDS = (fit, predict, show, explain, evaluate, cv, report)
+
+
+def parser() -> Parser:
+    p = Parser(prog="rootwise", description="Classic decision trees (ID3, C4.5, CART).",
+               epilog="'rootwise COMMAND --help' lists a command's options and ends with an "
+                      "example.")
+    p.add_argument("--version", action="version", version=f"rootwise {rootwise.__version__}")
+    commands = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.add(commands)
+    return p
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that files being written are cleaned up (a
+    BaseException, like KeyboardInterrupt, so that no ``except Exception`` swallows it)."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """While the command runs, SIGTERM raises ``Terminated`` (its default would end the process
+    at once, leaving a temporary file behind). Only the main thread may set a handler."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def main(argv=None) -> int:
+    """Run the command line (``argv``: strings or paths; default: ``sys.argv[1:]``); returns the
+    exit status."""
+    if argv is not None:
+        argv = [os.fspath(a) if isinstance(a, os.PathLike) else a for a in argv]
+    try:
+        with _sigterm_raises():
+            args = parser().parse_args(argv)
+            return args.run(args)
+    except SystemExit as e:  # --help and --version
+        return e.code if isinstance(e.code, int) else 0
+    except KeyboardInterrupt:
+        print("rootwise: interrupted", file=sys.stderr)
+        return 130
+    except Terminated:
+        print("rootwise: terminated", file=sys.stderr)
+        return 143
+    except BrokenPipeError:  # the reader of stdout went away (rootwise ... | head): stop quietly
+        _silence_stdout()
+        return 141
+    except (UserError, OSError, ValueError, ImportError) as e:
+        if os.environ.get("ROOTWISE_DEBUG"):
+            raise
+        print(f"rootwise: error: {_message(e)}", file=sys.stderr)
+        return 2
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit does not fail a second time."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _message(e: Exception) -> str:
+    if isinstance(e, OSError) and e.filename is not None and e.strerror:
+        return f"{e.filename}: {e.strerror}"
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    return "; ".join(lines) or type(e).__name__

@@ -1,0 +1,5 @@
+"""``python -m rootwise.cli``: the rootwise command."""
+
+from . import main
+
+raise SystemExit(main())

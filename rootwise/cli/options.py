@@ -1,0 +1,172 @@
+"""The estimator options of fit / cv / report / explain, made from the estimators' own parameters.
+
+Every parameter of every estimator (``get_params``) becomes the flag ``--name-with-dashes``
+(``categorical_features`` is ``--categorical``), so a parameter added to an estimator is
+reachable from the command line without touching this file; ``HELP`` says what each one does
+(a test checks that it covers them all). Values are parsed as the command line writes them:
+``none`` is None, integers stay integers, other numbers are floats, anything else is text; a
+boolean parameter is a ``--name`` / ``--no-name`` pair. The estimator checks the value itself,
+so its error message names the parameter and what it accepts.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import rootwise
+
+from .common import UserError
+
+# --algorithm name -> estimator class; a new algorithm is one more line here
+ALGORITHMS = {
+    "id3": rootwise.ID3Classifier,
+    "c4.5": rootwise.C45Classifier,
+    "cart": rootwise.CARTClassifier,
+    "cart-regressor": rootwise.CARTRegressor,
+}
+
+FLAGS = {"categorical_features": "--categorical"}
+
+HELP = {
+    "categorical_features": "columns to treat as categorical although they hold numbers "
+                            "(a numeric code column is otherwise continuous)",
+    "ccp_alpha": "cost-complexity alpha: a number, cv-min or cv-1se (chosen by cross-validation)",
+    "class_weight": "balanced, or weights per class as CLASS=W[,CLASS=W...]",
+    "confidence": "confidence factor of C4.5's error-based pruning (0 < CF < 1)",
+    "criterion": "split criterion: gini or entropy",
+    "cv": "folds of the cross-validation that chooses ccp_alpha",
+    "epsilon": "a node whose best gain (ratio) is below X becomes a leaf",
+    "impurity_threshold": "a node whose impurity is below X is not split",
+    "leaf_value": "what a regression leaf predicts: mean or median",
+    "max_bins": "bins per continuous column for --splitter hist (2..255)",
+    "max_depth": "grow at most N levels below the root",
+    "max_exhaustive": "try every category partition up to this many categories (CART, >2 classes)",
+    "max_leaf_nodes": "grow best-first up to N leaves",
+    "max_surrogates": "surrogate splits kept per node for missing values",
+    "min_impurity_decrease": "a split must lower the weighted impurity by at least X",
+    "min_samples_leaf": "every branch needs at least this weight",
+    "min_samples_split": "do not split a node lighter than X",
+    "n_jobs": "threads for split search and prediction (results do not depend on it)",
+    "prune_on_tie": "prune when validation accuracy is unchanged (pre / reduced-error pruning)",
+    "pruning": "none, pre, reduced-error, error-based (c4.5) or cost-complexity (cart); "
+               "default: the algorithm's own",
+    "random_state": "seed of the folds and held-out rows (and, for cv, of the folds it scores)",
+    "release8": "C4.5 release 8 as Weka's J48 grows it",
+    "splitter": "exact, or hist (binned split search, for large tables)",
+    "subtree_raising": "let error-based pruning replace a node by its largest branch",
+    "validation_fraction": "share of the rows held out to judge pre / reduced-error pruning",
+}
+
+METAVARS = {"categorical_features": "COL", "class_weight": "W", "max_depth": "N", "cv": "K",
+            "n_jobs": "N", "random_state": "N", "max_leaf_nodes": "N", "max_bins": "N",
+            "max_surrogates": "N", "max_exhaustive": "N", "criterion": "NAME", "splitter": "NAME",
+            "leaf_value": "NAME", "pruning": "NAME", "ccp_alpha": "A"}
+
+
+def parameters() -> dict[str, tuple[list[str], object]]:
+    """Parameter name -> (the algorithms that have it, its default in the first of them)."""
+    out: dict[str, tuple[list[str], object]] = {}
+    for name, cls in ALGORITHMS.items():
+        for param, default in cls().get_params(deep=False).items():
+            if param not in out:
+                out[param] = ([], default)
+            out[param][0].append(name)
+    return dict(sorted(out.items()))
+
+
+def flag(param: str) -> str:
+    return FLAGS.get(param, "--" + param.replace("_", "-"))
+
+
+def value(text: str):
+    """A command-line value as a parameter: none -> None, integers as int, numbers as float,
+    anything else as text."""
+    if text.lower() == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def class_weights(text: str):
+    """"balanced" or CLASS=W,CLASS=W -> {CLASS (as written): W}."""
+    if text in ("balanced", "none"):
+        return None if text == "none" else text
+    out = {}
+    for item in text.split(","):
+        label, sep, weight = item.rpartition("=")
+        try:
+            out[label] = float(weight)
+        except ValueError:
+            sep = ""
+        if not sep or not label:
+            raise argparse.ArgumentTypeError(f"expected balanced or CLASS=W[,CLASS=W...], got {text!r}")
+    return out
+
+
+def add_estimator_options(p: argparse.ArgumentParser) -> None:
+    """--algorithm and one flag per estimator parameter."""
+    p.add_argument("--algorithm", choices=list(ALGORITHMS), default="id3",
+                   help="which tree to grow (default: id3, each with its textbook defaults)")
+    group = p.add_argument_group("tree options (estimator parameters; default: the algorithm's own)")
+    for param, (algorithms, default) in parameters().items():
+        which = "" if len(algorithms) == len(ALGORITHMS) else f" [{', '.join(algorithms)}]"
+        text = HELP.get(param, f"the estimators' {param}") + which
+        # SUPPRESS: an option not given leaves no attribute, so a given "none" (None) counts
+        if param == "categorical_features":
+            group.add_argument(flag(param), dest=param, nargs="+", action="extend", metavar="COL",
+                               default=argparse.SUPPRESS, help=text)
+        elif isinstance(default, bool):
+            group.add_argument(flag(param), dest=param, action=argparse.BooleanOptionalAction,
+                               default=argparse.SUPPRESS, help=text)
+        else:
+            parse = class_weights if param == "class_weight" else value
+            group.add_argument(flag(param), dest=param, type=parse, default=argparse.SUPPRESS,
+                               metavar=METAVARS.get(param, "X"), help=text)
+
+
+def chosen_parameters(args) -> dict:
+    """The estimator parameters given on the command line (an error for one the chosen algorithm
+    does not have)."""
+    cls = ALGORITHMS[args.algorithm]
+    accepted = cls().get_params(deep=False)
+    params = {}
+    for param, (algorithms, _) in parameters().items():
+        if not hasattr(args, param):
+            continue
+        given = getattr(args, param)
+        if param not in accepted:
+            raise UserError(f"{flag(param)} is not an option of {args.algorithm} "
+                            f"(it is one of {', '.join(algorithms)})")
+        params[param] = given
+    return params
+
+
+def make_estimator(args, y=None):
+    """The estimator of --algorithm with the options given. ``y`` (the target column) turns the
+    class names of --class-weight into its labels."""
+    params = chosen_parameters(args)
+    weights = params.get("class_weight")
+    if isinstance(weights, dict) and y is not None:
+        params["class_weight"] = _labelled(weights, y, args.target)
+    return ALGORITHMS[args.algorithm](**params)
+
+
+def _labelled(weights: dict, y, target: str) -> dict:
+    labels = {}
+    for v in y.dropna().unique():
+        v = v.item() if hasattr(v, "item") else v  # a plain Python label, as the user wrote it
+        labels.setdefault(str(v), v)
+        if isinstance(v, float) and v.is_integer():
+            labels.setdefault(str(int(v)), v)
+    out = {}
+    for name, w in weights.items():
+        if name not in labels:
+            shown = ", ".join(sorted(map(str, labels))[:12])
+            raise UserError(f"--class-weight names class {name!r}, which column {target!r} does "
+                            f"not hold (its classes: {shown})")
+        out[labels[name]] = w
+    return out

@@ -1,0 +1,93 @@
+"""A categorical column -> integer codes, in one vectorised pass (no Python work per cell).
+
+``factorize`` gives each cell the index of its value among the column's distinct values (-1 for
+a missing cell); ``recode`` turns those into the codes of a fitted schema's categories. Python
+touches each *distinct* value once (to compare it with the schema's categories), never each cell.
+
+Equal values share a code by Python's ``==`` (and hash): 1, 1.0 and True are one value, as are
+-0.0 and 0.0 -- pandas' hash tables and numpy's sort agree with a Python dict here, which is what
+the schema's lookup is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._config import UNSEEN_CODE, X_DTYPE
+from .values import plain
+
+
+def factorize(column, name: str) -> tuple[np.ndarray, tuple]:
+    """(codes, values): ``codes[i]`` is row i's index into ``values`` (-1: missing cell), and
+    ``values`` the column's distinct values as plain Python scalars -- a pandas categorical's own
+    categories in its order (unused ones too), otherwise the values present in order of first
+    appearance. ``column`` is a pandas Series or a 1-D numpy array of numbers."""
+    if isinstance(column, np.ndarray):
+        return _factorize_numbers(column)
+    import pandas as pd
+
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(), tuple(plain(v) for v in column.cat.categories)
+    try:
+        codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    except TypeError:  # an unhashable cell (a list, a dict): find it to name its row
+        raise_unhashable(column, name)
+    return codes, tuple(plain(v) for v in uniques.tolist())
+
+
+def _factorize_numbers(column: np.ndarray) -> tuple[np.ndarray, tuple]:
+    """``factorize`` of a numeric numpy column (NaN = missing), by sorting: numpy has no hash
+    table, and pandas is not imported for numeric arrays."""
+    present = ~np.isnan(column) if column.dtype.kind == "f" else np.ones(len(column), dtype=bool)
+    known = column[present]
+    distinct, first, inverse = np.unique(known, return_index=True, return_inverse=True)
+    order = np.argsort(first)  # the sorted distinct values, in order of first appearance
+    rank = np.empty(len(distinct), dtype=np.int64)
+    rank[order] = np.arange(len(distinct))
+    codes = np.full(len(column), -1, dtype=np.int64)
+    codes[present] = rank[inverse.reshape(-1)]
+    return codes, tuple(known[np.sort(first)].tolist())  # tolist: Python scalars
+
+
+def raise_unhashable(column, name: str):
+    """Refuse a column holding an unhashable cell, naming the column and the first such row."""
+    for i, v in enumerate(column.to_numpy(dtype=object)):
+        try:
+            hash(v)
+        except TypeError:
+            raise TypeError(
+                f"column {name!r}, row {i}: argument must be a string or a number, "
+                f"not {type(v).__name__!r}."
+            ) from None
+    raise TypeError(f"column {name!r}: argument must be a string or a number.")
+
+
+def float_codes(codes: np.ndarray) -> np.ndarray:
+    """Integer codes (-1 = missing) as the engine's float64 codes (NaN = missing)."""
+    out = codes.astype(X_DTYPE)
+    out[codes < 0] = np.nan
+    return out
+
+
+def recode(codes: np.ndarray, values: tuple, categories: tuple) -> np.ndarray:
+    """Codes into ``values`` (``factorize``) -> float64 codes into the schema's ``categories``:
+    NaN for a missing cell, ``UNSEEN_CODE`` for a value that is not a category."""
+    position = {c: i for i, c in enumerate(categories)}
+    # one entry per distinct value, and a last one, NaN, that code -1 (missing) indexes
+    table = np.array([position.get(v, UNSEEN_CODE) for v in values] + [np.nan], dtype=X_DTYPE)
+    return table[codes]
+
+
+def lookup_numbers(values: np.ndarray, categories: np.ndarray) -> np.ndarray:
+    """Code of each number in ``categories`` (UNSEEN_CODE when absent, NaN stays NaN), by binary
+    search. ``categories`` need not be sorted: a column listed in categorical_features keeps its
+    first-appearance order."""
+    if len(categories) == 0:  # a column that was missing in every training row
+        return np.where(np.isnan(values), np.nan, UNSEEN_CODE).astype(X_DTYPE)
+    order = np.argsort(categories, kind="stable")
+    ordered = categories[order]
+    pos = np.minimum(np.searchsorted(ordered, values), len(categories) - 1)
+    found = ordered[pos] == values
+    codes = np.where(found, order[pos], UNSEEN_CODE).astype(X_DTYPE)
+    codes[np.isnan(values)] = np.nan
+    return codes

@@ -1,0 +1,232 @@
+"""The command line never destroys an input (issue 15 item 1): an output that is one of the
+command's inputs, by any path or link, is refused unless --force; every output is written whole
+or not at all, also when the command fails or is interrupted halfway."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rootwise
+from rootwise.cli import main
+
+WATERMELON = str(rootwise.datasets.path("watermelon_2_0"))
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def temporary_files(folder) -> list[str]:
+    return [name for name in os.listdir(folder) if name.endswith(".tmp")]
+
+
+@pytest.fixture
+def files(tmp_path, capsys):
+    """A data file (a copy of watermelon 2.0) and a model fitted on it, in tmp_path."""
+    data = tmp_path / "data.csv"
+    data.write_bytes(open(WATERMELON, "rb").read())
+    model = tmp_path / "model.json"
+    assert main(["fit", str(data), "--target", "好瓜", "--ignore", "编号", "--out", str(model)]) == 0
+    capsys.readouterr()
+    return data, model
+
+
+def other_paths(path):
+    """Ways to name ``path`` without its own spelling: through '..', a symbolic link, a hard
+    link."""
+    folder = path.parent
+    (folder / "sub").mkdir(exist_ok=True)
+    dotted = folder / "sub" / ".." / path.name
+    symlink = folder / f"link-{path.name}"
+    symlink.symlink_to(path)
+    hardlink = folder / f"hard-{path.name}"
+    os.link(path, hardlink)
+    return {"same": path, "dotted": dotted, "symlink": symlink, "hardlink": hardlink}
+
+
+COMMANDS = {  # command -> (argv with {data} / {model} / {out}, the input {out} stands for)
+    "fit": (["fit", "{data}", "--target", "好瓜", "--ignore", "编号", "--out", "{out}"], "data"),
+    "predict data": (["predict", "{model}", "{data}", "--out", "{out}"], "data"),
+    "predict model": (["predict", "{model}", "{data}", "--out", "{out}"], "model"),
+    "show": (["show", "{model}", "--format", "dot", "--out", "{out}"], "model"),
+    "evaluate": (["evaluate", "{model}", "{data}", "--json", "{out}"], "data"),
+    "evaluate model": (["evaluate", "{model}", "{data}", "--json", "{out}"], "model"),
+    "cv": (["cv", "{data}", "--target", "好瓜", "--ignore", "编号", "--folds", "2",
+            "--json", "{out}"], "data"),
+    "report": (["report", "{data}", "--target", "好瓜", "--out", "{out}"], "data"),
+    "show png": (["show", "{model}", "--format", "png", "--out", "{out}"], "model"),
+}
+
+
+@pytest.mark.parametrize("way", ["same", "dotted", "symlink", "hardlink"])
+@pytest.mark.parametrize("command", COMMANDS, ids=COMMANDS.keys())
+def test_an_input_as_output_is_refused(command, way, files, capsys):
+    data, model = files
+    argv, victim = COMMANDS[command]
+    target = {"data": data, "model": model}[victim]
+    out = other_paths(target)[way]
+    before = {p: p.read_bytes() for p in (data, model)}
+    argv = [a.format(data=data, model=model, out=out) for a in argv]
+    code, stdout, err = run(capsys, *argv)
+    assert code == 2 and stdout == ""
+    assert err.startswith("rootwise: error: ") and err.count("\n") == 1, err
+    assert f"{out} is an input of this command" in err and "--force" in err
+    assert {p: p.read_bytes() for p in (data, model)} == before  # nothing touched
+    assert temporary_files(data.parent) == []
+
+
+def test_force_replaces_an_input_atomically(files, capsys):
+    data, model = files
+    code, _, err = run(capsys, "predict", model, data, "--out", data, "--force")
+    assert code == 0, err
+    table = pd.read_csv(data)
+    assert list(table.columns) == ["prediction"] and len(table) == 17
+    assert temporary_files(data.parent) == []
+
+
+def test_writing_through_a_symlink_keeps_the_link(files, tmp_path, capsys):
+    data, model = files
+    real = tmp_path / "real.csv"
+    real.write_text("old\n", encoding="utf-8")
+    os.chmod(real, 0o640)
+    link = tmp_path / "out.csv"
+    link.symlink_to(real)
+    code, _, err = run(capsys, "predict", model, data, "--out", link)
+    assert code == 0, err
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_text(encoding="utf-8").startswith("prediction\n")
+    assert os.stat(real).st_mode & 0o777 == 0o640  # the replaced file's permissions are kept
+
+
+def test_an_error_halfway_leaves_the_old_file(files, tmp_path, capsys, monkeypatch):
+    data, model = files
+    out = tmp_path / "pred.csv"
+    out.write_text("the previous predictions\n", encoding="utf-8")
+
+    def half_then_full_disk(self, f, **kwargs):
+        f.write("prediction\n是\n")  # some rows reach the temporary file, then the disk is full
+        raise OSError(28, "No space left on device", str(out))
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_full_disk)
+    code, stdout, err = run(capsys, "predict", model, data, "--out", out)
+    assert code == 2 and err == f"rootwise: error: {out}: No space left on device\n"
+    assert out.read_text(encoding="utf-8") == "the previous predictions\n"
+    assert temporary_files(tmp_path) == []
+
+
+def test_a_failed_save_leaves_the_old_model(files, capsys, monkeypatch):
+    data, model = files
+    before = model.read_bytes()
+
+    def failing_disk(fd):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", failing_disk)  # the new model is written, then cannot be synced
+    code, _, err = run(capsys, "fit", data, "--target", "好瓜", "--max-depth", "1", "--out", model)
+    assert code == 2 and err == f"rootwise: error: {model}: Input/output error\n"
+    assert model.read_bytes() == before and temporary_files(model.parent) == []
+
+
+# --------------------------------------------------------------------------- interrupted
+
+
+@pytest.fixture(scope="module")
+def wide_predictions(tmp_path_factory):
+    """A 20-class model on one column and 60,000 rows for it: ``predict --proba`` writes 21
+    columns per row, about a second of writing."""
+    folder = tmp_path_factory.mktemp("kill")
+    rng = np.random.default_rng(0)
+    x = rng.random(60_000).round(5)
+    model = rootwise.CARTClassifier(pruning=None, max_depth=8).fit(
+        pd.DataFrame({"x": x[:4000]}), (x[:4000] * 20).astype(int).astype(str))
+    rootwise.save(model, folder / "model.json")
+    pd.DataFrame({"x": x}).to_csv(folder / "rows.csv", index=False)
+    return folder
+
+
+def stopped(pid: int) -> bool:
+    """Whether the process is stopped (SIGSTOP has taken effect), from /proc/PID/stat."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+
+
+def freeze_mid_write(folder, out):
+    """Run predict --proba --out ``out``; once its temporary file exists, stop the process
+    (SIGSTOP) and return it if it is still writing (the temporary file still there), else None."""
+    child = subprocess.Popen([sys.executable, "-m", "rootwise.cli", "predict",
+                              str(folder / "model.json"), str(folder / "rows.csv"), "--proba",
+                              "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not [n for n in temporary_files(folder) if n.startswith(f".{out.name}.")]:
+        assert child.poll() is None, child.communicate()
+        assert time.monotonic() < deadline, "the temporary file never appeared"
+        time.sleep(0.002)
+    child.send_signal(signal.SIGSTOP)
+    while child.poll() is None and not stopped(child.pid):  # a signal takes effect a bit later
+        time.sleep(0.001)
+    if child.poll() is None and [n for n in temporary_files(folder) if n.startswith(f".{out.name}.")]:
+        return child
+    child.send_signal(signal.SIGCONT)  # it finished its write before it stopped: try again
+    child.communicate(timeout=120)
+    return None
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads process states in /proc")
+@pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)],
+                         ids=["SIGTERM", "SIGINT"])
+def test_a_signal_during_a_large_write_leaves_the_old_file(sig, status, wide_predictions):
+    folder = wide_predictions
+    out = folder / f"pred-{sig.name}.csv"
+    out.write_text("the previous predictions\n", encoding="utf-8")
+    for _ in range(3):
+        child = freeze_mid_write(folder, out)
+        if child is not None:
+            break
+        out.write_text("the previous predictions\n", encoding="utf-8")
+    assert child is not None, "the write never lasted long enough to be interrupted"
+    try:
+        # frozen mid-write: the temporary file is there and the old file untouched
+        assert out.read_text(encoding="utf-8") == "the previous predictions\n"
+        child.send_signal(sig)
+        child.send_signal(signal.SIGCONT)
+        _, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == status, err
+    assert err.decode().strip() == ("rootwise: terminated" if sig == signal.SIGTERM
+                                    else "rootwise: interrupted")
+    assert out.read_text(encoding="utf-8") == "the previous predictions\n"
+    assert temporary_files(folder) == []
+
+
+def test_the_json_outputs_are_whole(files, tmp_path, capsys):
+    data, model = files
+    out = tmp_path / "scores.json"
+    code, _, err = run(capsys, "evaluate", model, data, "--json", out)
+    assert code == 0, err
+    assert json.loads(out.read_text(encoding="utf-8"))["accuracy"] == 1.0
+
+
+def test_a_closed_pipe_stops_quietly(files):
+    """rootwise fit ... | head -1, when head has gone before the tree is printed: no traceback,
+    no error line, status 141 (as a shell reports SIGPIPE)."""
+    data, _ = files
+    child = subprocess.Popen([sys.executable, "-m", "rootwise.cli", "fit", str(data), "--target",
+                              "好瓜", "--ignore", "编号"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()  # the reader is gone before the first write
+    err = child.stderr.read()
+    assert child.wait(timeout=120) == 141 and err == b""
