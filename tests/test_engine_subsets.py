@@ -220,7 +220,11 @@ def test_min_leaf_can_rule_out_every_prefix():
 def test_entries_give_the_tables_result_bit_for_bit(seed):
     """The engine's subset search over the categories present (entries) equals the reference's
     over the full table: the same sides, for classification and regression."""
-    from rootwise.engine.subsets import best_subset_class_entries, best_subset_regression_entries
+    from rootwise.engine.subsets import (
+        best_subset_class_entries,
+        best_subset_regression_entries,
+        new_subset_scratch,
+    )
 
     rng = np.random.default_rng(seed)
     k = int(rng.integers(1, 16))
@@ -234,7 +238,8 @@ def test_entries_give_the_tables_result_bit_for_bit(seed):
     side, dec = best_subset_class(table, criterion, min_leaf, max_exhaustive)
     entry_side = np.zeros(k, dtype=np.int64)
     ok = best_subset_class_entries(np.ascontiguousarray(table[present]), len(present), criterion,
-                                   min_leaf, max_exhaustive, entry_side)
+                                   min_leaf, max_exhaustive, entry_side,
+                                   new_subset_scratch(k, n_classes))
     assert ok == (dec > -np.inf)
     if ok:
         assert np.array_equal(side[present], entry_side[:len(present)])
@@ -242,7 +247,7 @@ def test_entries_give_the_tables_result_bit_for_bit(seed):
     side, dec = best_subset_regression(stats, min_leaf)
     present = np.flatnonzero(stats[:, 0] > 0)
     ok = best_subset_regression_entries(np.ascontiguousarray(stats[present]), len(present),
-                                        min_leaf, entry_side)
+                                        min_leaf, entry_side, new_subset_scratch(k, 3))
     assert ok == (dec > -np.inf)
     if ok:
         assert np.array_equal(side[present], entry_side[:len(present)])

@@ -159,6 +159,8 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     fractions = np.zeros(max_k)
     receives = np.zeros(max_k, dtype=np.bool_)
     child_w = np.zeros(max_k)
+    two_starts = np.zeros(2, dtype=np.int64)  # a binary split's children's segments
+    two_ends = np.zeros(2, dtype=np.int64)
 
     # pre-pruning state
     pre = params.prepruning
@@ -299,11 +301,10 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
 
         # ---- the children's rows
         binary = n_b == 2 and params.missing != FRACTIONAL
-        c_start = np.empty(n_b, dtype=np.int64)
-        c_end = np.empty(n_b, dtype=np.int64)
         if binary:
-            mid = split_binary(seg, start, end, direction, scr.goes_left, scr.buf_i, scr.buf_f,
-                               scr.buf_codes)
+            mid = split_binary(seg, start, end, direction, scr.goes_left, scr.flags, scr.buf_i,
+                               scr.buf_f, scr.buf_codes)
+            c_start, c_end = two_starts, two_ends
             c_start[0], c_end[0], c_start[1], c_end[1] = start, mid, mid, end
         else:
             c_start, c_end = child_layout(start, direction[:end - start], receives[:n_b], n_b)

@@ -18,13 +18,12 @@ import numpy as np
 from numba import njit
 
 from .._config import TIE_TOLERANCE
-from .criteria import impurity_decrease, intrinsic_value
+from .criteria import conditional_impurity, impurity
 
 
 @njit(cache=True)
-def branch_sizes(branches, regression):
-    """|D^v| per branch: a row's class counts added in order, or its sum of weights."""
-    sizes = np.empty(branches.shape[0])
+def branch_sizes(branches, regression, sizes):
+    """|D^v| per branch into ``sizes``: a row's class counts added in order, or its weight."""
     for v in range(branches.shape[0]):
         if regression:
             sizes[v] = branches[v, 0]
@@ -33,20 +32,19 @@ def branch_sizes(branches, regression):
             for k in range(branches.shape[1]):
                 s += branches[v, k]
             sizes[v] = s
-    return sizes
 
 
 @njit(cache=True)
-def leaf_rule(sizes, min_leaf, two_branches):
+def leaf_rule(sizes, n_branches, min_leaf, two_branches):
     """min_samples_leaf: every non-empty branch must hold ``min_leaf`` weight, or with C4.5's rule
     (``two_branches``) at least two branches must."""
     if two_branches:
         enough = 0
-        for v in range(sizes.shape[0]):
+        for v in range(n_branches):
             if sizes[v] >= min_leaf:
                 enough += 1
         return enough >= 2
-    for v in range(sizes.shape[0]):
+    for v in range(n_branches):
         if sizes[v] > 0 and not sizes[v] >= min_leaf:
             return False
     return True
@@ -71,23 +69,55 @@ def sse_decrease(branches):
 
 
 @njit(cache=True)
-def score(branches, total_w, criterion, regression, min_leaf, two_branches):
+def intrinsic_value_of(sizes, n_branches):
+    """IV = -sum_v |D^v|/|D~| log2 |D^v|/|D~| from the branch sizes (``criteria.intrinsic_value``
+    of a one-column table)."""
+    w = 0.0
+    for v in range(n_branches):
+        w += sizes[v]
+    if w <= 0.0:
+        return 0.0
+    iv = 0.0
+    for v in range(n_branches):
+        if sizes[v] > 0.0:
+            p = sizes[v] / w
+            iv -= p * np.log2(p)
+    return iv
+
+
+@njit(cache=True)
+def score(branches, total_w, criterion, regression, min_leaf, two_branches, sizes, parent):
     """(gain, iv, gain_ratio, rho, admissible) of a test with this branch table at a node of
-    weight ``total_w`` (see the module docstring)."""
-    sizes = branch_sizes(branches, regression)
+    weight ``total_w`` (see the module docstring). ``sizes`` (per branch) and ``parent`` (per
+    class): scratch."""
+    n_b = branches.shape[0]
+    branch_sizes(branches, regression, sizes)
     known_w = 0.0
-    for v in range(sizes.shape[0]):
+    for v in range(n_b):
         known_w += sizes[v]
     rho = known_w / total_w if total_w > 0.0 else 0.0
     if regression:
         gain = rho * sse_decrease(branches)
-    else:
-        gain = rho * impurity_decrease(branches, criterion)
+    else:  # I(union of the branches) - sum_v |D^v|/|D~| I(D^v)
+        for k in range(branches.shape[1]):
+            parent[k] = 0.0
+        for v in range(n_b):
+            for k in range(branches.shape[1]):
+                parent[k] += branches[v, k]
+        gain = rho * (impurity(parent[:branches.shape[1]], criterion)
+                      - conditional_impurity(branches, criterion))
     if not gain > 0.0:
         gain = 0.0
-    iv = intrinsic_value(sizes.reshape(-1, 1))
+    iv = intrinsic_value_of(sizes, n_b)
     ratio = gain / iv if iv > 0.0 else 0.0
-    return gain, iv, ratio, rho, leaf_rule(sizes, min_leaf, two_branches)
+    return gain, iv, ratio, rho, leaf_rule(sizes, n_b, min_leaf, two_branches)
+
+
+def score_table(branches, total_w, criterion, regression, min_leaf, two_branches):
+    """``score`` with its own scratch (the reference builder's per-candidate call)."""
+    branches = np.ascontiguousarray(branches, dtype=np.float64)
+    return score(branches, float(total_w), criterion, regression, min_leaf, two_branches,
+                 np.empty(branches.shape[0]), np.empty(branches.shape[1]))
 
 
 @njit(cache=True)

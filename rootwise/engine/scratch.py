@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from .entries import CODES
+from .subsets import SubsetScratch, new_subset_scratch
 
 
 class Scratch(NamedTuple):
@@ -24,6 +25,8 @@ class Scratch(NamedTuple):
     proxy: np.ndarray  # per position: a boundary's proxy
     xlogx: np.ndarray  # k log2 k for k = 0..n
     sizes: np.ndarray  # per entry
+    parent: np.ndarray  # per class: a test's union of branches
+    subset: SubsetScratch  # the subset search's
     side: np.ndarray  # per entry, int64
     sides: np.ndarray  # per category of the chosen test, int64
     # binned columns' entries (``entries``)
@@ -55,6 +58,7 @@ class Scratch(NamedTuple):
     unit_input: bool  # every input weight is 0 or 1
     available: np.ndarray  # (d,) bool
     direction: np.ndarray  # per position: the chosen test's branch
+    flags: np.ndarray  # per position: a binary partition's sides
     dir_row: np.ndarray  # by row: the primary's branch (surrogate scans)
     goes_left: np.ndarray  # by row: binary partition
     branch_of_row: np.ndarray  # by row: multiway partition
@@ -80,7 +84,8 @@ def new_scratch(n, d, n_classes, width, binned, max_categories, max_wide, n_code
     return Scratch(
         np.zeros(width), np.zeros(width), np.zeros(width), np.zeros(width, dtype=np.int64),
         np.zeros(width), np.zeros((2, width)), np.zeros((2, C)), np.empty(max(n, 1)), xlogx,
-        np.zeros(per_entry), np.zeros(per_entry, dtype=np.int64),
+        np.zeros(per_entry), np.zeros(width), new_subset_scratch(per_entry, width),
+        np.zeros(per_entry, dtype=np.int64),
         np.full(max(max_categories, 2), -1, dtype=np.int64),
         binned, np.zeros((nb, CODES), dtype=np.int64), np.zeros((nb, CODES, width)),
         np.zeros(nb, dtype=np.int64), np.zeros(nb * CODES * cells),
@@ -94,6 +99,7 @@ def new_scratch(n, d, n_classes, width, binned, max_categories, max_wide, n_code
         np.zeros((wide_rows, 2)), np.zeros((wide_rows, 2), dtype=np.int64),
         np.empty(max(n, 1)), np.empty(max(n, 1)), np.zeros(max(n, 1)), unit_input,
         np.zeros(d, dtype=np.bool_), np.zeros(max(n, 1), dtype=np.int64),
+        np.zeros(max(n, 1), dtype=np.int64),
         np.zeros(max(n, 1), dtype=np.int64), np.zeros(max(n, 1), dtype=np.int64),
         np.zeros(max(n, 1), dtype=np.int64), np.empty(max(n, 1), dtype=np.int64),
         np.empty(max(n, 1)), np.zeros((max(n, 1), n_code_words), dtype=np.int64))

@@ -134,7 +134,8 @@ def _sorted_column(seg, start, end, j, rows, feat, params, scr, cand, W, w_row, 
     if i < 0:
         return
     gain, iv, ratio, rho, admissible = score(scr.branches, W, params.criterion, params.regression,
-                                             params.min_leaf, params.two_branches)
+                                             params.min_leaf, params.two_branches, scr.sizes,
+                                             scr.parent)
     _record(cand, j, gain, iv, ratio, rho, admissible)
     cand.threshold[j] = midpoint(rows.X[words[s, i] & ROW_MASK, j],
                                  rows.X[words[s, i + 1] & ROW_MASK, j])
@@ -155,24 +156,25 @@ def _categorical_column(j, codes, stats, p, feat, params, scr, cand, W):
         else:
             gain, iv, ratio, rho, admissible = score(stats[:p], W, params.criterion,
                                                      params.regression, params.min_leaf,
-                                                     params.two_branches)
+                                                     params.two_branches, scr.sizes, scr.parent)
             _record(cand, j, gain, iv, ratio, rho, admissible)
         return
-    if not _subset_sides(stats, p, params, scr.side):
+    if not _subset_sides(stats, p, params, scr.side, scr.subset):
         return
     subset_branches(stats, p, scr.side, scr.branches)
     gain, iv, ratio, rho, admissible = score(scr.branches, W, params.criterion, params.regression,
-                                             params.min_leaf, params.two_branches)
+                                             params.min_leaf, params.two_branches, scr.sizes,
+                                             scr.parent)
     _record(cand, j, gain, iv, ratio, rho, admissible)
 
 
 @njit(cache=True)
-def _subset_sides(stats, p, params, side):
+def _subset_sides(stats, p, params, side, sub):
     """The best subset's side of each entry (``subsets``); False when none is admissible."""
     if params.regression:
-        return best_subset_regression_entries(stats, p, params.min_leaf, side)
+        return best_subset_regression_entries(stats, p, params.min_leaf, side, sub)
     return best_subset_class_entries(stats, p, params.criterion, params.min_leaf,
-                                     params.max_exhaustive, side)
+                                     params.max_exhaustive, side, sub)
 
 
 @njit(cache=True)
@@ -188,7 +190,8 @@ def _binned_threshold(j, codes, stats, p, feat, params, scr, cand, W):
     if e < 0:
         return
     gain, iv, ratio, rho, admissible = score(scr.branches, W, params.criterion, params.regression,
-                                             params.min_leaf, params.two_branches)
+                                             params.min_leaf, params.two_branches, scr.sizes,
+                                             scr.parent)
     _record(cand, j, gain, iv, ratio, rho, admissible)
     cand.threshold[j] = midpoint(feat.bin_max[j, codes[e]], feat.bin_min[j, codes[e + 1]])
 
@@ -237,6 +240,6 @@ def chosen_sides(seg, start, end, j, rows, feat, params, scr, out):
     else:
         p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr)
         codes, stats = scr.wide_code, scr.wide_stats
-    _subset_sides(stats, p, params, scr.side)
+    _subset_sides(stats, p, params, scr.side, scr.subset)
     for e in range(p):
         out[codes[e]] = scr.side[e]

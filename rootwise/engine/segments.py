@@ -226,11 +226,11 @@ def _split_words(words, s, start, end, goes_left, buf):
 
 
 @njit(cache=True)
-def split_binary(seg, start, end, direction, goes_left, buf_i, buf_f, buf_codes):
+def split_binary(seg, start, end, direction, goes_left, g, buf_i, buf_f, buf_codes):
     """Partition the segment stably by ``direction`` (0 left, 1 right, per segment position):
-    returns the first position of the right child. ``goes_left``: scratch by row id."""
+    returns the first position of the right child. ``goes_left``: scratch by row id; ``g``: per
+    position."""
     m = end - start
-    g = np.empty(m, dtype=np.int64)
     for t in range(m):
         g[t] = 1 - direction[t]
         goes_left[seg.row[start + t]] = g[t]

@@ -24,7 +24,7 @@ from .._policy import Policy
 from ..engine.arrays import total as ordered_sum
 from ..engine.partition import branch_of_rows, split_rows
 from ..engine.scores import choose as choose_candidate
-from ..engine.scores import score
+from ..engine.scores import score_table
 from ..engine.stats import category_table, class_counts, regression_table
 from ..engine.subsets import best_subset_class, best_subset_regression
 from ..engine.thresholds import best_threshold_class, best_threshold_regression, midpoint
@@ -119,9 +119,9 @@ class Splitter:
 
     def _scored(self, j, kind, branches, W, **extra) -> Candidate:
         """A candidate from its branch table (``engine.scores.score``)."""
-        gain, iv, ratio, rho, admissible = score(
-            np.ascontiguousarray(branches, dtype=np.float64), float(W), self.criterion,
-            self.regression, self._min_leaf, self._two_branches)
+        gain, iv, ratio, rho, admissible = score_table(branches, W, self.criterion,
+                                                       self.regression, self._min_leaf,
+                                                       self._two_branches)
         return Candidate(feature=j, kind=kind, gain=gain, iv=iv, gain_ratio=ratio, rho=rho,
                          table=branches, admissible=bool(admissible), **extra)
 
