@@ -25,10 +25,10 @@ from ._threads import threads
 from .input import encode, tables, target
 from .input.schema import resolve_categorical
 from .prune.cost_complexity import choose_alpha_by_cv, cost_complexity_path, prune_to_alpha
-from .prune.error_based import collapse_tree, error_based_prune
+from .prune.error_based import TrainingRows, collapse_tree, error_based_prune
 from .prune.folds import kfold, stratified_kfold
 from .prune.reduced_error import reduced_error_prune
-from .prune.report import describe_steps
+from .prune.report import PendingSteps
 
 _VALIDATION_PRUNING = ("pre", "reduced-error")
 # CART with more than two classes tries all 2^(m-1) - 1 subsets of m categories up to max_exhaustive;
@@ -128,21 +128,21 @@ class _TreeEstimator(Estimator):
         steps, cptable = None, None
         if self.pruning == "pre":
             tree = grow(train, validation=validation)
-            steps = describe_steps(grow.prepruning_steps, tree, schema, classes)
+            steps = PendingSteps(grow.prepruning_steps, tree, schema, classes)
         else:
             tree = grow(train)
             if self.pruning == "reduced-error":
                 full = tree  # the tree the steps' node numbers refer to
-                tree, steps = reduced_error_prune(tree, *validation, regression=self._regression,
+                tree, table = reduced_error_prune(tree, *validation, regression=self._regression,
                                                   prune_on_tie=self.prune_on_tie)
-                steps = describe_steps(steps, full, schema, classes)
+                steps = PendingSteps(table, full, schema, classes)
             elif self.pruning == "error-based":
-                tree = error_based_prune(tree, grow.splitter_for(train), w[train],
+                tree = error_based_prune(tree, grow.training_rows(train), w[train],
                                          confidence=self.confidence,
                                          subtree_raising=self.subtree_raising,
                                          collapse=policy.release8, release8=policy.release8)
             elif self.pruning is None and policy.release8:  # J48 -U collapses too
-                tree = collapse_tree(tree, grow.splitter_for(train), w[train])
+                tree = collapse_tree(tree, grow.training_rows(train), w[train])
             elif self.pruning == "cost-complexity":
                 tree, cptable = self._cost_complexity(tree, grow, train, yt, w)
 
@@ -161,6 +161,23 @@ class _TreeEstimator(Estimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return self
+
+    @property
+    def pruning_steps_(self):
+        """Every decision of validation-based pruning, a list of ``PruningStep`` (paths included),
+        or None. ``fit`` keeps the decisions as arrays; the steps are made when first read."""
+        try:
+            steps = self.__dict__["_pruning_steps"]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute "
+                                 "'pruning_steps_'") from None
+        if isinstance(steps, PendingSteps):
+            steps = self._pruning_steps = steps.resolve()
+        return steps
+
+    @pruning_steps_.setter
+    def pruning_steps_(self, steps) -> None:
+        self._pruning_steps = steps
 
     def _carve_validation(self, yt):
         from sklearn.model_selection import train_test_split
@@ -364,11 +381,12 @@ class _Grower:
             self.prepruning_steps = steps
         return tree
 
-    def splitter_for(self, rows):
-        from .reference.splitters import make_splitter
-
-        return make_splitter(self.X[rows], self.y[rows], self.schema.kinds_array,
-                             self.schema.n_categories, self.n_classes, self.policy)
+    def training_rows(self, rows) -> TrainingRows:
+        """The rows a tree was grown on, for C4.5's pruning (no copy when they are all rows)."""
+        X, y = self.X, self.y
+        if not (len(rows) == len(y) and np.array_equal(rows, np.arange(len(y)))):
+            X, y = X[rows], y[rows]
+        return TrainingRows(X, y, self.n_classes, self.policy.criterion_code)
 
 
 class _ClassificationTree(Classifier, _TreeEstimator):

@@ -6,14 +6,22 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import error_based_oracle as oracle
 import numpy as np
 import pandas as pd
 import pytest
+from deep_trees import staircase, staircase_classes
 from j48_golden import compare, golden, load, nested
+from python_calls import python_calls
 
 from rootwise import C45Classifier, datasets
-from rootwise._config import MISSING_FRACTIONAL, MULTIWAY, THRESHOLD
-from rootwise.prune.error_based import collapse_tree, error_based_prune, pessimistic_errors
+from rootwise._config import LEAF, MISSING_FRACTIONAL, MULTIWAY, THRESHOLD
+from rootwise.prune.error_based import (
+    TrainingRows,
+    collapse_tree,
+    error_based_prune,
+    pessimistic_errors,
+)
 from rootwise.reference.builder import build_tree
 from rootwise.reference.splitters import make_splitter
 from rootwise.tree.records import NodeRecords
@@ -40,6 +48,17 @@ def test_pessimistic_errors_quinlan_example():
     leaf = 1 + pessimistic_errors(16, 1, 0.25)
     assert (leaf / 16) == pytest.approx(0.155, abs=5e-4)
     assert leaf < subtree
+
+
+def test_the_estimate_is_the_former_one_bit_for_bit():
+    """The compiled estimate gives the former Python function's numbers exactly, below one error
+    (the interpolation), at and above it, near N, and at release 8's float CF."""
+    rng = np.random.default_rng(0)
+    n = np.concatenate([rng.integers(1, 60, 300), rng.uniform(0.01, 60, 300)]).astype(float)
+    e = np.concatenate([np.zeros(50), rng.uniform(0, 1, 100), rng.uniform(0, 1, 450) * n[150:]])
+    for cf in (0.25, float(np.float32(0.25)), 0.05, 0.45):
+        for ni, ei in zip(n.tolist(), e.tolist(), strict=True):
+            assert pessimistic_errors(ni, ei, cf) == oracle.pessimistic_errors(ni, ei, cf)
 
 
 # --------------------------------------------------------------------------- J48's own trees
@@ -216,3 +235,144 @@ def test_confidence_controls_the_size():
     X, y = load("credit-g")
     sizes = [C45Classifier(confidence=cf).fit(X, y).tree_.n_leaves for cf in (0.05, 0.25, 0.45)]
     assert sizes[0] < sizes[1] < sizes[2]
+
+
+# --------------------------------------------------------------------------- the former implementation
+
+
+def former(tree, splitter, w, **options):
+    """The former Python implementation (tests/error_based_oracle.py), with room for its
+    recursion on deeper trees."""
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20000))
+    try:
+        if options.pop("prune", True):
+            return oracle.error_based_prune(tree, splitter, w, **options)
+        return oracle.collapse_tree(tree, splitter, w, **options)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def assert_same_pruning(tree, splitter, w, release8):
+    """Every variant of the pass gives the former implementation's tree, bit for bit: raising on
+    and off, collapse on and off, and collapse alone."""
+    for raising in (True, False):
+        for collapse in (False, True):
+            options = dict(confidence=0.25, subtree_raising=raising, collapse=collapse,
+                           release8=release8)
+            new = error_based_prune(tree, splitter, w, **options)
+            assert new == former(tree, splitter, w, **options), options
+    assert collapse_tree(tree, splitter, w, release8=release8) == \
+        former(tree, splitter, w, prune=False, release8=release8)
+
+
+@pytest.mark.parametrize("release8", [True, False])
+@pytest.mark.parametrize("name", DATASETS)
+def test_same_trees_as_the_former_implementation_on_weka_files(name, release8):
+    """The grown trees of the Weka files (missing values in labor, vote, breast-cancer, soybean),
+    pruned with unit weights and with whole weights (0 to 3: the exact sums of the incremental
+    raising estimate), and J48's own unpruned tree."""
+    g, model, Xe, yc, splitter = j48_setting(name, release8=release8)
+    for w in (np.ones(len(yc)), np.random.default_rng(1).integers(0, 4, len(yc)).astype(float)):
+        grown = build_tree(Xe, yc, w, model.schema_.kinds_array, model.schema_.n_categories,
+                           len(model.classes_), model._policy())
+        assert_same_pruning(grown, splitter, w, release8)
+    weka = tree_from_weka(g["unpruned_tree"]["parsed"], model.schema_, len(model.classes_))
+    assert_same_pruning(weka, splitter, np.ones(len(yc)), release8)
+
+
+def random_table(seed: int, n: int):
+    """A table with numeric and categorical columns, missing cells in both, and a noisy target."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": np.round(rng.normal(size=n), 1), "b": rng.integers(0, 4, n).astype(str),
+                      "c": rng.random(n), "d": rng.integers(0, 7, n).astype(str)})
+    X.loc[rng.random(n) < 0.15, "a"] = np.nan
+    X.loc[rng.random(n) < 0.1, "b"] = None
+    X.loc[rng.random(n) < 0.05, "c"] = np.nan
+    X.loc[rng.random(n) < 0.1, "d"] = None
+    score = X["a"].fillna(0) + (X["b"] == "1") - (X["d"] == "3") + rng.normal(size=n)
+    y = np.select([score > 1, score > -0.5], ["p", "q"], "r")
+    return X, y
+
+
+@pytest.mark.parametrize("release8", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_same_trees_as_the_former_implementation_on_random_trees(seed, release8):
+    """Random tables with missing values, weights with zeros and fractions, and trees grown on
+    other rows than those that prune them (empty nodes, much raising, fractions recomputed)."""
+    X, y = random_table(seed, 400)
+    rng = np.random.default_rng(seed + 100)
+    model = C45Classifier(pruning=None, release8=release8).fit(X, y)
+    Xe = model._encode(X)
+    yc = np.searchsorted(model.classes_, y).astype(np.int64)
+    schema = model.schema_
+    splitter = make_splitter(Xe, yc, schema.kinds_array, schema.n_categories, 3, model._policy())
+    weights = [np.where(rng.random(400) < 0.1, 0.0, rng.integers(1, 4, 400) / 2),
+               np.where(rng.random(400) < 0.1, 0.0, 1.0 + rng.random(400)),
+               np.ones(400)]
+    for w in weights:
+        grown = build_tree(Xe, yc, w, schema.kinds_array, schema.n_categories, 3, model._policy())
+        assert_same_pruning(grown, splitter, w, release8)
+        other = rng.choice(400, size=250, replace=True)  # grown on a bootstrap sample
+        grown = build_tree(Xe[other], yc[other], w[other], schema.kinds_array,
+                           schema.n_categories, 3, model._policy())
+        assert_same_pruning(grown, splitter, w, release8)
+
+
+# --------------------------------------------------------------------------- very deep trees
+
+
+def test_deep_staircase_as_the_former_implementation():
+    """A staircase 600 tests deep (the former recursion needs its limit raised) is pruned as the
+    former implementation prunes it, with release 8 and without."""
+    tree, X = staircase(600)
+    w = np.ones(len(X))
+    for release8 in (False, True):
+        splitter = make_splitter(X, staircase_classes(600), np.array([0]), np.array([0]), 2,
+                                 C45Classifier(release8=release8)._policy())
+        assert_same_pruning(tree, splitter, w, release8)
+
+
+def test_staircase_10000_deep():
+    """Depth 10^4 (no recursion, and memory in proportion to the rows). Worked by hand: the lower
+    half holds class 0 only, and every subtree there becomes a leaf (n (1 - 0.25^(1/n)) < 1.39
+    errors, below the 1.0 per pure pair leaf that any split adds). Above it the pairs alternate:
+    a node as a leaf would hold about as many errors as the subtree has pair leaves, plus the
+    pessimistic margin, and raising the rest of the staircase mixes two pairs in one leaf
+    (errors(4, 2) = 3.2 for 1.0 + 1.0), so every upper test stays: 5000 tests, their 5000 pair
+    leaves and one leaf of 2 x 5001 rows of class 0."""
+    depth = 10_000
+    tree, X = staircase(depth)
+    rows = TrainingRows(X, staircase_classes(depth), 2)
+    w = np.ones(len(X))
+    half = depth // 2
+    for raising in (True, False):
+        pruned = error_based_prune(tree, rows, w, subtree_raising=raising)
+        assert pruned.node_count == 2 * half + 1 and pruned.max_depth == half
+        np.testing.assert_array_equal(pruned.threshold[pruned.kind == THRESHOLD],
+                                      2 * np.arange(half) + 1.5)
+        leaves = pruned.value[pruned.kind == LEAF]
+        expected = [[2, 0] if p % 2 == 0 else [0, 2] for p in range(half)] + [[2 * (half + 1), 0]]
+        assert sorted(map(tuple, leaves)) == sorted(map(tuple, expected))
+    # release 8's collapse: the lower half makes no training error below any of its nodes
+    collapsed = collapse_tree(tree, rows, w)
+    assert collapsed.node_count == 2 * half + 1
+
+
+@pytest.mark.parametrize("release8", [False, True])
+def test_python_calls_do_not_grow_with_the_tree(release8):
+    """Issue 11: a pass makes as many Python calls on a tree of 4,001 nodes as on one of 101."""
+    counts = []
+    for depth in (50, 2000):
+        tree, X = staircase(depth)
+        rows = TrainingRows(X, staircase_classes(depth), 2)
+        w = np.ones(len(X))
+        passes = [(error_based_prune, dict(release8=release8, collapse=release8)),
+                  (error_based_prune, dict(subtree_raising=False, release8=release8)),
+                  (collapse_tree, dict(release8=release8))]
+        for f, options in passes:
+            f(tree, rows, w, **options)  # numba compiles (or loads) the kernels on a first call
+        counts.append([python_calls(f, tree, rows, w, **options) for f, options in passes])
+    assert counts[0] == counts[1]

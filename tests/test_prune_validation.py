@@ -755,3 +755,126 @@ def test_report_survives_save_and_load(tmp_path):
     back = rootwise.load(tmp_path / "m.json")
     assert back.pruning_steps_ == m.pruning_steps_
     assert pruning_report(back) == pruning_report(m)
+
+
+# --------------------------------------------------------------------------- the compiled pass
+
+
+def validation_case(model, X, y, Xv, yv, seed):
+    """(the grown tree, encoded validation rows, their targets, weights with zeros and fractions)."""
+    rng = np.random.default_rng(seed)
+    full = copy.deepcopy(model).set_params(pruning=None).fit(X, y)
+    Xe = full._encode(Xv)
+    if hasattr(full, "classes_"):
+        target = np.searchsorted(full.classes_, np.asarray(yv)).astype(np.int64)
+    else:
+        target = np.asarray(yv, dtype=np.float64)
+    w = np.where(rng.random(len(target)) < 0.15, 0.0, rng.integers(1, 5, len(target)) / 3)
+    return full.tree_, Xe, target, w
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_reduced_error_is_the_former_implementation(seed):
+    """The compiled pass gives the former numpy implementation's tree and steps bit for bit, on
+    trees of every algorithm, with validation weights (zeros, thirds) and missing values (C4.5's
+    fractional rows take the by-prediction path)."""
+    import reduced_error_oracle as oracle
+
+    from rootwise.prune.reduced_error import reduced_error_prune
+
+    rng = np.random.default_rng(seed)
+    n = 300
+    X = pd.DataFrame({"a": np.round(rng.normal(size=n), 1), "b": rng.choice(list("uvwxyz"), n),
+                      "c": rng.normal(size=n), "d": rng.choice(list("pq"), n)})
+    score = X["a"] + (X["b"] == "u") - (X["d"] == "p") + rng.normal(scale=0.7, size=n)
+    y_class = pd.Series(np.select([score > 0.8, score > -0.5], ["hi", "mid"], "lo"))
+    Xm = X.copy()
+    Xm.loc[rng.random(n) < 0.15, "a"] = np.nan
+    Xm.loc[rng.random(n) < 0.1, "b"] = None
+    cases = [(ID3Classifier(), X[["b", "d"]], y_class), (C45Classifier(), Xm, y_class),
+             (C45Classifier(min_samples_leaf=1), X, y_class), (CARTClassifier(), Xm, y_class),
+             (CARTRegressor(), Xm, pd.Series(score))]
+    fractional = 0
+    for model, data, target in cases:
+        Xt, yt, Xv, yv = fixed_split(data, target, 120, seed)
+        tree, Xe, y_val, w_val = validation_case(model, Xt, yt, Xv, yv, seed)
+        regression = isinstance(model, CARTRegressor)
+        for tie in (True, False):
+            new_tree, table = reduced_error_prune(tree, Xe, y_val, w_val, regression=regression,
+                                                  prune_on_tie=tie)
+            old_tree, old_steps = oracle.reduced_error_prune(tree, Xe, y_val, w_val,
+                                                             regression=regression, prune_on_tie=tie)
+            assert new_tree == old_tree
+            assert table.steps() == old_steps
+        fractional += isinstance(model, C45Classifier) and bool(
+            oracle._fractional_rows(tree, Xe, tree.apply(Xe)).any())
+    assert fractional == 1  # the C4.5 tree with missing values took the by-prediction path
+
+
+def test_steps_are_made_when_read(monkeypatch):
+    """``fit`` writes no path (a path is as long as its node is deep); the first read of
+    ``pruning_steps_`` writes them once, and later reads return the same list."""
+    import rootwise.prune.report as report
+
+    calls = []
+    node_paths = report.node_paths
+    monkeypatch.setattr(report, "node_paths", lambda *a, **k: calls.append(1) or node_paths(*a, **k))
+    X, y, Xv, yv = textbook()
+    for pruning in ("pre", "reduced-error"):
+        calls.clear()
+        m = ID3Classifier(pruning=pruning).fit(X, y, X_val=Xv, y_val=yv)
+        assert calls == []
+        steps = m.pruning_steps_
+        assert calls == [1] and m.pruning_steps_ is steps
+        assert all(isinstance(s.node, int) and isinstance(s.pruned, bool) for s in steps)
+
+
+def test_reduced_error_on_a_staircase_10000_deep():
+    """Depth 10^4, the validation rows being the training rows (x = 0 .. 2 x 10^4 + 1): the
+    unpruned tree is right on all of them. In the lower half every subtree holds class 0 only, so
+    making it a leaf costs nothing and ties prune; above, a node as a leaf predicts class 0 and
+    misses the class-1 pairs (odd p) of the upper half below it, so it stays. Each step reports
+    the rows reaching its node, 2 (10^4 - d + 1) at split 2d."""
+    from deep_trees import class_counts_of_staircase, staircase, staircase_classes
+
+    from rootwise.prune.reduced_error import reduced_error_prune
+    from rootwise.tree import Tree
+
+    depth, half = 10_000, 5_000
+    tree, X = staircase(depth)
+    y = staircase_classes(depth)
+    fields = {name: getattr(tree, name) for name in rootwise.tree.NODE_FIELDS}
+    tree = Tree(fields, class_counts_of_staircase(depth, y), tree.pool, tree.n_categories)
+    pruned, table = reduced_error_prune(tree, X, y, np.ones(len(y)))
+    d = np.arange(depth - 1, -1, -1)  # the splits, children first
+    np.testing.assert_array_equal(table.node, 2 * d)
+    np.testing.assert_array_equal(table.pruned, d >= half)
+    np.testing.assert_array_equal(table.n_validation, 2 * (depth - d + 1))
+    assert np.all(table.score_as_subtree == 1.0)
+    odd_pairs_below = np.maximum(half - d, 0) // 2 + ((half - d > 0) & (d % 2 == 1))
+    np.testing.assert_allclose(table.score_as_leaf, 1 - 2 * odd_pairs_below / len(y), atol=1e-15)
+    assert pruned.node_count == 2 * half + 1 and pruned.max_depth == half
+
+
+def test_reduced_error_python_calls_do_not_grow_with_the_tree():
+    """Issue 11: reduced-error pruning and collapse make as many Python calls on a tree of 4,001
+    nodes as on one of 101."""
+    from deep_trees import class_counts_of_staircase, staircase, staircase_classes
+    from python_calls import python_calls
+
+    from rootwise.prune.reduced_error import reduced_error_prune
+    from rootwise.tree import Tree
+
+    counts = []
+    for depth in (50, 2000):
+        tree, X = staircase(depth)
+        y = staircase_classes(depth)
+        fields = {name: getattr(tree, name) for name in rootwise.tree.NODE_FIELDS}
+        tree = Tree(fields, class_counts_of_staircase(depth, y), tree.pool, tree.n_categories)
+        w = np.ones(len(y))
+        make_leaf = np.arange(tree.node_count) % 7 == 0
+        for f, args in ((reduced_error_prune, (tree, X, y, w)), (collapse, (tree, make_leaf))):
+            f(*args)  # numba compiles (or loads) the kernels on a first call
+        counts.append([python_calls(reduced_error_prune, tree, X, y, w),
+                       python_calls(collapse, tree, make_leaf)])
+    assert counts[0] == counts[1]

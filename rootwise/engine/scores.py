@@ -11,7 +11,7 @@ node's weight (known and missing rows; ``node_weight``):
 
 Every sum here is taken in order from 0 (row by row, branch by branch): the reference builder
 and the engine compute these numbers with these same kernels from tables summed in the same
-order, so their trees agree bit for bit (``reference`` and ``engine.grow``).
+order, so their trees agree bit for bit (``reference`` and ``engine.loop``).
 """
 
 import numpy as np

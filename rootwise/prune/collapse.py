@@ -5,19 +5,29 @@ every index stays valid)."""
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from .._config import LEAF, MISSING_STOP
 from ..tree import NODE_FIELDS, Tree
 
 
+@njit(cache=True)
+def below_a_leaf(parent, leaf):
+    """Per node: whether some proper ancestor is in ``leaf``. Parents come before their children,
+    so one pass in id order decides every node from its parent."""
+    n = parent.shape[0]
+    removed = np.zeros(n, dtype=np.bool_)
+    for i in range(1, n):
+        p = parent[i]
+        removed[i] = removed[p] or leaf[p]
+    return removed
+
+
 def collapse(tree: Tree, make_leaf: np.ndarray) -> Tree:
     """The tree in which every node of ``make_leaf`` is a leaf and its descendants are gone."""
     n = tree.node_count
-    removed = np.zeros(n, dtype=bool)
     leaf = np.asarray(make_leaf, dtype=bool) | (tree.kind == LEAF)
-    for i in range(1, n):  # parents come before children
-        p = tree.parent[i]
-        removed[i] = removed[p] or leaf[p]
+    removed = below_a_leaf(tree.parent, leaf)
     keep = np.flatnonzero(~removed)
     new_id = np.full(n, -1, dtype=np.int64)
     new_id[keep] = np.arange(len(keep))

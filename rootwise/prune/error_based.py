@@ -3,8 +3,8 @@
 (``C45PruneableClassifierTree`` in Weka 3.6).
 
 A leaf holding N training cases (weighted, fractional) with E errors is expected to make
-E + pessimistic_errors(N, E, CF) errors on unseen cases. Bottom-up, after its branches have been
-pruned, each node is compared as
+E + pessimistic_errors(N, E, CF) errors on unseen cases (``pessimistic``). Bottom-up, after its
+branches have been pruned, each node is compared as
   - a leaf:                       the estimate for its own class distribution;
   - its subtree:                  the sum of the estimates of its leaves;
   - its largest branch (raising): that branch's subtree with all the node's cases sent into it.
@@ -12,329 +12,139 @@ The node becomes a leaf if that is no worse than both others (within 0.1 case, a
 J48 do), else it is replaced by its largest branch if that is no worse than the subtree; the
 raised subtree then takes all the node's cases and is pruned again.
 
-Every node keeps, as J48 does, the rows that reach it with their weights there (``data``) and the
-fractions r_v with which a row whose tested value is unknown goes down each branch
-(``fractions``). When cases are moved (raising), the fractions are recomputed from the known values
-of the rows that now reach the node (J48's ``C45Split.resetDistribution``). ``release8`` uses
-J48's tolerances: a branch with r_v <= 1e-6 receives no unknown rows, comparisons allow 1e-6, and
-of equally large branches the last one is raised.
+Every node is judged, as J48 judges it, by the rows that reach it with their weights there, and a
+row whose tested value is unknown goes down each branch with the fraction r_v of the known weight
+that the node's rows send there. When cases move (raising), the fractions are recomputed from the
+rows that now reach the node (J48's ``C45Split.resetDistribution``). ``release8`` uses J48's
+tolerances: a branch with r_v <= 1e-6 receives no unknown rows, comparisons allow 1e-6, and of
+equally large branches the last one is raised.
 
 Collapse (``collapse=True``, J48 always does it, before pruning): top-down, a subtree whose leaves
 make at least as many training errors as its root would as a leaf (within 1e-3) becomes that leaf.
+
+The passes are compiled walks over the flat tree with the rows of each node on one stack
+(``cases``, ``error_based_kernels``): a few kernel calls per pass, whatever the size of the tree.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from .._config import LEAF, MISSING_FRACTIONAL
-from ..engine.criteria import impurity
+from .._config import ENTROPY, LEAF, MISSING_FRACTIONAL, MISSING_STOP
 from ..engine.j48 import SMALL
-from ..engine.partition import subtree_leaf_counts
-from ..engine.stats import class_counts, total_and_errors
-from ..reference.splitter import NodeData, Splitter, branch_fractions
 from ..tree import Tree
-from ..tree.records import NodeRecords
+from .cases import Cases, Tests, new_record, new_stack
+from .error_based_kernels import Settings, new_raising, new_walk, number_nodes, walk_tree
+from .pessimistic import normal_quantile, pessimistic_errors
 
-SLACK = 0.1  # release 8 prefers the simpler tree unless it is worse by more than 0.1 case
 COLLAPSE_SLACK = 1e-3  # J48's collapse: subtree errors >= leaf errors - 1e-3
 
-
-def pessimistic_errors(n: float, e: float, confidence: float) -> float:
-    """Extra errors C4.5 adds to the e training errors of a leaf holding n (weighted) cases: the
-    upper limit of the binomial confidence interval at level ``confidence`` (CF, default 0.25),
-    minus e. Quinlan (1993) §4.2; for e < 1 it interpolates between the exact e = 0 bound
-    n (1 - CF^(1/n)) and the e = 1 value, as release 8 does.
-
-        f = (e + 0.5) / n,  z = Phi^-1(1 - CF)
-        U = (f + z^2/2n + z sqrt(f/n - f^2/n + z^2/4n^2)) / (1 + z^2/n)   ->   n U - e
-    """
-    if n <= 0:
-        return 0.0
-    if e < 1:
-        base = n * (1.0 - confidence ** (1.0 / n))
-        if e == 0:
-            return base
-        return base + e * (pessimistic_errors(n, 1.0, confidence) - base)
-    if e + 0.5 >= n:
-        return max(n - e, 0.0)
-    z = _normal_quantile(1.0 - confidence)
-    f = (e + 0.5) / n
-    r = (f + z * z / (2 * n) + z * np.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (1 + z * z / n)
-    return r * n - e
+__all__ = ["TrainingRows", "collapse_tree", "error_based_prune", "pessimistic_errors"]
 
 
-def _normal_quantile(p: float) -> float:
-    from statistics import NormalDist
+class TrainingRows(NamedTuple):
+    """The rows a tree was grown on: encoded matrix, class codes, number of classes, and the
+    criterion whose impurity the pruned tree's nodes report (C4.5: entropy)."""
 
-    return NormalDist().inv_cdf(p)
-
-
-class _Node:
-    """A mutable node used only while pruning (the fitted model keeps flat arrays)."""
-
-    __slots__ = ("feature", "kind", "threshold", "branch_of_category", "children", "fractions",
-                 "_data", "counts")
-
-    def __init__(self, feature, kind, threshold, branch_of_category, children, fractions, data):
-        self.feature = feature
-        self.kind = kind
-        self.threshold = threshold
-        self.branch_of_category = branch_of_category
-        self.children = children  # None for a leaf
-        self.fractions = fractions  # r_v per branch (split nodes)
-        self.data = data  # rows reaching the node and their weights here
-
-    @property
-    def data(self) -> NodeData:
-        return self._data
-
-    @data.setter
-    def data(self, data: NodeData) -> None:
-        self._data = data
-        self.counts = None  # class counts of ``data``, filled in by _C45Tree.node_counts
-
-    @property
-    def n_branches(self) -> int:
-        return len(self.children)
-
-    def make_leaf(self) -> None:
-        self.children = None
-        self.fractions = None
-        self.kind, self.feature, self.threshold, self.branch_of_category = LEAF, -1, np.nan, None
-
-    def take_test_of(self, other: _Node) -> None:
-        self.feature, self.kind, self.threshold = other.feature, other.kind, other.threshold
-        self.branch_of_category, self.children = other.branch_of_category, other.children
-        self.fractions = other.fractions
+    X: np.ndarray
+    y: np.ndarray
+    n_classes: int
+    criterion: int = ENTROPY
 
 
-class _C45Tree:
-    """The tree being pruned, with the training rows that were used to grow it."""
-
-    def __init__(self, splitter: Splitter, confidence: float, subtree_raising: bool,
-                 release8: bool):
-        self.sp = splitter
-        # J48 keeps CF as a Java float
-        self.cf = float(np.float32(confidence)) if release8 else float(confidence)
-        self.raising = subtree_raising
-        self.release8 = release8
-        self.tol = SMALL if release8 else 0.0
-        self._estimates: dict[tuple[float, float], float] = {}  # see leaf_errors
-
-    # ----------------------------------------------------------------- rows and weights
-    def counts(self, data: NodeData) -> np.ndarray:
-        return class_counts(self.sp.y, data.idx, data.w, self.sp.n_classes)
-
-    def node_counts(self, node: _Node) -> np.ndarray:
-        """``counts(node.data)``, kept on the node until its rows change."""
-        if node.counts is None:
-            node.counts = self.counts(node.data)
-        return node.counts
-
-    def send(self, node: _Node, data: NodeData) -> tuple[np.ndarray, list[NodeData]]:
-        """``data`` sent through ``node``'s test: the fractions r_v, from the known values of
-        ``data`` (equal shares when none is known; J48's ``C45Split.resetDistribution`` when
-        cases move), and the rows of each branch: known values by the test, unknown ones down
-        every branch whose fraction is positive (release8: above 1e-6) with weight w * r_v."""
-        branch, known_w = self.sp.route(node, data.idx, data.w)
-        fractions = branch_fractions(known_w)
-        return fractions, self.sp.rows_of_branches(data, branch, fractions, fractions > self.tol)
-
-    # ----------------------------------------------------------------- the grown tree
-    def load(self, tree: Tree, node: int, data: NodeData) -> _Node:
-        """Node ``node`` of a grown tree with the rows that reach it, routed as when it was grown."""
-        if tree.kind[node] == LEAF:
-            return _Node(-1, LEAF, np.nan, None, None, None, data)
-        boc = tree.branch_of_category(node).copy() if tree.pool_offset[node] >= 0 else None
-        out = _Node(int(tree.feature[node]), int(tree.kind[node]), float(tree.threshold[node]), boc,
-                    list(tree.children(node)), None, data)
-        out.fractions, parts = self.send(out, data)
-        out.children = [self.load(tree, c, p) for c, p in zip(out.children, parts, strict=True)]
-        return out
-
-    # ----------------------------------------------------------------- error estimates
-    def leaf_errors(self, counts: np.ndarray) -> float:
-        """E + pessimistic_errors(N, E, CF) of a leaf with these class counts (0 when empty)."""
-        n, e = total_and_errors(counts)
-        if n <= self.tol:
-            return 0.0
-        key = (n, e)  # many leaves share their (N, E): compute each estimate once
-        if key not in self._estimates:
-            self._estimates[key] = e + pessimistic_errors(n, e, self.cf)
-        return self._estimates[key]
-
-    def errors_for_branch(self, node: _Node, data: NodeData) -> float:
-        """The estimate of ``node``'s subtree if ``data`` (a parent's rows) went into it; nothing
-        is changed. The rows go through the subtree in one kernel call (``send`` at every node);
-        the leaves' estimates are then added up subtree by subtree, as a recursion would."""
-        if node.children is None:
-            return self.leaf_errors(self.counts(data))
-        nodes, first, arrays = _breadth_first(node)
-        counts = subtree_leaf_counts(self.sp.X, self.sp.y, data.idx, data.w, *arrays, self.tol,
-                                     self.sp.n_classes)
-
-        def estimate(i: int) -> float:
-            if first[i] < 0:
-                return self.leaf_errors(counts[i])
-            return sum(estimate(c) for c in range(first[i], first[i] + len(nodes[i].children)))
-
-        return estimate(0)
-
-    def largest_branch(self, node: _Node) -> int:
-        """The branch with the most weight (unknown rows spread by the fractions, so the weights
-        are r_v * W); on a tie the first, or with release8 the last (J48's ``maxBag``)."""
-        bags = node.fractions * node.data.w.sum()
-        if not self.release8:
-            return int(np.argmax(bags))
-        best, most = -1, 0.0
-        for b, size in enumerate(bags):
-            if most - size < SMALL:
-                best, most = b, size
-        return best
-
-    def not_worse(self, a: float, b: float) -> bool:
-        """a <= b + 0.1 case (release8: within J48's 1e-6 too)."""
-        return a - (b + SLACK) < SMALL if self.release8 else a <= b + SLACK
-
-    # ----------------------------------------------------------------- the passes
-    def collapse(self, node: _Node, subtree_errors: dict[int, float] | None = None) -> None:
-        """Top-down, so a node is judged before anything below it changes: the training errors
-        of every subtree are taken once, before the pass (``subtree_errors``, by node id)."""
-        if node.children is None:
-            return
-        if subtree_errors is None:
-            subtree_errors = {}
-            self._training_errors_of_subtrees(node, subtree_errors)
-        counts = self.node_counts(node)
-        as_leaf = float(total_and_errors(counts)[1])
-        if subtree_errors[id(node)] >= as_leaf - COLLAPSE_SLACK:
-            node.make_leaf()
-            return
-        for child in node.children:
-            self.collapse(child, subtree_errors)
-
-    def _training_errors_of_subtrees(self, node: _Node, out: dict[int, float]) -> float:
-        """The training errors of ``node``'s subtree (the sum over its leaves of the weight not in
-        their majority class) and, into ``out``, those of every split node below it."""
-        if node.children is None:
-            return float(total_and_errors(self.node_counts(node))[1])
-        errors = sum(self._training_errors_of_subtrees(c, out) for c in node.children)
-        out[id(node)] = errors
-        return errors
-
-    def prune(self, node: _Node) -> float:
-        """Prune the subtree bottom-up; returns its estimate afterwards: the sum over its leaves
-        of ``leaf_errors`` with the rows each holds. Pruning a branch changes nothing outside it,
-        so a node's subtree estimate is the sum of its pruned branches' estimates."""
-        if node.children is None:
-            return self.leaf_errors(self.node_counts(node))
-        estimates = [self.prune(child) for child in node.children]
-        largest = node.children[self.largest_branch(node)]
-        as_largest = self.errors_for_branch(largest, node.data) if self.raising else np.inf
-        as_leaf = self.leaf_errors(self.node_counts(node))
-        as_tree = sum(estimates)
-        if self.not_worse(as_leaf, as_tree) and self.not_worse(as_leaf, as_largest):
-            node.make_leaf()
-            return as_leaf
-        if self.not_worse(as_largest, as_tree):
-            # subtree raising: the largest branch takes the node's place and all its rows
-            node.take_test_of(largest)
-            self.redistribute(node, node.data)
-            return self.prune(node)
-        return as_tree
-
-    def redistribute(self, node: _Node, data: NodeData) -> None:
-        """Send ``data`` through ``node``'s subtree, updating rows and fractions on the way."""
-        node.data = data
-        if node.children is None:
-            return
-        node.fractions, parts = self.send(node, data)
-        for child, part in zip(node.children, parts, strict=True):
-            self.redistribute(child, part)
-
-    # ----------------------------------------------------------------- the flat tree
-    def write(self, root: _Node, n_categories: np.ndarray) -> Tree:
-        """Flat tree; each node's value is the class distribution of the rows it holds, an empty
-        node takes its parent's (seed 000's empty branch)."""
-        rec = NodeRecords(self.sp.n_classes)
-        first = rec.new_node(parent=-1, depth=0, branch_fraction=1.0)
-        stack = [(first, root, None)]
-        crit = self.sp.criterion
-        while stack:
-            nid, node, parent_counts = stack.pop()
-            counts = self.node_counts(node)
-            total = float(counts.sum())
-            value = counts if total > 0 or parent_counts is None else parent_counts
-            rec.value[nid] = value.copy()
-            rec.set(nid, impurity=impurity(value, crit),
-                    n_node_samples=int(np.count_nonzero(node.data.w > 0)),
-                    weighted_n_node_samples=total)
-            if node.children is None:
-                continue
-            first = rec.new_nodes(nid, rec.fields["depth"][nid] + 1,
-                                  [float(r) for r in node.fractions])
-            kids = range(first, first + node.n_branches)
-            pool_offset = rec.add_to_pool(node.branch_of_category) \
-                if node.branch_of_category is not None else -1
-            rec.set(nid, feature=node.feature, kind=node.kind, threshold=node.threshold,
-                    first_child=kids[0], n_children=len(kids), pool_offset=pool_offset,
-                    missing_branch=MISSING_FRACTIONAL)
-            for b in range(node.n_branches - 1, -1, -1):
-                stack.append((kids[b], node.children[b], value))
-        return rec.tree(n_categories)
-
-
-def _breadth_first(root: _Node) -> tuple[list[_Node], list[int], tuple[np.ndarray, ...]]:
-    """The subtree below ``root`` in breadth-first order (a node's children consecutive), with
-    each node's first child (-1 for a leaf) and its test as arrays for ``subtree_leaf_counts``:
-    feature, kind, threshold, first child, number of children, the category pool, and each node's
-    offset and length in it."""
-    nodes, first = [root], []
-    for node in nodes:  # grows while it is read
-        if node.children is None:
-            first.append(-1)
-        else:
-            first.append(len(nodes))
-            nodes.extend(node.children)
-    pools = [n.branch_of_category for n in nodes if n.branch_of_category is not None]
-    sizes = [0 if n.branch_of_category is None else len(n.branch_of_category) for n in nodes]
-    # int32 categories, as every other caller of branch_of_rows passes: one compiled copy
-    pool = np.concatenate(pools).astype(np.int32) if pools else np.zeros(0, dtype=np.int32)
-    arrays = (np.array([n.feature for n in nodes], dtype=np.int64),
-              np.array([n.kind for n in nodes], dtype=np.int64),
-              np.array([n.threshold for n in nodes], dtype=np.float64),
-              np.array(first, dtype=np.int64),
-              np.array([0 if n.children is None else len(n.children) for n in nodes],
-                       dtype=np.int64),
-              pool, np.cumsum([0] + sizes[:-1], dtype=np.int64), np.array(sizes, dtype=np.int64))
-    return nodes, first, arrays
-
-
-def _run(tree: Tree, splitter: Splitter, w: np.ndarray, *, confidence: float,
-         subtree_raising: bool, collapse: bool, prune: bool, release8: bool) -> Tree:
-    state = _C45Tree(splitter, confidence, subtree_raising, release8)
-    data = NodeData(np.arange(len(w), dtype=np.int64), np.asarray(w, dtype=np.float64))
-    root = state.load(tree, 0, data)
-    if collapse:
-        state.collapse(root)
-    if prune:
-        state.prune(root)
-    return state.write(root, tree.n_categories)
-
-
-def error_based_prune(tree: Tree, splitter: Splitter, w: np.ndarray, *, confidence: float = 0.25,
+def error_based_prune(tree: Tree, rows, w: np.ndarray, *, confidence: float = 0.25,
                       subtree_raising: bool = True, collapse: bool = False,
                       release8: bool = False) -> Tree:
-    """The pruned tree. ``splitter`` holds the training rows the tree was grown on, weighted ``w``
-    (rows of weight 0 are carried along and count for nothing); ``collapse`` first collapses
-    subtrees that do not lower the training error; ``release8`` follows J48 (module docstring)."""
-    return _run(tree, splitter, w, confidence=confidence, subtree_raising=subtree_raising,
+    """The pruned tree. ``rows`` (a ``TrainingRows``, or anything with ``X``, ``y``, ``n_classes``
+    and ``criterion``) holds the rows the tree was grown on, weighted ``w`` (rows of weight 0
+    are carried along and count for nothing); ``collapse`` first collapses subtrees that do not
+    lower the training error; ``release8`` follows J48 (module docstring)."""
+    return _run(tree, rows, w, confidence=confidence, subtree_raising=subtree_raising,
                 collapse=collapse, prune=True, release8=release8)
 
 
-def collapse_tree(tree: Tree, splitter: Splitter, w: np.ndarray, *, release8: bool = True) -> Tree:
+def collapse_tree(tree: Tree, rows, w: np.ndarray, *, release8: bool = True) -> Tree:
     """Release 8's collapse alone (what J48 -U does after growing): every subtree whose leaves make
     at least as many training errors as its root would as a leaf (within 1e-3) becomes that leaf."""
-    return _run(tree, splitter, w, confidence=0.25, subtree_raising=False, collapse=True,
+    return _run(tree, rows, w, confidence=0.25, subtree_raising=False, collapse=True,
                 prune=False, release8=release8)
+
+
+def _run(tree: Tree, rows, w, *, confidence: float, subtree_raising: bool, collapse: bool,
+         prune: bool, release8: bool) -> Tree:
+    cases = Cases(np.ascontiguousarray(rows.X, dtype=np.float64),
+                  np.ascontiguousarray(rows.y, dtype=np.int64), int(rows.n_classes))
+    n_rows, n_nodes = cases.y.shape[0], tree.node_count
+    # J48 keeps CF as a Java float
+    cf = float(np.float32(confidence)) if release8 else float(confidence)
+    settings = Settings(cf, normal_quantile(1.0 - cf), SMALL if release8 else 0.0, bool(release8),
+                        bool(subtree_raising))
+    tests = Tests(*(np.array(a, dtype=np.int64) for a in (tree.feature, tree.kind)),
+                  np.array(tree.threshold, dtype=np.float64),
+                  *(np.array(a, dtype=np.int64) for a in (tree.first_child, tree.n_children,
+                                                          tree.pool_offset)),
+                  tree.pool, np.asarray(tree.n_categories, dtype=np.int64))
+    record, scratch = new_record(n_nodes, cases.n_classes), new_record(n_nodes, cases.n_classes)
+    stack, walk, raising = new_stack(n_rows), new_walk(n_nodes), new_raising(n_nodes, cases.n_classes)
+    if collapse or not prune:
+        # every node's counts and fractions, and each subtree's training errors
+        _root_cases(stack, w, n_rows)
+        stack = walk_tree(n_rows, False, tests, cases, stack, record, scratch, walk, raising,
+                          settings)
+        if collapse:
+            _collapse(tests, record)
+    if prune:
+        _root_cases(stack, w, n_rows)
+        walk_tree(n_rows, True, tests, cases, stack, record, scratch, walk, raising, settings)
+    return _written(tests, record, int(getattr(rows, "criterion", ENTROPY)), tree.n_categories)
+
+
+def _collapse(tests: Tests, record) -> None:
+    """Release 8's collapse: a split whose subtree makes at least as many training errors
+    (``record.estimate``, from the routing walk) as the node would as a leaf, within 1e-3, becomes
+    that leaf. J48 judges top-down and stops at a collapsed node; here every such split is made a
+    leaf, which leaves the same tree, for what lies below a collapsed node is not reached.
+    Training errors as ``total_and_errors`` takes them: the sum of the counts (in order) minus the
+    largest."""
+    counts = record.counts
+    as_leaf = counts.sum(axis=1) - counts.max(axis=1)
+    collapsed = (tests.n_children > 0) & (record.estimate >= as_leaf - COLLAPSE_SLACK)
+    tests.n_children[collapsed] = 0
+    tests.kind[collapsed] = LEAF
+
+
+def _written(tests: Tests, record, criterion: int, n_categories) -> Tree:
+    """The flat tree reachable from the root, numbered by ``number_nodes``; each node's value is
+    its class counts (a node without cases: its parent's), split nodes send missing values down
+    every branch (r_v, the fractions their cases gave)."""
+    origin, parent, depth, first, source, node_impurity, written = number_nodes(
+        tests.first_child, tests.n_children, record.counts, criterion)
+    split = tests.n_children[origin] > 0
+    feature = np.where(split, tests.feature[origin], -1)
+    categorical = split & (tests.pool_offset[origin] >= 0)
+    sizes = np.where(categorical, tests.n_categories[np.maximum(feature, 0)], 0)
+    # each categorical split's branch per category, added to the pool as the node is written
+    in_order = sizes[written]
+    starts = np.empty_like(sizes)
+    starts[written] = np.cumsum(in_order) - in_order
+    within = np.arange(int(in_order.sum())) - np.repeat(starts[written], in_order)
+    pool = tests.pool[np.repeat(tests.pool_offset[origin][written], in_order) + within]
+    fraction = record.fraction[origin]
+    fraction[0] = 1.0
+    counts = record.counts[origin]
+    fields = dict(feature=feature, kind=np.where(split, tests.kind[origin], LEAF),
+                  threshold=np.where(split, tests.threshold[origin], np.nan), first_child=first,
+                  n_children=np.where(split, tests.n_children[origin], 0),
+                  pool_offset=np.where(categorical, starts, -1),
+                  missing_branch=np.where(split, MISSING_FRACTIONAL, MISSING_STOP), parent=parent,
+                  depth=depth, impurity=node_impurity, n_node_samples=record.n_positive[origin],
+                  weighted_n_node_samples=counts.sum(axis=1), branch_fraction=fraction)
+    return Tree(fields, record.counts[source], pool, n_categories)
+
+
+def _root_cases(stack, w, n_rows: int) -> None:
+    """Every row at the root, in row order, with its weight."""
+    stack.row[:n_rows] = np.arange(n_rows)
+    stack.weight[:n_rows] = np.asarray(w, dtype=np.float64)

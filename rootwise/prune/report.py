@@ -18,7 +18,10 @@ node numbers are those of the unpruned tree, whose pruned parts the fitted tree 
 the path column says where each node is.
 
 ``describe_steps`` gives each ``PruningStep`` its ``path`` (the tests leading to its node, in the
-words of ``export_text``); ``fit`` calls it while it still holds the tree the node numbers refer to.
+words of ``export_text``). ``fit`` keeps the decisions as arrays with the tree their node numbers
+refer to (``PendingSteps``) and the paths are written when ``pruning_steps_`` is first read: a path
+is as long as its node is deep, so writing them all costs the sum of the depths, more than the
+pass itself on a deep tree.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import numpy as np
 from .._base import Estimator, check_is_fitted
 from ..export.text import TreeView
 from ..tree import Tree
-from .steps import PruningStep
+from .steps import PruningStep, StepTable
 
 ARROW = " → "
 
@@ -50,34 +53,56 @@ class _TreeOnly(Estimator):
 
 def node_paths(tree: Tree, schema, classes=None, nodes=None) -> dict[int, str]:
     """node -> the tests on the way from the root to it ("色泽 = 乌黑 → 根蒂 = 稍蜷"); "" for the
-    root. ``nodes``: which nodes (default: all)."""
-    view = TreeView(_TreeOnly(tree, schema, classes))
-    wanted = range(tree.node_count) if nodes is None else nodes
-    tests: dict[int, str] = {}
+    root. ``nodes``: which nodes (default: all).
 
-    def test_of(child: int) -> str:
-        if child not in tests:
-            parent = int(tree.parent[child])
-            name = view.feature_name(parent)
-            for c, test in view.branches(parent):
+    Each path is its parent's path and one more test, so the paths of the wanted nodes and of
+    their ancestors are written from the root down, once each (parents have smaller ids)."""
+    view = TreeView(_TreeOnly(tree, schema, classes))
+    wanted = range(tree.node_count) if nodes is None else [int(n) for n in nodes]
+    parent = tree.parent.tolist()
+    needed = set()
+    for node in wanted:
+        while node >= 0 and node not in needed:
+            needed.add(node)
+            node = parent[node]
+    paths: dict[int, str] = {}
+    tests: dict[int, str] = {}
+    for node in sorted(needed):
+        if node == 0:
+            paths[node] = ""
+            continue
+        if node not in tests:  # every branch of the parent at once
+            name = view.feature_name(parent[node])
+            for c, test in view.branches(parent[node]):
                 if c is not None:
                     tests[c] = f"{name} {test}"
-        return tests[child]
-
-    out = {}
-    for node in wanted:
-        parts, n = [], int(node)
-        while n > 0:
-            parts.append(test_of(n))
-            n = int(tree.parent[n])
-        out[int(node)] = ARROW.join(reversed(parts))
-    return out
+        above = paths[parent[node]]
+        paths[node] = f"{above}{ARROW}{tests[node]}" if above else tests[node]
+    return {node: paths[node] for node in wanted}
 
 
-def describe_steps(steps: list[PruningStep], tree: Tree, schema, classes=None) -> list[PruningStep]:
+def describe_steps(steps: list[PruningStep] | StepTable, tree: Tree, schema,
+                   classes=None) -> list[PruningStep]:
     """``steps`` with their ``path`` filled in; ``tree`` is the tree their node numbers refer to."""
+    if isinstance(steps, StepTable):
+        return steps.steps(node_paths(tree, schema, classes, np.unique(steps.node).tolist()))
     paths = node_paths(tree, schema, classes, sorted({s.node for s in steps}))
     return [dataclasses.replace(s, path=paths[s.node]) for s in steps]
+
+
+@dataclasses.dataclass(frozen=True)
+class PendingSteps:
+    """Pruning decisions whose ``PruningStep`` objects and paths are made when first asked for:
+    the decisions (a ``StepTable``, or steps without paths) and what their paths are read from,
+    the tree their node numbers refer to, the schema and the classes."""
+
+    steps: list[PruningStep] | StepTable
+    tree: Tree
+    schema: object
+    classes: np.ndarray | None = None
+
+    def resolve(self) -> list[PruningStep]:
+        return describe_steps(self.steps, self.tree, self.schema, self.classes)
 
 
 # --------------------------------------------------------------------------- the report

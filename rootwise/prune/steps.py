@@ -1,4 +1,5 @@
-"""One pruning decision judged on validation data, and the score it reports."""
+"""One pruning decision judged on validation data, the score it reports, and the decisions of a
+pass as arrays (what a compiled pass records; ``PruningStep`` objects are made when read)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,38 @@ class PruningStep:
     score_as_leaf: float
     pruned: bool
     path: str = ""
+
+
+@dataclass(frozen=True)
+class StepTable:
+    """The decisions of a pruning pass, in the order taken, as one array per ``PruningStep``
+    field (the paths are left to ``report.describe_steps``)."""
+
+    node: np.ndarray  # int64
+    n_validation: np.ndarray  # float64
+    score_as_subtree: np.ndarray  # float64
+    score_as_leaf: np.ndarray  # float64
+    pruned: np.ndarray  # bool
+
+    @classmethod
+    def of(cls, steps: list[PruningStep]) -> StepTable:
+        """The table of a list of steps (their paths are dropped)."""
+        return cls(np.array([s.node for s in steps], dtype=np.int64),
+                   np.array([s.n_validation for s in steps], dtype=np.float64),
+                   np.array([s.score_as_subtree for s in steps], dtype=np.float64),
+                   np.array([s.score_as_leaf for s in steps], dtype=np.float64),
+                   np.array([s.pruned for s in steps], dtype=bool))
+
+    def __len__(self) -> int:
+        return len(self.node)
+
+    def steps(self, paths: dict[int, str] | None = None) -> list[PruningStep]:
+        """The decisions as ``PruningStep`` objects (Python numbers), with ``paths[node]``."""
+        paths = paths or {}
+        return [PruningStep(node, n_val, sub, leaf, pruned, paths.get(node, ""))
+                for node, n_val, sub, leaf, pruned in zip(
+                    self.node.tolist(), self.n_validation.tolist(), self.score_as_subtree.tolist(),
+                    self.score_as_leaf.tolist(), self.pruned.tolist(), strict=True)]
 
 
 def score(loss: float, total_w: float, regression: bool) -> float:

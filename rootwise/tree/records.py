@@ -9,8 +9,8 @@ from .tree import NODE_FIELDS, SURROGATE_FIELDS, Tree
 
 
 class NodeRecords:
-    """Growable node records for the Python builders (the reference and C4.5's pruning); node ids
-    are handed out in allocation order. ``tree`` writes the flat ``Tree``."""
+    """Growable node records for the Python builders (the reference builder, tests' hand-made
+    trees); node ids are handed out in allocation order. ``tree`` writes the flat ``Tree``."""
 
     # a new node's fields, except parent, depth and branch_fraction (given to new_nodes)
     _DEFAULTS = dict(feature=-1, kind=LEAF, threshold=np.nan, first_child=-1, n_children=0,
