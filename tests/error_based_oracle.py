@@ -32,11 +32,10 @@ from __future__ import annotations
 import numpy as np
 
 from rootwise._config import LEAF, MISSING_FRACTIONAL
-from rootwise.engine.stats import total_and_errors
 from rootwise.engine.criteria import impurity
-from rootwise.engine.partition import subtree_leaf_counts
 from rootwise.engine.j48 import SMALL
-from rootwise.engine.stats import class_counts
+from rootwise.engine.partition import subtree_leaf_counts
+from rootwise.engine.stats import class_counts, total_and_errors
 from rootwise.reference.splitter import NodeData, Splitter, branch_fractions
 from rootwise.tree import Tree
 from rootwise.tree.records import NodeRecords

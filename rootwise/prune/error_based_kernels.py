@@ -22,9 +22,9 @@ from numba import njit
 
 from .._config import LEAF
 from ..engine.arrays import total as ordered_sum
-from ..engine.stats import total_and_errors
 from ..engine.criteria import impurity
 from ..engine.j48 import SMALL
+from ..engine.stats import total_and_errors
 from .cases import branch_of_value, record_cases, restore_cases, split_node, with_room
 from .pessimistic import leaf_estimate
 
