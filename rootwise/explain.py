@@ -13,6 +13,13 @@ midpoint with the largest gain) and its two branches. The rows of a node carry t
 have there: C4.5 sends a row whose tested value is missing down every branch with weight w * r_v
 (seed 000 §4.2); ``node_weights`` lists them.
 
+For a regressor (CART's squared error, seed 001 §2.2) the table has the squared-error measures
+instead, over D~ with weights w:
+
+    MSE(D)      = sum w (y - mean)^2 / w(D)
+    MSE(D|a)    = sum_v w(D^v)/w(D) MSE(D^v)
+    decrease    = rho * (MSE(D~) - MSE(D~|a))                (what CART maximises)
+
 The numbers come from the same splitter that grows the tree, so the table shows what chose the
 split.
 """
@@ -26,8 +33,8 @@ import numpy as np
 from ._base import clone
 from ._config import CATEGORICAL, ENTROPY, GINI, MISSING_FRACTIONAL, MULTIWAY, THRESHOLD
 from .engine.criteria import conditional_impurity, entropy, gini, intrinsic_value, parent_counts
-from .engine.stats import category_table
-from .input.target import check_sample_weight
+from .engine.stats import category_table, regression_table
+from .input.target import check_sample_weight, encode_fit_target
 from .reference.splitter import NodeData
 from .reference.splitters import make_splitter
 
@@ -36,6 +43,8 @@ if TYPE_CHECKING:  # pandas is imported where a table is made, not with rootwise
 
 COLUMNS = ["attribute", "n_branches", "entropy", "conditional_entropy", "gain", "rho",
            "intrinsic_value", "gain_ratio", "gini", "gini_index", "chosen"]
+REGRESSION_COLUMNS = ["attribute", "n_branches", "threshold", "mse", "conditional_mse", "rho",
+                      "mse_decrease", "admissible", "chosen"]
 
 
 def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFrame:
@@ -57,6 +66,10 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
     a training value) and ``mdl_penalty`` (log2(cuts)/|D|, already taken off ``gain``); its
     ``intrinsic_value`` counts unknown values as a branch, as release 8 does.
 
+    A regressor (``CARTRegressor``) gets ``REGRESSION_COLUMNS``: each attribute's best test with
+    the mean squared error of the node, its weighted mean over the branches and their decrease
+    (what CART maximises), over the rows whose value is known.
+
     ``table.attrs`` also holds ``node``, ``n_rows`` (rows with weight at the node) and ``weight``
     (their total weight), and at a split node ``rule_choice``: the attribute the selection rule
     picks on these rows. In a pruned C4.5 tree they can differ: subtree raising puts a branch's
@@ -72,8 +85,13 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
     tree = model.tree_
     _check_node(tree, node)
     Xe, w = _training_matrix(model, X, sample_weight)
-    classes = np.asarray(model.classes_)
-    yc = _recode(y, classes)
+    regression = not hasattr(model, "classes_")
+    if regression:
+        classes = np.zeros(0)
+        yc = encode_fit_target(y, Xe.shape[0], regression=True)[1]
+    else:
+        classes = np.asarray(model.classes_)
+        yc = _recode(y, classes)
     if len(yc) != Xe.shape[0]:
         # the kernels index y by row number without bounds checks
         raise ValueError(f"X and y have different numbers of rows: {Xe.shape[0]} and {len(yc)}.")
@@ -89,9 +107,7 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
 
     schema = model.schema_
     splitter = make_splitter(Xe, yc, schema.kinds_array, schema.n_categories, len(classes), policy)
-    thresholds = not policy.numeric_as_category
     by_ratio = policy.selection == "gain_ratio"
-    release8 = policy.release8
     chosen = int(tree.feature[node])
     features = [int(j) for j in np.flatnonzero(available)]
     candidates = {j: splitter.evaluate_feature(data, j) for j in features}
@@ -101,6 +117,9 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
     out = []
     for j in features:
         cand = candidates[j]
+        if regression:
+            out.append(_regression_row(Xe, yc, data, schema, j, cand, j == chosen))
+            continue
         if cand is not None:
             known = cand.table
         elif schema.kinds_array[j] == CATEGORICAL:
@@ -142,17 +161,7 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
         }
         out.append(row)
 
-    columns = list(COLUMNS)
-    if thresholds:
-        columns.insert(columns.index("n_branches") + 1, "threshold")
-        if release8:
-            columns.insert(columns.index("threshold") + 1, "midpoint")
-    if release8:
-        columns.insert(columns.index("gain") + 1, "mdl_penalty")
-    if by_ratio:
-        columns.insert(columns.index("gain_ratio") + 1, "above_average")
-    if thresholds:
-        columns.insert(columns.index("chosen"), "admissible")
+    columns = REGRESSION_COLUMNS if regression else _classification_columns(policy)
     import pandas as pd  # the table is a DataFrame; imported here, not with rootwise
 
     table = pd.DataFrame(out, columns=columns)
@@ -165,6 +174,56 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
         pick, _ = splitter.select(found)
         table.attrs["rule_choice"] = None if pick is None else schema.feature_names[pick.feature]
     return table
+
+
+def _classification_columns(policy) -> list[str]:
+    columns = list(COLUMNS)
+    thresholds = not policy.numeric_as_category
+    if thresholds:
+        columns.insert(columns.index("n_branches") + 1, "threshold")
+        if policy.release8:
+            columns.insert(columns.index("threshold") + 1, "midpoint")
+    if policy.release8:
+        columns.insert(columns.index("gain") + 1, "mdl_penalty")
+    if policy.selection == "gain_ratio":
+        columns.insert(columns.index("gain_ratio") + 1, "above_average")
+    if thresholds:
+        columns.insert(columns.index("chosen"), "admissible")
+    return columns
+
+
+def _regression_row(Xe, y, data, schema, j: int, cand, chosen: bool) -> dict:
+    """One attribute's squared-error measures at a node, from the (w, wy, wy^2) sums of its
+    branches over the rows whose value is known (the candidate's, or the known rows unsplit)."""
+    categorical = schema.kinds_array[j] == CATEGORICAL
+    if cand is not None:
+        known = cand.table
+    elif categorical:
+        k = int(schema.n_categories[j])
+        known = regression_table(Xe, j, y, data.idx, data.w, k)[:k]
+    else:  # a continuous attribute without an admissible cut: its known rows, unsplit
+        x = Xe[data.idx, j]
+        keep = ~np.isnan(x)
+        ww, yy = data.w[keep], y[data.idx[keep]]
+        known = np.array([[ww.sum(), (ww * yy).sum(), (ww * yy * yy).sum()]])
+    bw, bs, bq = known[:, 0], known[:, 1], known[:, 2]
+    total = float(bw.sum())
+    mse = conditional = 0.0
+    if total > 0:
+        mse = float(bq.sum() - bs.sum() ** 2 / total) / total
+        conditional = float(sum(bq[v] - bs[v] ** 2 / bw[v] for v in range(len(bw)) if bw[v] > 0)) / total
+    node_w = float(data.w.sum())
+    return {
+        "attribute": schema.feature_names[j],
+        "n_branches": int(np.count_nonzero(bw > 0)) if cand is not None or categorical else 0,
+        "threshold": cand.threshold if cand is not None and cand.kind == THRESHOLD else np.nan,
+        "mse": mse,
+        "conditional_mse": conditional,
+        "rho": total / node_w if node_w > 0 else 0.0,
+        "mse_decrease": cand.gain if cand is not None else 0.0,
+        "admissible": cand is not None and bool(cand.admissible),
+        "chosen": chosen,
+    }
 
 
 def node_weights(X, model, *, node: int = 0, sample_weight=None) -> pd.Series:
@@ -206,19 +265,22 @@ def _training_matrix(model, X, sample_weight) -> tuple[np.ndarray, np.ndarray]:
 def _weights_at_node(tree, Xe, w, node: int, policy) -> tuple[np.ndarray, np.ndarray]:
     """(row positions, weights) of the training rows at ``node``, those with positive weight.
 
-    Without fractional splits on the way, a row is at the node when its decision path passes it.
-    Through a C4.5 split, a row with the tested value missing goes on with weight w * r_v (the
-    tree's ``branch_fraction``; release 8 drops r_v <= 1e-6, as J48)."""
+    Without fractional splits on the way, a row is at the node when its walk ends in the node's
+    subtree. Through a C4.5 split, a row with the tested value missing goes on with weight
+    w * r_v (the tree's ``branch_fraction``; release 8 drops r_v <= 1e-6, as J48).
+
+    Both take time linear in the rows' paths (as one ``predict``) and memory linear in the rows
+    and nodes: a tree 10^4 levels deep must not need a rows x depth table."""
     path = [*reversed(_ancestors(tree, node)), node]
     if not any(tree.missing_branch[a] == MISSING_FRACTIONAL for a in path[:-1]):
-        indptr, indices = tree.decision_path_parts(Xe)
-        rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))[indices == node]
+        rows = np.flatnonzero(_subtree_mask(tree, node)[tree.apply(Xe)])
         keep = w[rows] > 0
         return rows[keep], w[rows][keep].astype(np.float64)
-    weights = np.asarray(w, dtype=np.float64).copy()
-    for a, c in zip(path[:-1], path[1:], strict=True):
+    rows = np.flatnonzero(np.asarray(w) > 0)
+    weights = np.asarray(w, dtype=np.float64)[rows]
+    for a, c in zip(path[:-1], path[1:], strict=True):  # only the rows still on the way
         slot = c - int(tree.first_child[a])
-        x = Xe[:, int(tree.feature[a])]
+        x = Xe[rows, int(tree.feature[a])]
         known = ~np.isnan(x)
         branch = np.full(len(x), -1, dtype=np.int64)
         if tree.kind[a] == THRESHOLD:
@@ -236,9 +298,28 @@ def _weights_at_node(tree, Xe, w, node: int, policy) -> tuple[np.ndarray, np.nda
             factor[~known] = r if r > (1e-6 if policy.release8 else 0.0) else 0.0
         else:
             factor[~known] = float(tree.missing_branch[a] == slot)
-        weights *= factor
-    rows = np.flatnonzero(weights > 0).astype(np.int64)
-    return rows, weights[rows]
+        weights = weights * factor
+        on = weights > 0
+        rows, weights = rows[on], weights[on]
+    return rows.astype(np.int64), weights
+
+
+def _subtree_mask(tree, node: int) -> np.ndarray:
+    """Per node of the tree: whether it is ``node`` or below it. Level by level, without
+    recursion (children come after their parent, consecutively)."""
+    inside = np.zeros(tree.node_count, dtype=bool)
+    if node == 0:
+        inside[:] = True
+        return inside
+    inside[node] = True
+    level = np.array([node], dtype=np.int64)
+    while len(level):
+        count = tree.n_children[level].astype(np.int64)
+        first = tree.first_child[level].astype(np.int64)
+        starts = np.cumsum(count) - count
+        level = np.repeat(first - starts, count) + np.arange(int(count.sum()))
+        inside[level] = True
+    return inside
 
 
 def _recode(y, classes) -> np.ndarray:

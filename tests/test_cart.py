@@ -353,9 +353,10 @@ def test_defaults_are_cart():
     p = CARTClassifier().get_params()
     assert (p["criterion"], p["pruning"], p["ccp_alpha"], p["cv"], p["max_exhaustive"]) == (
         "gini", "cost-complexity", "cv-1se", 10, 12)
+    assert (p["ccp_cost"], p["cv_repeats"]) == ("misclassification", None)  # None: 3 repeats
     p = CARTRegressor().get_params()
-    assert (p["leaf_value"], p["pruning"], p["ccp_alpha"], p["cv"]) == (
-        "mean", "cost-complexity", "cv-1se", 10)
+    assert (p["leaf_value"], p["pruning"], p["ccp_alpha"], p["cv"], p["cv_repeats"]) == (
+        "mean", "cost-complexity", "cv-min", 10, 1)  # issue 13: the 1-SE rule over-prunes
 
 
 # --------------------------------------------------------------------------- seed 001: loan default

@@ -216,3 +216,52 @@ def test_values_unseen_by_a_fitted_model_are_refused(loan):
     other.iloc[4, 3] = "极好"
     with pytest.raises(ValueError, match=r"training data: column '信贷情况'.*\(row 4\)"):
         explain(other, y, m)
+
+
+# --------------------------------------------------------------------------- regression
+
+
+def _mse(y):
+    return float(np.mean((y - y.mean()) ** 2)) if len(y) else 0.0
+
+
+def _best_split_by_hand(x, y, categorical):
+    """(MSE(D|a), threshold) of the best binary test on x, trying every subset of categories
+    against the rest, or every midpoint of adjacent distinct values."""
+    best = (np.inf, np.nan)
+    if categorical:
+        values = sorted(set(x.tolist()), key=repr)
+        for mask in range(1, 2 ** (len(values) - 1)):
+            left = np.isin(x, [v for i, v in enumerate(values) if mask >> i & 1])
+            cond = (left.sum() * _mse(y[left]) + (~left).sum() * _mse(y[~left])) / len(y)
+            best = min(best, (cond, np.nan), key=lambda b: b[0])
+        return best
+    xs = np.unique(x)
+    for t in (xs[:-1] + xs[1:]) / 2:
+        left = x <= t
+        cond = (left.sum() * _mse(y[left]) + (~left).sum() * _mse(y[~left])) / len(y)
+        if cond < best[0] - 1e-12:
+            best = (cond, t)
+    return best
+
+
+def test_explain_a_regressor_at_the_root():
+    """CART's squared-error view: every attribute's best test, checked by brute force."""
+    X, _ = rootwise.datasets.load("watermelon_3_0", return_X_y=True)
+    y = X.pop("密度").to_numpy()
+    model = rootwise.CARTRegressor(pruning=None).fit(X, y)
+    table = explain(X, y, model)
+    assert list(table.columns) == ["attribute", "n_branches", "threshold", "mse",
+                                   "conditional_mse", "rho", "mse_decrease", "admissible", "chosen"]
+    for row in table.itertuples():
+        x = X[row.attribute].to_numpy()
+        cond, threshold = _best_split_by_hand(x, y, x.dtype == object)
+        assert row.mse == pytest.approx(_mse(y), abs=1e-12)
+        assert row.conditional_mse == pytest.approx(cond, abs=1e-12)
+        assert row.mse_decrease == pytest.approx(_mse(y) - cond, abs=1e-12)
+        assert row.rho == 1.0 and row.n_branches == 2
+        assert np.isnan(threshold) and np.isnan(row.threshold) or row.threshold == threshold
+    picked = chosen(table)
+    assert picked == [model.schema_.feature_names[model.tree_.feature[0]]]
+    assert picked == [table.loc[table["mse_decrease"].idxmax(), "attribute"]]
+    assert "mse_decrease" in format_table(table)

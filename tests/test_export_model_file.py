@@ -7,6 +7,7 @@ import json
 import os
 import pickle
 import random
+import tracemalloc
 
 import numpy as np
 import pandas as pd
@@ -262,6 +263,8 @@ CORRUPTIONS = {
     "unknown param": (_set(["params", "__class__"], "x"), "no parameter '__class__'"),
     "bad param value": (_set(["params", "max_depth"], -3), "max_depth"),
     "param object": (_set(["params", "epsilon"], {"a": 1}), "params.epsilon"),
+    "long param": (_set(["params", "pruning"], "x" * 10**6),
+                   r"params: ID3Classifier: pruning must be one of .*, got 'x+\.\.\.$"),
     "kind 7": (_set(["schema", "kinds", 0], 7), r"schema.kinds\[0\]"),
     "categories not a list": (_set(["schema", "categories", 3], "清晰"), r"categories\[3\] is not a list"),
     "category object": (_set(["schema", "categories", 3, 0], {"x": 1}), r"categories\[3\]"),
@@ -293,7 +296,7 @@ CORRUPTIONS = {
     "depth": (_set(["tree", "depth", 4], 7), "depths"),
     "missing branch": (_set(["tree", "missing_branch", 0], 3), "missing values"),
     "n_categories": (_set(["tree", "n_categories", 0], 2), "category counts"),
-    "short field": (_set(["tree", "kind"], [2, 2]), "'kind'"),
+    "short field": (_set(["tree", "kind"], [2, 2]), r"tree\.kind has shape \(2,\), expected \(14,\)"),
     "number as text": (_set(["tree", "feature", 3], "-1"), "not an integer"),
     "bool as number": (_set(["tree", "feature", 3], True), "not an integer"),
     "float as index": (_set(["tree", "first_child", 0], 1.5), "not an integer"),
@@ -304,6 +307,35 @@ CORRUPTIONS = {
     "ragged value": (_set(["tree", "value", 3], [1.0]), "not a table"),
     "no tree field": (_drop("tree", "pool"), "no field 'pool'"),
     "tree not object": (_set(["tree"], [1]), "tree is not a JSON object"),
+    # issue 15: counts, weights and fractions; labels and names distinct
+    "fractions not summing to 1": (_set(["tree", "branch_fraction", 1], 0.5),
+                                   r"tree\.branch_fraction: the branch fractions of the children "
+                                   r"of node 0 sum to 0\.97.*, not 1 \(within 1e-09\)"),
+    "negative fraction": (_set(["tree", "branch_fraction", 2], -0.25),
+                          r"tree\.branch_fraction: node 2 holds -0\.25, expected a fraction"),
+    "fraction above 1": (_set(["tree", "branch_fraction", 0], 1.5), "expected a fraction in"),
+    "negative weight": (_set(["tree", "weighted_n_node_samples", 2], -1.0),
+                        r"tree\.weighted_n_node_samples: node 2 holds -1\.0, expected a finite "
+                        "weight >= 0"),
+    "null weight": (_set(["tree", "weighted_n_node_samples", 2], None),
+                    r"tree\.weighted_n_node_samples: node 2 holds nan"),
+    "negative count": (_set(["tree", "n_node_samples", 5], -3),
+                       r"tree\.n_node_samples: node 5 has a negative count"),
+    "null impurity": (_set(["tree", "impurity", 1], None), r"tree\.impurity: node 1 holds nan"),
+    "counts summing to infinity": (_set(["tree", "value", 3], [1e308, 1e308]),
+                                   r"tree\.value: .*sum to infinity \(node 3"),
+    "class twice": (_set(["classes", "values"], ["否", "否"]),
+                    "classes holds the class label '否' twice"),
+    "NaN class": (_set(["classes", "values"], [{"float": "nan"}, "是"]),
+                  "classes holds NaN, which is not a class label"),
+    "category twice": (_set(["schema", "categories", 3], ["清晰", "稍糊", "清晰"]),
+                       r"schema\.categories\[3\] holds the category '清晰' twice"),
+    "1 and 1.0 are one category": (_set(["schema", "categories", 3], [1, 1.0, "x"]),
+                                   r"schema\.categories\[3\] holds the category 1\.0 twice"),
+    "NaN category": (_set(["schema", "categories", 3], ["清晰", {"float": "nan"}, "模糊"]),
+                     r"schema\.categories\[3\] holds NaN"),
+    "feature name twice": (_set(["schema", "feature_names", 1], "色泽"),
+                           r"schema\.feature_names holds the feature name '色泽' twice"),
 }
 
 
@@ -316,6 +348,144 @@ def test_corrupt_document(saved, edit, message):
         rootwise.load(saved)
     assert str(info.value).startswith(f"{saved}: ")
     assert str(pickle.loads(pickle.dumps(info.value))) == str(info.value)  # e.g. from a worker
+
+
+def _cases_of(estimator, table):
+    X, y = rootwise.datasets.load(table, return_X_y=True)
+    return clone(estimator).fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def cart_cp(tmp_path_factory):
+    """A CART classifier with surrogate splits and a cp table, saved."""
+    path = tmp_path_factory.mktemp("cart") / "cart.json"
+    rootwise.save(_cases_of(CARTClassifier(cv=3, random_state=0, ccp_alpha="cv-min"),
+                            "watermelon_2_0_alpha"), path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def id3_steps(tmp_path_factory):
+    """An ID3 classifier with reduced-error pruning steps, saved."""
+    path = tmp_path_factory.mktemp("id3") / "id3.json"
+    rootwise.save(_cases_of(ID3Classifier(pruning="reduced-error", random_state=0),
+                            "watermelon_2_0"), path)
+    return path
+
+
+def _first_surrogate_node(doc):
+    return next(i for i, n in enumerate(doc["tree"]["n_surrogates"]) if n > 0)
+
+
+SURROGATE_AND_REPORT_CORRUPTIONS = {
+    "surrogate feature": (_set(["tree", "surrogates", "feature", 0], 9),
+                          r"tree\.surrogates\.feature: a surrogate split tests a feature out of range"),
+    "surrogate kind": (_set(["tree", "surrogates", "kind", 0], 2),
+                       r"tree\.surrogates\.kind: .*row 0: 2"),
+    "surrogate agreement": (_set(["tree", "surrogates", "agreement", 0], 1.5),
+                            r"tree\.surrogates\.agreement: row 0 holds 1\.5"),
+    "surrogate adjusted agreement": (_set(["tree", "surrogates", "adjusted_agreement", 0], None),
+                                     r"tree\.surrogates\.adjusted_agreement: row 0 holds nan"),
+    "surrogate rows past the end": (lambda d: d["tree"]["surrogate_offset"].__setitem__(
+        _first_surrogate_node(d), len(d["tree"]["surrogates"]["feature"])),
+        r"tree\.surrogate_offset: a node's surrogate splits are out of range"),
+    "surrogate arrays": (lambda d: d["tree"]["surrogates"]["threshold"].pop(),
+                         r"tree\.surrogates\.threshold has shape"),
+    "cp table arrays": (lambda d: d["reports"]["cp_table_"]["fields"]["alpha"]["values"].pop(),
+                        r"reports\.cp_table_: its arrays have different lengths"),
+    "cp table chosen": (_set(["reports", "cp_table_", "fields", "chosen"], 99),
+                        r"reports\.cp_table_\.chosen is 99, not a row"),
+    "cp table chosen as text": (_set(["reports", "cp_table_", "fields", "chosen"], "1"),
+                                r"reports\.cp_table_\.chosen holds '1', expected an integer"),
+    "cp table rule": (_set(["reports", "cp_table_", "fields", "rule"], 1),
+                      r"reports\.cp_table_\.rule holds 1, expected a string"),
+}
+
+STEP_CORRUPTIONS = {
+    "step node": (_set(["reports", "pruning_steps_", 0, "fields", "node"], 1.5),
+                  r"reports\.pruning_steps_\[0\]\.node holds 1\.5, expected an integer"),
+    "step score too large": (_set(["reports", "pruning_steps_", 0, "fields", "score_as_leaf"],
+                                  10**400),
+                             r"reports\.pruning_steps_\[0\]\.score_as_leaf holds an integer of "
+                             "401 digits, beyond a float64"),
+    "step node too large": (_set(["reports", "pruning_steps_", 0, "fields", "node"], 2**64),
+                            r"reports\.pruning_steps_\[0\]\.node holds 18446744073709551616, "
+                            "beyond a 64-bit integer"),
+    "step pruned": (_set(["reports", "pruning_steps_", 0, "fields", "pruned"], 1),
+                    r"reports\.pruning_steps_\[0\]\.pruned holds 1, expected true or false"),
+    "nested steps": (lambda d: d["reports"].__setitem__("pruning_steps_",
+                                                        [d["reports"]["pruning_steps_"]]),
+                     r"reports\.pruning_steps_\[0\] is not a JSON object"),
+}
+
+
+@pytest.mark.parametrize("edit, message", SURROGATE_AND_REPORT_CORRUPTIONS.values(),
+                         ids=SURROGATE_AND_REPORT_CORRUPTIONS.keys())
+def test_corrupt_surrogates_and_cp_table(cart_cp, tmp_path, edit, message):
+    doc = _doc(cart_cp)
+    assert doc["tree"]["surrogates"]["feature"] and doc["reports"]["cp_table_"] is not None
+    edit(doc)
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(ModelFileError, match=message):
+        rootwise.load(path)
+
+
+@pytest.mark.parametrize("edit, message", STEP_CORRUPTIONS.values(), ids=STEP_CORRUPTIONS.keys())
+def test_corrupt_pruning_steps(id3_steps, tmp_path, edit, message):
+    doc = _doc(id3_steps)
+    edit(doc)
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(ModelFileError, match=message):
+        rootwise.load(path)
+
+
+def _adversarial(doc, what):
+    """A file built to make ``load`` allocate much more than its own size."""
+    if what == "labels declared <U999999":  # issue 15: 37 GiB asked for by a 80 kB file
+        doc["classes"] = {"dtype": "<U999999", "values": [str(i) for i in range(10_000)]}
+    elif what == "labels declared <U100":
+        doc["classes"] = {"dtype": "<U100", "values": [str(i) for i in range(50_000)]}
+    elif what == "children of every node overlapping":  # n nodes x n child slots
+        t = doc["tree"]
+        n = 30_000
+        for name in t:
+            if isinstance(t[name], list) and len(t[name]) == 14:
+                t[name] = (t[name] * (n // 14 + 1))[:n]
+        t["feature"] = [0] * n
+        t["kind"] = [2] * (n - 2) + [0, 0]
+        t["n_children"] = [n - 1 - i for i in range(n - 2)] + [0, 0]
+        t["first_child"] = [i + 1 for i in range(n)]
+    elif what == "pool slices overlapping":  # every node reading the whole pool
+        t = doc["tree"]
+        t["pool"] = [0] * 50_000
+        doc["schema"]["categories"][3] = [f"c{i}" for i in range(50_000)]
+        t["n_categories"][3] = 50_000
+        t["pool_offset"] = [0] * len(t["pool_offset"])
+    elif what == "nested empty lists":  # json's own objects: the most memory per byte
+        doc["params"]["epsilon"] = [[[[[]]]]] * 50_000
+    return doc
+
+
+@pytest.mark.parametrize("what", ["labels declared <U999999", "labels declared <U100",
+                                  "children of every node overlapping", "pool slices overlapping",
+                                  "nested empty lists"])
+def test_load_allocates_a_small_multiple_of_the_file_size(saved, tmp_path, what):
+    """Every file is refused with ModelFileError, allocating at most 48 bytes per byte of the
+    file (json's objects for nested empty lists: about 40) plus a fixed 1 MB."""
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(_adversarial(_doc(saved), what), ensure_ascii=False),
+                    encoding="utf-8")
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelFileError):
+            rootwise.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= 48 * size + 2**20, (peak, size)
 
 
 @pytest.mark.parametrize("damage, message", [

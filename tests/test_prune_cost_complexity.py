@@ -1,6 +1,8 @@
 """Cost-complexity pruning (seed 001 §2.6): the weakest-link sequence against scikit-learn's
-``cost_complexity_pruning_path``, pruning at a fixed alpha against scikit-learn's ``ccp_alpha`` and
-against a brute-force optimum, and the choice of alpha by cross-validation (``cp_table_``)."""
+``cost_complexity_pruning_path`` (``ccp_cost="impurity"``), pruning at a fixed alpha against
+scikit-learn's ``ccp_alpha`` and against a brute-force optimum under either cost, the
+misclassification cost against counts taken by hand, and the choice of alpha by (repeated)
+cross-validation (``cp_table_``) against fold trees pruned and scored from outside."""
 
 import warnings
 
@@ -9,7 +11,7 @@ import numpy as np
 import pandas as pd
 import parity
 import pytest
-from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.model_selection import KFold, RepeatedKFold, RepeatedStratifiedKFold, StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from rootwise import CARTClassifier, CARTRegressor
@@ -22,6 +24,11 @@ TASKS = {
 }
 
 
+def _sklearn_cost(rw_cls) -> dict:
+    """scikit-learn's node cost, w_t / W * impurity (the regressor has no other)."""
+    return {"ccp_cost": "impurity"} if rw_cls is CARTClassifier else {}
+
+
 def _tie_free_cases(criterion, n_cases=40):
     """(seed, X, y, params, rootwise model, sklearn model) for the tie-free cases."""
     make, sk_cls, rw_cls, extra = TASKS[criterion]
@@ -29,7 +36,8 @@ def _tie_free_cases(criterion, n_cases=40):
     for seed in range(n_cases):
         X, y, params = make(seed)
         sk = parity.sklearn_agrees(sk_cls, X, y, **params, **extra)
-        rw = rw_cls(pruning=None, max_surrogates=0, **params, **extra).fit(X, y)
+        rw = rw_cls(pruning=None, max_surrogates=0, **params, **extra, **_sklearn_cost(rw_cls))
+        rw.fit(X, y)
         if sk is not None and parity.tie_free(rw, X, y, criterion=criterion,
                                               min_leaf=params.get("min_samples_leaf", 1)):
             out.append((seed, X, y, params, rw, sk))
@@ -58,7 +66,7 @@ def test_weighted_pruning_path_equals_sklearn():
         X, y, params = parity.classification_case(seed)
         w = np.random.default_rng(seed).integers(1, 4, size=len(y)).astype(float)
         sk = parity.sklearn_agrees(DecisionTreeClassifier, X, y, sample_weight=w, **params)
-        rw = CARTClassifier(pruning=None, **params)
+        rw = CARTClassifier(pruning=None, ccp_cost="impurity", **params)
         rw.fit(X, y, sample_weight=w)
         # scikit-learn counts rows in min_samples_leaf / _split, rootwise weight: leave those out
         if sk is None or set(params) - {"max_depth"} or not parity.tie_free(rw, X, y, w):
@@ -79,7 +87,7 @@ def test_fixed_ccp_alpha_prunes_like_sklearn(criterion):
         alphas = np.unique(sk.cost_complexity_pruning_path(X, y).ccp_alphas)
         probes = np.append((alphas[:-1] + alphas[1:]) / 2, alphas[-1] * 1.5 + 1e-3)
         for alpha in probes[:: max(1, len(probes) // 6)]:
-            ours = rw_cls(ccp_alpha=float(alpha), **params).fit(X, y)
+            ours = rw_cls(ccp_alpha=float(alpha), **params, **_sklearn_cost(rw_cls)).fit(X, y)
             theirs = sk_cls(random_state=0, ccp_alpha=float(alpha), **params).fit(X, y)
             assert ours.get_n_leaves() == theirs.get_n_leaves(), (seed, alpha)
             assert ours.cp_table_ is None
@@ -90,13 +98,14 @@ def test_fixed_ccp_alpha_prunes_like_sklearn(criterion):
                 np.testing.assert_allclose(ours.predict(Z), theirs.predict(Z), rtol=1e-12, atol=1e-12)
 
 
-def _subtree_cost(tree):
+def _subtree_cost(tree, cost="impurity"):
     leaves = tree.n_children == 0
-    return float(node_costs(tree)[leaves].sum()), int(leaves.sum())
+    return float(node_costs(tree, cost)[leaves].sum()), int(leaves.sum())
 
 
+@pytest.mark.parametrize("cost", ["impurity", "misclassification"])
 @pytest.mark.parametrize("seed", range(12))
-def test_prune_to_alpha_is_the_smallest_optimal_subtree(seed):
+def test_prune_to_alpha_is_the_smallest_optimal_subtree(seed, cost):
     """R(T) + alpha |T| is minimal over all pruned subtrees (brute-force recursion), and no smaller
     subtree reaches that minimum; categorical subsets included. At an alpha of the sequence itself
     two subtrees tie in exact arithmetic and round-off (1e-18) picks one, as in scikit-learn: there
@@ -107,31 +116,68 @@ def test_prune_to_alpha_is_the_smallest_optimal_subtree(seed):
                       "z": rng.integers(0, 5, size=n)})
     y = (X["x"] + (X["c"] == "p") + rng.normal(size=n) > 0.5).astype(int) + (rng.random(n) < 0.2)
     tree = CARTClassifier(pruning=None).fit(X, y).tree_
-    alphas = cost_complexity_path(tree).alphas
+    alphas = cost_complexity_path(tree, cost=cost).alphas
     between = (alphas[:-1] + alphas[1:]) / 2
     for alpha in np.concatenate([alphas, between, rng.random(5) * alphas[-1] * 1.2]):
-        pruned = prune_to_alpha(tree, float(alpha))
-        cost, leaves = _subtree_cost(pruned)
+        pruned = prune_to_alpha(tree, float(alpha), cost)
+        total, leaves = _subtree_cost(pruned, cost)
         best_cost, best_leaves = naive.min_cost_complexity(tree.first_child, tree.n_children,
-                                                          node_costs(tree), float(alpha))
-        assert cost + alpha * leaves == pytest.approx(best_cost, abs=1e-12)
+                                                          node_costs(tree, cost), float(alpha))
+        assert total + alpha * leaves == pytest.approx(best_cost, abs=1e-12)
         if np.min(np.abs(alphas - alpha)) > 1e-9:
             assert leaves == best_leaves
 
 
-def test_equal_alphas_get_one_row():
-    """Two weakest links with the same alpha (1/16 here, exactly): the cp table has one row for
-    both, and every row's subtree is the tree pruned at its alpha."""
+def test_misclassification_cost_by_hand():
+    """R(t) = (w_t - the largest class weight at t) / W, counted from the training rows that reach
+    each node (weights included); the impurity cost is w_t / W * Gini(t) from the same counts."""
+    X, y = _noisy(7, n=150)
+    w = np.random.default_rng(7).integers(1, 4, size=len(y)).astype(float)
+    model = CARTClassifier(pruning=None, max_depth=4).fit(X, y, sample_weight=w)
+    reach = model.decision_path(X).toarray().astype(bool)  # rows x nodes
+    counts = np.array([[w[reach[:, t] & (y == k)].sum() for k in (0, 1)]
+                       for t in range(reach.shape[1])])
+    size = counts.sum(axis=1)
+    np.testing.assert_allclose(node_costs(model.tree_, "misclassification"),
+                               (size - counts.max(axis=1)) / w.sum(), rtol=1e-12)
+    gini = 1 - ((counts / size[:, None]) ** 2).sum(axis=1)
+    np.testing.assert_allclose(node_costs(model.tree_, "impurity"), size / w.sum() * gini,
+                               rtol=1e-12)
+
+
+def test_a_split_that_misclassifies_as_much_is_cut_at_alpha_zero():
+    """Under the misclassification cost a split whose leaves predict their parent's class lowers
+    nothing: g = 0 exactly (counts are summed, not rates), so the first row of the cp table is
+    already without it (rpart's cp = 0 does the same while growing). Here x < 1 holds 5 'a' and
+    1 'b' and splits again into {3 a} and {2 a, 1 b}, both 'a' (the right side likewise with
+    'b'): 4 leaves, of which the misclassification cost keeps 2 at alpha 0."""
+    X = np.array([0.0] * 3 + [0.1] * 3 + [2.0] * 3 + [2.1] * 3).reshape(-1, 1)
+    y = np.array(list("aaaaab") + list("bbbbba"))
+    full = CARTClassifier(pruning=None).fit(X, y)
+    assert full.get_n_leaves() == 4
+    path = cost_complexity_path(full.tree_, cost="misclassification")
+    zero = path.alphas == 0.0
+    assert path.n_leaves[zero][-1] == 2
+    model = CARTClassifier(ccp_cost="misclassification", ccp_alpha="cv-min", cv=3,
+                           random_state=0).fit(X, y)
+    assert model.cp_table_.alpha[0] == 0.0 and model.cp_table_.n_leaves[0] == 2
+
+
+@pytest.mark.parametrize("cost", ["impurity", "misclassification"])
+def test_equal_alphas_get_one_row(cost):
+    """Two weakest links with the same alpha (1/16 here under the impurity cost, exactly; several
+    under the misclassification cost): the cp table has one row for them, and every row's
+    subtree is the tree pruned at its alpha."""
     X = np.arange(12.0).reshape(-1, 1)
     y = np.array([1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 1])
-    model = CARTClassifier(random_state=0, cv=4, ccp_alpha="cv-min").fit(X, y)
+    model = CARTClassifier(random_state=0, cv=4, ccp_alpha="cv-min", ccp_cost=cost).fit(X, y)
     full = CARTClassifier(pruning=None).fit(X, y).tree_
-    path = cost_complexity_path(full).alphas
+    path = cost_complexity_path(full, cost=cost).alphas
     assert np.any(np.diff(path) == 0)  # the setting of this test
     table = model.cp_table_
     assert np.all(np.diff(table.alpha) > 0)
     for alpha, leaves in zip(table.alpha, table.n_leaves, strict=True):
-        assert prune_to_alpha(full, float(alpha)).n_leaves == leaves
+        assert prune_to_alpha(full, float(alpha), cost).n_leaves == leaves
 
 
 def test_zero_gain_splits_do_not_warn():
@@ -168,12 +214,13 @@ def _rule(table, rule):
 @pytest.mark.parametrize("seed", range(4))
 def test_chosen_row_follows_the_rule(rule, seed):
     X, y = _noisy(seed)
-    model = CARTClassifier(ccp_alpha=rule, random_state=seed).fit(X, y)
+    cost = ("impurity", "misclassification")[seed % 2]
+    model = CARTClassifier(ccp_alpha=rule, ccp_cost=cost, random_state=seed).fit(X, y)
     table = model.cp_table_
     assert table.rule == rule and table.chosen == _rule(table, rule)
     full = CARTClassifier(pruning=None).fit(X, y).tree_
     assert model.get_n_leaves() == table.n_leaves[table.chosen]
-    assert model.tree_ == prune_to_alpha(full, float(table.alpha[table.chosen]))
+    assert model.tree_ == prune_to_alpha(full, float(table.alpha[table.chosen]), cost)
     if rule == "cv-1se":  # nothing simpler is within one SE
         k_min = _rule(table, "cv-min")
         later = table.cv_error[table.chosen + 1:]
@@ -182,30 +229,38 @@ def test_chosen_row_follows_the_rule(rule, seed):
 
 def test_cp_table_columns():
     X, y = _noisy(0)
-    model = CARTClassifier(random_state=0).fit(X, y)
+    model = CARTClassifier(random_state=0, ccp_cost="impurity").fit(X, y)
     frame = model.cp_table_.to_frame()
     assert list(frame.columns) == ["alpha", "n_leaves", "train_cost", "cv_error", "cv_std_error", "chosen"]
     assert frame["chosen"].sum() == 1
     assert np.all(np.diff(frame["alpha"]) > 0) and np.all(np.diff(frame["n_leaves"]) < 0)
-    full = CARTClassifier(pruning=None).fit(X, y)
+    full = CARTClassifier(pruning=None, ccp_cost="impurity").fit(X, y)
     path = full.cost_complexity_pruning_path(X, y)
     assert frame["n_leaves"].iloc[0] == full.get_n_leaves() and frame["n_leaves"].iloc[-1] == 1
     np.testing.assert_allclose(frame["alpha"], path.ccp_alphas)  # no equal alphas here
     np.testing.assert_allclose(frame["train_cost"], path.impurities)
 
 
-@pytest.mark.parametrize("estimator", [CARTClassifier, CARTRegressor])
-def test_cv_errors_by_hand(estimator):
-    """Grow every fold's tree, prune it at the subtree alphas (geometric means of the table's
-    alphas), predict its held-out rows: the table's CV error and standard error, recomputed from
-    outside (``fit`` finds where rows end without building the pruned trees)."""
+CV_CASES = [(CARTClassifier, "impurity", 1), (CARTClassifier, "misclassification", 1),
+            (CARTClassifier, "misclassification", 3), (CARTRegressor, None, 1),
+            (CARTRegressor, None, 2)]
+
+
+@pytest.mark.parametrize("estimator, cost, repeats", CV_CASES)
+def test_cv_errors_by_hand(estimator, cost, repeats):
+    """Grow every fold's tree of scikit-learn's repeated (stratified) K-fold, prune it at the
+    subtree alphas (geometric means of the table's alphas), predict its held-out rows, average each
+    row's losses over the repeats: the table's CV error is the mean of those per-row averages and
+    its standard error their standard deviation over sqrt(n), recomputed from outside (``fit``
+    finds where rows end without building the pruned trees)."""
     X, y = _noisy(1, n=90)
+    extra = {} if cost is None else {"ccp_cost": cost}
     if estimator is CARTRegressor:
         y = y + X[:, 1] + np.random.default_rng(1).normal(size=len(y))
-        folds = KFold(5, shuffle=True, random_state=3).split(X)
+        folds = RepeatedKFold(n_splits=5, n_repeats=repeats, random_state=3).split(X)
     else:
-        folds = StratifiedKFold(5, shuffle=True, random_state=3).split(X, y)
-    model = estimator(cv=5, random_state=3).fit(X, y)
+        folds = RepeatedStratifiedKFold(n_splits=5, n_repeats=repeats, random_state=3).split(X, y)
+    model = estimator(cv=5, cv_repeats=repeats, random_state=3, **extra).fit(X, y)
     table = model.cp_table_
     a = table.alpha
     probes = np.append(np.sqrt(a[:-1] * a[1:]), np.inf)
@@ -214,26 +269,42 @@ def test_cv_errors_by_hand(estimator):
         fold = estimator(pruning=None).fit(X[train], y[train])
         Xe = fold._encode(X[test])
         for k, alpha in enumerate(probes):
-            pruned = prune_to_alpha(fold.tree_, float(alpha))
+            pruned = prune_to_alpha(fold.tree_, float(alpha), cost or "impurity")
             value = pruned.value[pruned.apply(Xe)]
             if estimator is CARTRegressor:
-                losses[k, test] = (value[:, 0] - y[test]) ** 2
+                losses[k, test] += (value[:, 0] - y[test]) ** 2 / repeats
             else:
-                losses[k, test] = fold.classes_[np.argmax(value, axis=1)] != y[test]
+                losses[k, test] += (fold.classes_[np.argmax(value, axis=1)] != y[test]) / repeats
     np.testing.assert_allclose(table.cv_error, losses.mean(axis=1), rtol=1e-12, atol=1e-15)
     se = losses.std(axis=1, ddof=1) / np.sqrt(len(y))
     np.testing.assert_allclose(table.cv_std_error, se, rtol=1e-9, atol=1e-15)
 
 
+def test_repeats_draw_new_folds_one_after_the_other():
+    """cv_repeats=R is scikit-learn's RepeatedStratifiedKFold(K, R, random_state): passing that
+    splitter as cv gives the same table; its first repeat is the plain K-fold of the same seed, so
+    one repeat is the old single K-fold."""
+    X, y = _noisy(8, n=100)
+    ours = CARTClassifier(cv=4, cv_repeats=3, random_state=5).fit(X, y).cp_table_
+    theirs = CARTClassifier(cv=RepeatedStratifiedKFold(n_splits=4, n_repeats=3, random_state=5))
+    theirs = theirs.fit(X, y).cp_table_
+    np.testing.assert_array_equal(ours.cv_error, theirs.cv_error)
+    np.testing.assert_array_equal(ours.cv_std_error, theirs.cv_std_error)
+    one = CARTClassifier(cv=4, cv_repeats=1, random_state=5).fit(X, y).cp_table_
+    single = CARTClassifier(cv=StratifiedKFold(4, shuffle=True, random_state=5)).fit(X, y)
+    np.testing.assert_array_equal(one.cv_error, single.cp_table_.cv_error)
+    assert not np.array_equal(one.cv_error, ours.cv_error)
+
+
 def test_one_se_rule_prefers_a_simpler_tree():
     """Two boundaries and 20% label noise: on these seeds the 1-SE rule keeps fewer leaves than
-    the row of lowest CV error (3 < 6, 3 < 7, 2 < 4, 3 < 5)."""
+    the row of lowest CV error (impurity cost, one 10-fold: 3 < 6, 3 < 7, 2 < 4, 3 < 5)."""
     for seed in (3, 4, 5, 6):
         rng = np.random.default_rng(seed)
         X = parity.features(rng, 200, 3)
         y = (np.sin(2 * X[:, 0]) + X[:, 1] > 0).astype(int)
         y = np.where(rng.random(200) < 0.2, 1 - y, y)
-        model = CARTClassifier(random_state=seed).fit(X, y)  # the default: cv-1se
+        model = CARTClassifier(random_state=seed, ccp_cost="impurity", cv_repeats=1).fit(X, y)
         table = model.cp_table_
         k_min = _rule(table, "cv-min")
         assert model.get_n_leaves() == table.n_leaves[table.chosen] < table.n_leaves[k_min]
@@ -278,10 +349,11 @@ def test_weights_equal_repeated_rows_in_the_cp_table():
 
 def test_fixed_alpha_has_no_table():
     X, y = _noisy(5)
-    model = CARTClassifier(ccp_alpha=0.01).fit(X, y)
+    model = CARTClassifier(ccp_alpha=0.01).fit(X, y)  # alpha in misclassification rate
     assert model.cp_table_ is None
     full = CARTClassifier(pruning=None).fit(X, y).tree_
-    assert model.tree_ == prune_to_alpha(full, 0.01)
+    assert model.tree_ == prune_to_alpha(full, 0.01, "misclassification")
+    assert model.tree_ != prune_to_alpha(full, 0.01, "impurity")  # the cost matters here
     assert CARTClassifier(pruning=None).fit(X, y).cp_table_ is None
 
 
@@ -312,3 +384,39 @@ def test_a_rare_class_does_not_turn_pruning_off():
     model = CARTClassifier(random_state=0).fit(X, y)
     assert model.cp_table_ is not None
     assert model.get_n_leaves() < CARTClassifier(pruning=None).fit(X, y).get_n_leaves()
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"ccp_cost": "gini"}, "ccp_cost must be one of ('misclassification', 'impurity'), got 'gini'"),
+    ({"ccp_cost": None}, "ccp_cost must be one of"),
+    ({"cv_repeats": 0}, "cv_repeats must be None or an integer >= 1, got 0"),
+    ({"cv_repeats": 2.0}, "cv_repeats must be None or an integer >= 1, got 2.0"),
+    ({"cv_repeats": True}, "cv_repeats must be None or an integer >= 1, got True"),
+    ({"cv_repeats": 2, "cv": KFold(3)}, "cv_repeats=2 needs an integer cv"),
+])
+def test_bad_pruning_parameters_are_named(params, message):
+    X, y = _noisy(9, n=40)
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        CARTClassifier(**params).fit(X, y)
+
+
+def test_default_repeats_three_times_unless_the_folds_are_given():
+    """cv_repeats=None: three repeats of an integer cv (RepeatedStratifiedKFold(10, 3)); a
+    splitter's folds are used as they are."""
+    X, y = _noisy(10, n=80)
+    ours = CARTClassifier(random_state=2).fit(X, y).cp_table_
+    theirs = CARTClassifier(cv=RepeatedStratifiedKFold(n_splits=10, n_repeats=3, random_state=2),
+                            cv_repeats=1).fit(X, y).cp_table_
+    np.testing.assert_array_equal(ours.cv_error, theirs.cv_error)
+    by_splitter = CARTClassifier(cv=KFold(4, shuffle=True, random_state=0)).fit(X, y).cp_table_
+    one = CARTClassifier(cv=list(KFold(4, shuffle=True, random_state=0).split(X))).fit(X, y)
+    np.testing.assert_array_equal(by_splitter.cv_error, one.cp_table_.cv_error)
+
+
+def test_regression_has_one_cost():
+    """The squared error is both the impurity and the loss: CARTRegressor has no ccp_cost."""
+    assert "ccp_cost" not in CARTRegressor().get_params()
+    assert "cv_repeats" in CARTRegressor().get_params()

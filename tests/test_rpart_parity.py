@@ -463,3 +463,66 @@ def test_rpart_importance_proportions_where_no_difference_applies():
             assert share[j] == pytest.approx(gold.get(name, 0.0) / total, rel=REL, abs=1e-15), name
         checked += 1
     assert checked >= 3
+
+
+# --------------------------------------------------------------------------- cross-validated cp table
+
+
+@functools.lru_cache(maxsize=None)
+def cv_table(table: str):
+    """(cp_table_, n, golden): rootwise with rpart's control, rpart's node cost (misclassified
+    weight; the sum of squares for anova) and rpart's own fold ids as ``cv``, 1-SE rule."""
+    g = json.loads((GOLDEN / f"{table}.json").read_text(encoding="utf-8"))
+    frame = read_table(g)
+    dropped = set(g["rows_dropped_by_na_rpart"])
+    fitted = np.array([i for i in range(len(frame)) if i not in dropped])
+    X = frame.drop(columns=[g["target"]]).iloc[fitted]
+    y = frame[g["target"]].iloc[fitted]
+    ids = np.asarray(g["cv"]["fold_ids"])[fitted]
+    folds = [(np.flatnonzero(ids != f), np.flatnonzero(ids == f)) for f in np.unique(ids)]
+    c = g["control"]
+    params = dict(min_samples_split=c["minsplit"], min_samples_leaf=c["minbucket"],
+                  max_surrogates=c["maxsurrogate"], max_depth=c["maxdepth"], cv=folds,
+                  ccp_alpha="cv-1se")
+    if g["method"] == "class":
+        model = CARTClassifier(ccp_cost="misclassification", **params)
+        model.fit(X, np.asarray(y, dtype=str))
+    else:
+        model = CARTRegressor(**params).fit(X, y.to_numpy())
+    return model.cp_table_, len(y), g
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_cp_table_sizes_and_one_se_choice_equal_rpart(table):
+    """rpart's cptable (root first) read backwards is rootwise's cp_table_: the same subtree sizes
+    (rpart's cp = 0 drops zero-gain splits while growing, the misclassification cost gives them
+    alpha 0, merged into the first row), and the 1-SE rule picks the same subtree."""
+    ours, _, g = cv_table(table)
+    theirs = g["cv"]["cptable"][::-1]
+    assert ours.n_leaves.tolist() == [row["nsplit"] + 1 for row in theirs]
+    assert len(theirs) - 1 - ours.chosen == g["cv"]["one_se"]["index"]
+
+
+@pytest.mark.parametrize("table", ["stagec", "airquality", "watermelon_2.0_alpha"])
+def test_cp_table_alphas_equal_rpart(table):
+    """alpha = CP x R(root) / W: rpart's complexity is relative to the root's risk, rootwise's
+    alpha to the total weight W. (On the two synthetic tables rpart's complexity, computed bottom
+    up and capped by the parent's, README semantics 10, differs in one row each.)"""
+    ours, _, g = cv_table(table)
+    root_cost = ours.train_cost[-1]
+    cp = np.array([row["CP"] for row in g["cv"]["cptable"][::-1]])
+    np.testing.assert_allclose(ours.alpha / root_cost, cp, rtol=REL, atol=1e-15)
+
+
+def test_cp_table_cv_errors_equal_rpart_on_stagec():
+    """stagec (146 rows, missing cells in three columns): xerror = cv_error / R(root) and
+    xstd = sqrt(sum err^2 - (sum err)^2 / n) / R(root) = se / R(root) x sqrt((n - 1) / n), with
+    rpart's rows. (On the other tables the CV errors differ by a few held-out rows. Not every
+    cause was traced; candidates are rpart's fit-time routing of held-out rows, its x < t tests
+    and its complexity values of the fold trees, README semantics 8, 4 and 10.)"""
+    ours, n, g = cv_table("stagec")
+    root_cost = ours.train_cost[-1]
+    theirs = g["cv"]["cptable"][::-1]
+    np.testing.assert_allclose(ours.cv_error / root_cost, [r["xerror"] for r in theirs], rtol=REL)
+    np.testing.assert_allclose(ours.cv_std_error / root_cost * np.sqrt((n - 1) / n),
+                               [r["xstd"] for r in theirs], rtol=REL)

@@ -8,7 +8,8 @@ import pytest
 
 from rootwise._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET, THRESHOLD
 from rootwise.tree import NODE_FIELDS, Tree
-from rootwise.tree import tree as _tree
+from rootwise.tree import integrity as _integrity
+from rootwise.tree.integrity import check_fitted
 
 NAN = np.nan
 
@@ -237,7 +238,14 @@ CORRUPTIONS = {  # name -> (mutation, what the error must say)
     "field one short": (_drop_last("threshold"), "threshold"),
     "value rows one short": (_value_rows(6), "value array"),
     "no nodes": (_no_nodes, "no nodes"),
-    "pool not 1-D": (_pool_2d, "1-D"),
+    "pool not 1-D": (_pool_2d, "1-D|not an integer"),
+    "infinite threshold": (_set("threshold", 1, np.inf), "no threshold"),
+    "negative weight": (_set("weighted_n_node_samples", 2, -1.0), "weighted_n_node_samples: node 2"),
+    "NaN weight": (_set("weighted_n_node_samples", 2, NAN), "weighted_n_node_samples: node 2"),
+    "negative count": (_set("n_node_samples", 3, -1), "n_node_samples: node 3"),
+    "NaN impurity": (_set("impurity", 1, NAN), "impurity: node 1"),
+    "fraction above 1": (_set("branch_fraction", 3, 1.5), "branch_fraction: node 3 holds 1.5"),
+    "negative fraction": (_set("branch_fraction", 3, -0.5), "branch_fraction: node 3"),
 }
 
 
@@ -248,13 +256,23 @@ def test_hand_tree_is_valid():
 @pytest.mark.parametrize("narrow", [16, 0])  # child slot by slot; all slots at once (wide splits)
 @pytest.mark.parametrize("name", list(CORRUPTIONS))
 def test_validate_rejects(name, narrow, monkeypatch):
-    monkeypatch.setattr(_tree, "NARROW", narrow)
+    monkeypatch.setattr(_integrity, "NARROW", narrow)
     hand_tree().validate()
     parts = copy.deepcopy(hand_tree_parts())
     mutate, message = CORRUPTIONS[name]
     mutate(parts)
     with pytest.raises(ValueError, match=message):
         make(*parts)
+
+
+def test_check_fitted_wants_fractions_summing_to_1_at_each_split():
+    check_fitted(hand_tree())
+    nodes, value, pool, nc = hand_tree_parts()
+    nodes["branch_fraction"][3:5] = [0.5, 0.5 + 2e-10]  # within the tolerance
+    check_fitted(make(nodes, value, pool, nc))
+    nodes["branch_fraction"][3:5] = [0.5, 0.6]
+    with pytest.raises(ValueError, match=r"children of node 1 sum to 1\.1, not 1 \(within 1e-09\)"):
+        check_fitted(make(nodes, value, pool, nc))
 
 
 def test_validate_checks_a_wide_multiway_split_at_once():
@@ -270,7 +288,7 @@ def test_validate_checks_a_wide_multiway_split_at_once():
              "branch_fraction": [1.0] + [1.0 / k] * k, "surrogate_offset": [-1] * n,
              "n_surrogates": [0] * n}
     parts = (nodes, [[1.0, 1.0]] * n, list(range(k)), [k])
-    assert k > _tree.NARROW
+    assert k > _integrity.NARROW
     make(*copy.deepcopy(parts)).validate()
     bad = copy.deepcopy(parts)
     bad[0]["parent"][7] = 3
@@ -312,7 +330,7 @@ def test_equality_sees_every_array():
     assert t == hand_tree()
     for name in ("impurity", "branch_fraction", "threshold"):
         nodes, value, pool, nc = hand_tree_parts()
-        nodes[name][1] += 0.5
+        nodes[name][1] /= 2
         assert make(nodes, value, pool, nc) != t
     nodes, value, pool, nc = hand_tree_parts()
     value[3][0] += 1

@@ -10,11 +10,15 @@ A file is one JSON object (UTF-8, version 1)::
      "reports": {"pruning_steps_": null, "cp_table_": {"type": "CPTable", "fields": {...}}},
      "tree": {Tree.to_dict()}}
 
+plus "class_order" (an array like "classes") when a classifier breaks class ties in another order
+(``class_order_``: a pandas categorical y, or the ``class_order`` parameter).
+
 Labels, categories and parameters are JSON scalars of their own type: Python's json writes an int
 without and a float always with a decimal point or exponent, so ``1``, ``1.0``, ``true`` and ``"1"``
 come back as int, float, bool and str. A non-finite float is written ``{"float": "nan"}`` (JSON
-has no NaN); numpy arrays carry their dtype. Loading reads JSON only, checks every field, and builds
-only the classes named in ``ESTIMATORS`` and ``REPORTS``.
+has no NaN); numpy arrays carry their dtype. Loading reads JSON only, checks every field
+(``model_fields``) before anything uses it, and builds only the classes named in ``ESTIMATORS``
+and ``REPORTS``.
 """
 
 from __future__ import annotations
@@ -23,18 +27,26 @@ import dataclasses
 import json
 import math
 import os
-import re
 
 import numpy as np
 
 from .._base import check_is_fitted, is_classifier
-from .._config import CATEGORICAL, CONTINUOUS, THRESHOLD
 from ..estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
-from ..input.schema import Schema
+from ..input.target import class_priority
 from ..prune.cost_complexity import CPTable
 from ..prune.steps import PruningStep
-from ..tree import NODE_FIELDS, SURROGATE_FIELDS, Tree
+from ..tree.plain import describe
 from .atomic import write_atomic
+from .model_fields import (
+    FieldError,
+    array,
+    check_keys,
+    read_classes,
+    read_params,
+    read_reports,
+    read_schema,
+    read_tree,
+)
 
 FORMAT = "rootwise-model"
 VERSION = 1
@@ -48,10 +60,11 @@ REPORTS = {cls.__name__: cls for cls in (PruningStep, CPTable)}
 
 _TOP_KEYS = ("format", "version", "estimator", "params", "schema", "classes", "n_features_in",
              "feature_names_in", "reports", "tree")
-_SCHEMA_KEYS = ("feature_names", "kinds", "categories", "names_from_input")
-_TREE_KEYS = (*NODE_FIELDS, "value", "pool", "n_categories", "surrogates")
-# numpy dtypes an array in a file may have (dtype.str): bool, integers, floats, unicode, object
-_DTYPE = re.compile(r"[<>|=]?(b1|[iu][1248]|f[248]|U[0-9]{1,6}|O)")
+# bytes the numpy arrays a file declares (a dtype's width times a count) may take per byte of the
+# file; the numbers of a fitted tree take 8 bytes each and are written with 2 or more
+ALLOCATION_FACTOR = 8
+# written only when a classifier breaks class ties in another order than ``classes``
+_OPTIONAL_TOP_KEYS = ("class_order",)
 
 
 class ModelFileError(ValueError):
@@ -64,10 +77,6 @@ class ModelFileError(ValueError):
 
     def __reduce__(self):  # picklable (across processes) although __init__ takes two arguments
         return type(self), (self.path, self.reason)
-
-
-class _Invalid(Exception):
-    """A field of a model document is wrong (the message says which and how)."""
 
 
 # --------------------------------------------------------------------------- save
@@ -93,6 +102,9 @@ def model_to_dict(model) -> dict:
     schema = model.schema_
     names_in = getattr(model, "feature_names_in_", None)
     classes = getattr(model, "classes_", None)
+    order = getattr(model, "class_order_", None)
+    extra = {} if order is None or np.array_equal(order, classes) else {
+        "class_order": _array_out(np.asarray(order))}
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -110,6 +122,7 @@ def model_to_dict(model) -> dict:
         "feature_names_in": None if names_in is None else [str(n) for n in names_in],
         "reports": {a: _report_out(getattr(model, a)) for a in REPORT_ATTRIBUTES if hasattr(model, a)},
         "tree": model.tree_.to_dict(),
+        **extra,
     }
 
 
@@ -172,15 +185,21 @@ def _layout(obj, level: int = 0) -> str:
 
 def load(path):
     """Read a model written by ``save``. Raises FileNotFoundError for a missing file and
-    ModelFileError (a ValueError) naming the file for anything else wrong with it."""
+    ModelFileError (a ValueError) naming the file and the field for anything else wrong with it.
+
+    Every field is checked before it is used (``model_fields``), and load never allocates more
+    than a small multiple of the file's size: numpy arrays the file declares may take at most
+    ALLOCATION_FACTOR bytes per byte of the file; JSON's own objects are the rest."""
     path = os.fspath(path)
     with open(path, "rb") as f:
         raw = f.read()
+    size = len(raw)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ModelFileError(path, f"not a rootwise model file (not UTF-8 text: {e.reason} at "
                                    f"byte {e.start})") from None
+    del raw  # the text and then the parsed document replace it: keep one of them at a time
     try:
         data = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as e:
@@ -188,64 +207,70 @@ def load(path):
                                    f"({e.msg} at line {e.lineno}, column {e.colno})") from None
     except (ValueError, RecursionError) as e:
         raise ModelFileError(path, f"not a rootwise model file: invalid JSON ({e})") from None
-    return model_from_dict(data, source=path)
+    del text
+    return model_from_dict(data, source=path, size=size)
 
 
 def _refuse_constant(name):
     raise ValueError(f"{name} is not allowed in a model file")
 
 
-def model_from_dict(data, source: str = "<model>"):
-    """Estimator from a model document, after checking every field; ModelFileError if wrong."""
+def model_from_dict(data, source: str = "<model>", size: int | None = None):
+    """Estimator from a model document, after checking every field; ModelFileError if wrong.
+    ``size``: the bytes of the file it was read from, which bound what loading may allocate
+    (default: the length of the document written as JSON)."""
+    if size is None:
+        try:
+            size = len(json.dumps(data, ensure_ascii=False).encode("utf-8"))
+        except (TypeError, ValueError, RecursionError):
+            raise ModelFileError(source, "not a model document: not plain JSON data") from None
     try:
-        return _build(data)
-    except _Invalid as e:
+        return _build(data, ALLOCATION_FACTOR * size)
+    except FieldError as e:
         raise ModelFileError(source, str(e)) from None
 
 
-def _build(data):
+def _build(data, max_bytes: int):
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise _Invalid(f'not a rootwise model file (no "format": "{FORMAT}")')
+        raise FieldError(f'not a rootwise model file (no "format": "{FORMAT}")')
     version = data.get("version")
     if type(version) is not int or version != VERSION:
-        raise _Invalid(f"unsupported format version {_short(version)} (this rootwise reads version "
-                       f"{VERSION})")
-    _check_keys(data, _TOP_KEYS, "the model")
+        raise FieldError(f"unsupported format version {describe(version)} (this rootwise reads "
+                         f"version {VERSION})")
+    check_keys({k: v for k, v in data.items() if k not in _OPTIONAL_TOP_KEYS}, _TOP_KEYS,
+               "the model")
     name = data["estimator"]
     if not isinstance(name, str) or name not in ESTIMATORS:
-        raise _Invalid(f"unknown estimator {_short(name)} (this rootwise loads {', '.join(ESTIMATORS)})")
-    cls = ESTIMATORS[name]
-    model = _estimator(cls, data["params"])
-    schema = _schema(data["schema"])
+        raise FieldError(f"unknown estimator {describe(name)} (this rootwise loads "
+                         f"{', '.join(ESTIMATORS)})")
+    model = read_params(ESTIMATORS[name], data["params"])
+    schema = read_schema(data["schema"])
     classifier = is_classifier(model)
     classes = None
     if classifier:
-        classes = _array_in(data["classes"], "classes", "biufUO")
-        if len(classes) == 0:
-            raise _Invalid("classes is empty")
+        classes = read_classes(data["classes"], max_bytes)
     elif data["classes"] is not None:
-        raise _Invalid(f"classes should be null for a {name}")
+        raise FieldError(f"classes should be null for a {name}")
     n_features = data["n_features_in"]
     if type(n_features) is not int or n_features != schema.n_features:
-        raise _Invalid(f"n_features_in is {_short(n_features)} but the schema has "
-                       f"{schema.n_features} features")
+        raise FieldError(f"n_features_in is {describe(n_features)} but the schema has "
+                         f"{schema.n_features} features")
     names_in = data["feature_names_in"]
     if names_in is not None and names_in != list(schema.feature_names):
-        raise _Invalid("feature_names_in disagrees with the schema's feature names")
+        raise FieldError("feature_names_in disagrees with the schema's feature names")
     if (names_in is not None) != schema.names_from_input:
-        raise _Invalid("feature_names_in and schema.names_from_input disagree")
-    reports = data["reports"]
-    if not isinstance(reports, dict) or any(k not in REPORT_ATTRIBUTES for k in reports):
-        raise _Invalid(f"reports must be an object with fields among {', '.join(REPORT_ATTRIBUTES)}")
-    reports = {k: _report_in(v, f"reports.{k}") for k, v in reports.items()}
-    tree = _tree(data["tree"])
-    _check_tree_fits(tree, schema, classes)
+        raise FieldError("feature_names_in and schema.names_from_input disagree")
+    reports = read_reports(data["reports"], REPORT_ATTRIBUTES, REPORTS, max_bytes)
+    tree = read_tree(data["tree"], schema, classes)
 
     model.tree_ = tree
     model.schema_ = schema
     if classifier:
         model.classes_ = classes
         model.n_classes_ = len(classes)
+        model.class_order_ = _class_order(data.get("class_order"), classes, max_bytes)
+    elif data.get("class_order") is not None:
+        raise FieldError(f"class_order should be absent for a {name}")
     model.n_features_in_ = n_features
     for attribute, report in reports.items():
         setattr(model, attribute, report)
@@ -254,178 +279,15 @@ def _build(data):
     return model
 
 
-def _short(v) -> str:
-    """repr of a value read from a file, cut short: a corrupt file can hold anything."""
-    text = repr(v)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _check_keys(d, keys, what: str) -> None:
-    if not isinstance(d, dict):
-        raise _Invalid(f"{what} is not a JSON object")
-    missing = [k for k in keys if k not in d]
-    if missing:
-        raise _Invalid(f"{what} has no field {missing[0]!r}")
-    extra = [k for k in d if k not in keys]
-    if extra:
-        raise _Invalid(f"{what} has an unknown field {extra[0]!r}")
-
-
-def _scalar_in(v, what: str):
-    if isinstance(v, (str, bool, int, float)):
-        return v
-    if isinstance(v, dict) and list(v) == ["float"] and v["float"] in ("nan", "inf", "-inf"):
-        return float(v["float"])
-    raise _Invalid(f"{what} holds {_short(v)}, which is not a string, number or boolean")
-
-
-def _list(v, what: str) -> list:
-    if not isinstance(v, list):
-        raise _Invalid(f"{what} is not a list")
-    return v
-
-
-def _estimator(cls, params):
-    if not isinstance(params, dict):
-        raise _Invalid("params is not a JSON object")
-    accepted = cls().get_params(deep=False)
-    values = {}
-    for key, v in params.items():
-        if key not in accepted:
-            raise _Invalid(f"params: {cls.__name__} has no parameter {key!r}")
-        if v is None:
-            values[key] = None
-        elif isinstance(v, list):
-            values[key] = [_scalar_in(x, f"params.{key}") for x in v]
-        else:
-            values[key] = _scalar_in(v, f"params.{key}")
-    model = cls(**values)
-    check = getattr(model, "_check_params", None)
-    if check is not None:
-        try:
-            check()
-        except (ValueError, TypeError) as e:
-            raise _Invalid(f"params: {e}") from None
-    return model
-
-
-def _schema(d) -> Schema:
-    _check_keys(d, _SCHEMA_KEYS, "schema")
-    names = _list(d["feature_names"], "schema.feature_names")
-    kinds = _list(d["kinds"], "schema.kinds")
-    cats = _list(d["categories"], "schema.categories")
-    if not names:
-        raise _Invalid("schema has no features")
-    if not all(isinstance(n, str) for n in names):
-        raise _Invalid("schema.feature_names holds a value that is not a string")
-    if len(kinds) != len(names) or len(cats) != len(names):
-        raise _Invalid(f"schema has {len(names)} feature names, {len(kinds)} kinds and "
-                       f"{len(cats)} category lists")
-    categories = []
-    for j, (kind, c) in enumerate(zip(kinds, cats, strict=True)):
-        if type(kind) is not int or kind not in (CONTINUOUS, CATEGORICAL):
-            raise _Invalid(f"schema.kinds[{j}] is {_short(kind)}, not {CONTINUOUS} or {CATEGORICAL}")
-        if kind == CONTINUOUS:
-            if c is not None:
-                raise _Invalid(f"schema.categories[{j}] should be null for a continuous feature")
-            categories.append(None)
-        else:
-            what = f"schema.categories[{j}]"
-            categories.append(tuple(_scalar_in(v, what) for v in _list(c, what)))
-    if not isinstance(d["names_from_input"], bool):
-        raise _Invalid("schema.names_from_input is not true or false")
-    return Schema(tuple(names), tuple(kinds), tuple(categories), d["names_from_input"])
-
-
-def _array_in(d, what: str, kinds: str) -> np.ndarray:
-    """A 1-D array written by ``_array_out``; ``kinds``: the dtype kinds accepted here."""
-    _check_keys(d, ("dtype", "values"), what)
-    dtype = d["dtype"]
-    if not isinstance(dtype, str) or not _DTYPE.fullmatch(dtype) or np.dtype(dtype).kind not in kinds:
-        raise _Invalid(f"{what}: {_short(dtype)} is not a dtype rootwise reads here")
-    dt = np.dtype(dtype)
-    values = [_scalar_in(v, what) for v in _list(d["values"], f"{what}.values")]
-    # each dtype takes only the Python type it was written from (bool is an int in Python)
-    allowed = {"b": (bool,), "i": (int,), "u": (int,), "f": (float, int), "U": (str,),
-               "O": (str, bool, int, float)}[dt.kind]
-    for v in values:
-        if type(v) not in allowed or (dt.kind == "U" and len(v) > dt.itemsize // 4):
-            raise _Invalid(f"{what} holds {_short(v)}, which does not fit dtype {dtype!r}")
-    out = np.empty(len(values), dtype=dt)
-    try:
-        out[:] = values
-    except (OverflowError, ValueError):
-        raise _Invalid(f"{what}: values do not fit dtype {dtype!r}") from None
-    return out
-
-
-def _report_in(v, what: str):
+def _class_order(v, classes: np.ndarray, max_bytes: int) -> np.ndarray:
+    """The tie order of the classes: ``classes`` itself when the file has none."""
     if v is None:
-        return None
-    if isinstance(v, list):
-        return [_report_in(x, f"{what}[{i}]") for i, x in enumerate(v)]
-    _check_keys(v, ("type", "fields"), what)
-    cls = REPORTS.get(v["type"]) if isinstance(v["type"], str) else None
-    if cls is None:
-        raise _Invalid(f"{what}: unknown report type {_short(v['type'])}")
-    names = tuple(f.name for f in dataclasses.fields(cls))
-    _check_keys(v["fields"], names, f"{what}.fields")
-    values = {}
-    for name in names:
-        x, where = v["fields"][name], f"{what}.{name}"
-        values[name] = _array_in(x, where, "biuf") if isinstance(x, dict) and "dtype" in x \
-            else _scalar_in(x, where)
-    return cls(**values)
-
-
-def _tree(d) -> Tree:
-    _check_keys(d, _TREE_KEYS, "tree")
-    for name, dtype in {**NODE_FIELDS, "pool": np.int32, "n_categories": np.int64}.items():
-        _check_numbers(f"tree.{name}", _list(d[name], f"tree.{name}"), dtype)
-    rows = _list(d["value"], "tree.value")
-    if not all(isinstance(r, list) for r in rows) or len({len(r) for r in rows}) > 1:
-        raise _Invalid("corrupt tree: tree.value is not a table (a list of equally long lists)")
-    _check_numbers("tree.value", [v for r in rows for v in r], np.float64, nullable=False)
-    _check_keys(d["surrogates"], tuple(SURROGATE_FIELDS), "tree.surrogates")
-    for name, dtype in SURROGATE_FIELDS.items():
-        what = f"tree.surrogates.{name}"
-        _check_numbers(what, _list(d["surrogates"][name], what), dtype)
+        return classes
+    order = array(v, "class_order", "biufUO", max_bytes)
+    if len(order) != len(classes):
+        raise FieldError("class_order does not list the classes")
     try:
-        return Tree.from_dict(d)
-    except (ValueError, TypeError, OverflowError) as e:
-        raise _Invalid(f"corrupt tree: {e}") from None
-
-
-def _check_numbers(what: str, values: list, dtype, nullable: bool = True) -> None:
-    """Exact JSON types, so that no string or boolean is silently converted to a number; floats
-    may be null (NaN)."""
-    floats = np.dtype(dtype).kind == "f"
-    allowed = (int, float) if floats else (int,)
-    for v in values:
-        if type(v) not in allowed and not (floats and nullable and v is None):
-            noun = "a number" if floats else "an integer"
-            raise _Invalid(f"corrupt tree: {what} holds {_short(v)}, which is not {noun}")
-
-
-def _check_tree_fits(tree: Tree, schema: Schema, classes) -> None:
-    """The checks ``Tree.validate`` cannot make alone: the tree against the schema and classes."""
-    if len(tree.n_categories) != schema.n_features or \
-            not np.array_equal(tree.n_categories, schema.n_categories):
-        raise _Invalid("corrupt tree: its category counts disagree with the schema")
-    kinds = schema.kinds_array
-    sur = tree.surrogates
-    tested = np.concatenate([tree.feature[tree.kind == THRESHOLD],
-                             sur["feature"][sur["kind"] == THRESHOLD]])
-    if np.any(kinds[tested] != CONTINUOUS):
-        raise _Invalid("corrupt tree: a threshold test on a categorical feature")
-    value = tree.value
-    if not np.all(np.isfinite(value)):
-        raise _Invalid("corrupt tree: a node's value is missing or infinite")
-    if classes is None:
-        if value.shape[1] != 1:
-            raise _Invalid(f"corrupt tree: a regression tree's value has {value.shape[1]} columns")
-        return
-    if value.shape[1] != len(classes):
-        raise _Invalid(f"corrupt tree: value has {value.shape[1]} columns for {len(classes)} classes")
-    if np.any(value < 0) or np.any(value.sum(axis=1) <= 0):
-        raise _Invalid("corrupt tree: a node's class counts are negative or all zero")
+        class_priority(classes, order)
+    except ValueError:
+        raise FieldError("class_order does not list the classes") from None
+    return order

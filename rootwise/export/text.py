@@ -115,6 +115,7 @@ class TreeView:
         self.tree = model.tree_
         self.schema = model.schema_
         self.classes = getattr(model, "classes_", None)
+        self.class_order = getattr(model, "class_order_", None)  # the order ties go by
         self.decimals = int(decimals)
         self._names = [clean(str(n)) for n in self.schema.feature_names]
 
@@ -172,12 +173,16 @@ class TreeView:
 
     # ------------------------------------------------------------------ leaves
     def predicted(self, node: int) -> str:
-        """What a row stopping at ``node`` is predicted: majority class (ties to the first class,
-        as ``predict`` does), or the regression value."""
+        """What a row stopping at ``node`` is predicted: majority class (ties to the first class
+        in ``class_order_``, as ``predict`` does), or the regression value."""
         value = self.tree.value[node]
         if self.classes is None:
             return f"value: {self.number(value[0])}"
-        return f"class: {label(self.classes[int(np.argmax(value))])}"
+        winner = self.classes[int(np.argmax(value))]
+        if self.class_order is not None:
+            tied = set(self.classes[value == value.max()].tolist())
+            winner = next(c for c in self.class_order.tolist() if c in tied)
+        return f"class: {label(winner)}"
 
     def counts(self, node: int) -> str:
         if self.classes is None:

@@ -233,3 +233,37 @@ def class_weighted(w: np.ndarray, codes: np.ndarray, class_weight) -> np.ndarray
     from sklearn.utils.class_weight import compute_sample_weight
 
     return w * compute_sample_weight(class_weight, codes)
+
+
+def declared_order(y) -> list | None:
+    """The categories of a pandas categorical ``y`` (a Series of dtype category, or a
+    ``pd.Categorical``) in their declared order; None for any other ``y``."""
+    pd = sys.modules.get("pandas")  # a pandas categorical exists only once pandas is imported
+    if pd is None or not isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
+        return None
+    return list(y.dtype.categories)
+
+
+def class_priority(classes: np.ndarray, order, what: str = "class_order") -> np.ndarray:
+    """Indices into ``classes`` ranked by ``order``, a sequence of labels that lists every class
+    (labels that are not classes are skipped): ``classes[result[0]]`` comes first in ``order``.
+    ``what`` names the parameter in errors."""
+    if isinstance(order, (str, bytes)) or not hasattr(order, "__iter__"):
+        raise ValueError(f"{what} must be None or a sequence of class labels, got {order!r}.")
+    index = {label: i for i, label in enumerate(classes.tolist())}
+    ranked, seen = [], set()
+    for label in (order.tolist() if isinstance(order, np.ndarray) else list(order)):
+        try:
+            code = index.get(label)
+        except TypeError:  # an unhashable label
+            raise ValueError(f"{what} holds {label!r}, which is not a class label.") from None
+        if label in seen:
+            raise ValueError(f"{what} lists the label {label!r} twice.")
+        seen.add(label)
+        if code is not None:
+            ranked.append(code)
+    if len(ranked) < len(classes):
+        absent = [c for i, c in enumerate(classes.tolist()) if i not in set(ranked)]
+        raise ValueError(f"{what} must list every class of y; it leaves out {absent[:5]!r}"
+                         f"{'...' if len(absent) > 5 else ''}.")
+    return np.array(ranked, dtype=np.int64)

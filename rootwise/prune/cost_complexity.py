@@ -1,5 +1,13 @@
 """CART's cost-complexity (weakest-link) pruning, seed 001 §2.6: the sequence of subtrees, the
-subtree for a given alpha, and alpha chosen by K-fold cross-validation."""
+subtree for a given alpha, and alpha chosen by (repeated) K-fold cross-validation.
+
+The cost R(t) of a node as a leaf, as a share of the root's weight W, is one of
+
+    "impurity"            R(t) = w_t / W * I(t)          (scikit-learn's; squared error: SS_t / W)
+    "misclassification"   R(t) = (w_t - max_k w_tk) / W  (Breiman et al.'s and rpart's, classes)
+
+where w_tk is the weight of class k at t.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +20,25 @@ from ..tree import Tree
 from .collapse import collapse
 from .weakest_link import weakest_link_sequence
 
+COSTS = ("misclassification", "impurity")
 
-def node_costs(tree: Tree) -> np.ndarray:
-    """R(t) = w_t / W * impurity(t): the training cost of each node as a leaf."""
-    return tree.weighted_n_node_samples * tree.impurity / tree.weighted_n_node_samples[0]
+
+def node_costs(tree: Tree, cost: str = "impurity") -> np.ndarray:
+    """R(t) of every node of ``tree`` under ``cost`` (see the module docstring)."""
+    r, scale = _kernel_costs(tree, cost)
+    return r / scale
+
+
+def _kernel_costs(tree: Tree, cost: str) -> tuple[np.ndarray, float]:
+    """(r, scale) with R(t) = r[t] / scale: the misclassified weight itself (exact sums for whole
+    weights, so zero-gain links get g = 0 exactly, as in rpart), or scikit-learn's own numbers."""
+    w = tree.weighted_n_node_samples
+    if cost == "impurity":
+        return w * tree.impurity / w[0], 1.0
+    if cost == "misclassification":
+        v = tree.value
+        return v.sum(axis=1) - v.max(axis=1), float(w[0])
+    raise ValueError(f"cost must be one of {COSTS}, got {cost!r}.")
 
 
 @dataclass(frozen=True)
@@ -29,17 +52,20 @@ class PruningPath:
     pruned: np.ndarray
 
 
-def cost_complexity_path(tree: Tree, stop_alpha: float = np.inf) -> PruningPath:
-    """The weakest-link sequence of ``tree``, stopping before the first alpha above stop_alpha."""
+def cost_complexity_path(tree: Tree, stop_alpha: float = np.inf,
+                         cost: str = "impurity") -> PruningPath:
+    """The weakest-link sequence of ``tree`` under ``cost``, stopping before the first alpha above
+    stop_alpha."""
+    r, scale = _kernel_costs(tree, cost)
     alphas, costs, leaves, pruned = weakest_link_sequence(
         tree.first_child.astype(np.int64), tree.n_children.astype(np.int64),
-        tree.parent.astype(np.int64), node_costs(tree), float(stop_alpha))
+        tree.parent.astype(np.int64), r, float(stop_alpha), scale)
     return PruningPath(alphas, costs, leaves, pruned)
 
 
-def prune_to_alpha(tree: Tree, alpha: float) -> Tree:
+def prune_to_alpha(tree: Tree, alpha: float, cost: str = "impurity") -> Tree:
     """The smallest subtree minimising R(T) + alpha |T|: all weakest links with g <= alpha cut."""
-    path = cost_complexity_path(tree, stop_alpha=alpha)
+    path = cost_complexity_path(tree, stop_alpha=alpha, cost=cost)
     make_leaf = np.zeros(tree.node_count, dtype=bool)
     make_leaf[path.pruned[1:]] = True
     return collapse(tree, make_leaf)
@@ -48,8 +74,9 @@ def prune_to_alpha(tree: Tree, alpha: float) -> Tree:
 @dataclass(frozen=True)
 class CPTable:
     """rpart-style table of the pruning sequence of the full tree, one row per subtree T_k:
-    alpha_k, its leaves, training cost R(T_k), and the K-fold cross-validated error of the subtree
-    size it stands for, with its standard error. ``chosen`` is the row the rule picked."""
+    alpha_k, its leaves, training cost R(T_k), and the cross-validated error of the subtree size
+    it stands for (averaged over the repeats of repeated K-fold), with its standard error.
+    ``chosen`` is the row the rule picked."""
 
     alpha: np.ndarray
     n_leaves: np.ndarray
@@ -68,21 +95,33 @@ class CPTable:
                              "chosen": np.arange(len(self.alpha)) == self.chosen})
 
 
-def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule: str) -> CPTable:
+def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule: str,
+                       cost: str = "impurity") -> CPTable:
     """Breiman's cross-validated choice of alpha (seed 001 §2.6).
 
-    ``folds``: (train_rows, test_rows) pairs of rows of the encoded matrix ``X``;
+    ``folds``: (train_rows, test_rows) pairs of rows of the encoded matrix ``X``, one K-fold
+    partition or several (repeated K-fold: each row held out once per repeat);
     ``grow(train_rows)`` grows an unpruned tree on them; ``row_losses(tree, rows, nodes)`` gives
     the weighted loss and the weight of row ``rows[i]`` predicted by node ``nodes[i]`` of ``tree``.
     Subtree T_k of the full tree stands for alphas in [alpha_k, alpha_k+1); each fold's tree is
-    pruned at the geometric mean sqrt(alpha_k alpha_k+1) and scored on its held-out rows.
-    rule "cv-min": the lowest CV error; "cv-1se": the simplest tree within one standard error
-    of it. Ties go to the simpler tree.
+    pruned (under the same ``cost``) at the geometric mean sqrt(alpha_k alpha_k+1) and scored on
+    its held-out rows.
 
-    Weights count as repeated rows (as in the stopping rules): the standard error of the CV error
-    divides by W - 1, W the total held-out weight, so an integer weight equals repeating the row
-    and a zero weight equals leaving it out."""
-    path = cost_complexity_path(tree)
+    Row i's loss rate l_ik (0/1 error or squared error) is averaged over its held-out copies,
+    m_ik = mean of l_ik over the repeats, and with weights w_i (W = sum w_i)
+
+        cv_error_k = sum_i w_i m_ik / W,
+        se_k = sqrt( sum_i w_i (m_ik - cv_error_k)^2 / (W (W - 1)) ),
+
+    the standard error of a mean over rows, rows being the independent draws: with one repeat it
+    is Breiman's (and rpart's xstd, up to the factor sqrt(n / (n - 1))); repeats average away
+    the noise of the fold draw, not the sampling noise of the rows, so the SE barely shrinks.
+    Weights count as repeated rows (as in the stopping rules): an integer weight equals repeating
+    the row, a zero weight leaving it out.
+
+    rule "cv-min": the lowest CV error; "cv-1se": the simplest tree within one standard error
+    of it. Ties go to the simpler tree."""
+    path = cost_complexity_path(tree, cost=cost)
     # A weakest link whose alpha equals the next one's is cut at that same alpha: its subtree is
     # optimal on an empty interval and prune_to_alpha never returns it, so it gets no row.
     # (Before, such a row could be chosen while the fitted tree was the next one.)
@@ -93,34 +132,20 @@ def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule:
     # Round-off can leave an alpha at -1e-17: clip before the square root.
     nonneg = np.maximum(a, 0.0)
     probe = np.append(np.sqrt(nonneg[:-1] * nonneg[1:]), np.inf)
-    # per probe: sum of weighted losses, and sum of w * rate^2 (rate = loss / w) for the variance
-    loss_sum = np.zeros(len(a) + 1)
-    square_sum = np.zeros(len(a) + 1)
-    total = 0.0
+    pieces = []
+    copies = np.zeros(X.shape[0], dtype=np.int64)  # held-out copies of each row
     for train, test in folds:
         fold_tree = grow(train)
-        lower, upper, rows, nodes = _endings(fold_tree, cost_complexity_path(fold_tree),
+        lower, upper, rows, nodes = _endings(fold_tree, cost_complexity_path(fold_tree, cost=cost),
                                              fold_tree.decision_path_parts(X[test]))
         loss, w = row_losses(fold_tree, test[rows], nodes)
         rate = np.divide(loss, w, out=np.zeros_like(loss), where=w > 0)
-        # row i ends in nodes[i] for the probes in [lower, upper): add to those, as differences
+        # row i ends in nodes[i] for the probes in [lower, upper): probe indices [lo, hi)
         lo = np.searchsorted(probe, lower, side="left")
         hi = np.where(np.isposinf(upper), len(probe), np.searchsorted(probe, upper, side="left"))
-        for acc, v in ((loss_sum, loss), (square_sum, loss * rate)):
-            np.add.at(acc, lo, v)
-            np.add.at(acc, hi, -v)
-        total += float(w[np.flatnonzero(np.isneginf(lower))].sum())  # one entry per row
-    loss_sum = np.cumsum(loss_sum)[:-1]
-    square_sum = np.cumsum(square_sum)[:-1]
-    cv_error = loss_sum / total if total > 0 else np.zeros(len(a))
-    # standard error of a weighted mean of per-row losses, weights read as frequencies:
-    # sum w (rate - mean)^2 = sum w rate^2 - W mean^2 (before: divided by the row count - 1, so
-    # repeating rows and weighting them differed)
-    if total > 1.0:
-        spread = np.maximum(square_sum - total * cv_error ** 2, 0.0) / total
-        se = np.sqrt(spread / (total - 1.0))
-    else:
-        se = np.zeros(len(a))
+        pieces.append((test[rows], lo, hi, rate, w))
+        np.add.at(copies, test, 1)
+    cv_error, se = _mean_and_standard_error(pieces, copies, len(probe))
     best = cv_error.min()
     within = cv_error <= best + 1e-12 * max(1.0, abs(best))
     if rule == "cv-1se":
@@ -128,6 +153,44 @@ def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule:
         within = cv_error <= best + se[k_min] + 1e-12 * max(1.0, abs(best))
     chosen = int(np.flatnonzero(within)[-1])  # later rows are simpler trees
     return CPTable(a, path.n_leaves, path.impurities, cv_error, se, chosen, rule)
+
+
+def _mean_and_standard_error(pieces, copies: np.ndarray, n_probes: int):
+    """cv_error_k and se_k of ``choose_alpha_by_cv`` from the pieces (row, lo, hi, rate, w) of
+    all folds: row ``row`` has loss rate ``rate`` for the probes in [lo, hi); the pieces of one
+    held-out copy of a row tile [0, n_probes), and row i has ``copies[i]`` such copies."""
+    rows, lo, hi, rate, w = (np.concatenate(p) for p in zip(*pieces, strict=True))
+    weight = np.zeros(len(copies))
+    weight[rows] = w
+    total = float(weight[copies > 0].sum())
+    if total <= 0:
+        return np.zeros(n_probes), np.zeros(n_probes)
+    # m_ik as a step function of k per row: +rate/copies at lo, -rate/copies at hi, sorted by
+    # (row, probe); within a row the running sum is m_ik on [pos_j, pos_j+1)
+    share = rate / copies[rows]
+    pos = np.concatenate([lo, hi])
+    who = np.concatenate([rows, rows])
+    step = np.concatenate([share, -share])
+    order = np.argsort(who * (n_probes + 1) + pos, kind="stable")
+    pos, who, step = pos[order], who[order], step[order]
+    level = np.cumsum(step)
+    starts = np.flatnonzero(np.r_[True, who[1:] != who[:-1]])
+    # subtract the running sum before each row's first step: earlier rows' round-off
+    before = (level - step)[starts]
+    level = level - np.repeat(before, np.diff(np.append(starts, len(who))))
+    seg = np.flatnonzero((who[:-1] == who[1:]) & (pos[:-1] < pos[1:]))
+    first, second = np.zeros(n_probes + 1), np.zeros(n_probes + 1)
+    mass = weight[who[seg]]
+    for acc, v in ((first, mass * level[seg]), (second, mass * level[seg] ** 2)):
+        np.add.at(acc, pos[seg], v)
+        np.add.at(acc, pos[seg + 1], -v)
+    cv_error = np.cumsum(first)[:-1] / total
+    second = np.cumsum(second)[:-1]
+    if total <= 1.0:
+        return cv_error, np.zeros(n_probes)
+    # sum w (m - mean)^2 = sum w m^2 - W mean^2, weights read as frequencies
+    spread = np.maximum(second - total * cv_error ** 2, 0.0) / total
+    return cv_error, np.sqrt(spread / (total - 1.0))
 
 
 def _endings(tree: Tree, path: PruningPath, paths: tuple[np.ndarray, np.ndarray]):

@@ -1,7 +1,7 @@
 """Weakest-link (cost-complexity) pruning over the flat tree (seed 001 §2.6).
 
-R(t) = w_t / W * I(t) is the training cost of node t as a leaf, R(T_t) the sum over the leaves of
-its subtree. The weakest link is the internal node with the least
+R(t) is the training cost of node t as a leaf (``cost_complexity.node_costs``), R(T_t) the sum over
+the leaves of its subtree. The weakest link is the internal node with the least
     g(t) = (R(t) - R(T_t)) / (|T_t| - 1);
 pruning it (making t a leaf) gives the next tree of the sequence T_0 > T_1 > ... > {root}.
 """
@@ -11,11 +11,16 @@ from numba import njit
 
 
 @njit(cache=True)
-def weakest_link_sequence(first_child, n_children, parent, r_node, stop_alpha):
+def weakest_link_sequence(first_child, n_children, parent, r_node, stop_alpha, scale):
     """Prune weakest links one at a time until the root is a leaf or the next alpha exceeds
     ``stop_alpha``. Returns (alphas, costs, leaves, pruned), one entry per tree T_s of the sequence:
     its alpha (0 for the full tree), R(T_s), |T_s|, and the node made a leaf to reach it (-1 for
-    T_0). Equal g: the lowest node index goes first."""
+    T_0). Equal g: the lowest node index goes first.
+
+    ``r_node`` may be in any unit whose sums are exact (misclassified weight: whole numbers for
+    whole weights, so a split that misclassifies as much as its node has g = 0 exactly);
+    alphas and costs are reported divided by ``scale``, and ``stop_alpha`` is compared with
+    g / scale, the very number reported, so pruning at a reported alpha cuts that link."""
     n = first_child.shape[0]
     is_leaf = n_children == 0
     n_leaves = np.zeros(n, dtype=np.int64)
@@ -34,7 +39,7 @@ def weakest_link_sequence(first_child, n_children, parent, r_node, stop_alpha):
     costs = np.zeros(n, dtype=np.float64)
     pruned = np.full(n, -1, dtype=np.int64)
     leaves = np.zeros(n, dtype=np.int64)
-    costs[0] = r_branch[0]
+    costs[0] = r_branch[0] / scale
     leaves[0] = n_leaves[0]
     count = 1
     stack = np.empty(n, dtype=np.int64)
@@ -42,7 +47,7 @@ def weakest_link_sequence(first_child, n_children, parent, r_node, stop_alpha):
         best, best_node = np.inf, -1
         for i in range(n):
             if candidate[i]:
-                g = (r_node[i] - r_branch[i]) / (n_leaves[i] - 1)
+                g = (r_node[i] - r_branch[i]) / (n_leaves[i] - 1) / scale
                 if g < best:
                     best, best_node = g, i
         if best > stop_alpha:
@@ -71,7 +76,7 @@ def weakest_link_sequence(first_child, n_children, parent, r_node, stop_alpha):
             r_branch[v] += diff
             v = parent[v]
         alphas[count] = best
-        costs[count] = r_branch[0]
+        costs[count] = r_branch[0] / scale
         leaves[count] = n_leaves[0]
         pruned[count] = best_node
         count += 1

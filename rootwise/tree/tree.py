@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET, THRESHOLD
+from .._config import LEAF
 from . import walk as kernels
+from .integrity import check_tree
+from .plain import number_array, number_table
 
 # name -> dtype of every per-node array, in a fixed order (also the JSON field order)
 NODE_FIELDS = {
@@ -48,9 +50,6 @@ SURROGATE_FIELDS = {
     "agreement": np.float64,
     "adjusted_agreement": np.float64,
 }
-
-# splits with at most this many children are checked one child slot at a time (``validate``)
-NARROW = 16
 
 # fields a plain-data tree may leave out (trees written before they existed)
 _OPTIONAL_NODE_FIELDS = ("improvement",)
@@ -228,115 +227,10 @@ class Tree:
 
     # ----------------------------------------------------------------- integrity
     def validate(self) -> None:
-        """Check every index the kernels follow, so that no file or bug can make them read out of
-        bounds (numba does not check bounds)."""
-        n = len(self.feature)
-        if n == 0:
-            raise ValueError("tree has no nodes")
-        for name in NODE_FIELDS:
-            if getattr(self, name).shape != (n,):
-                raise ValueError(f"tree field {name!r} has {getattr(self, name).shape}, expected ({n},)")
-        if self.value.ndim != 2 or self.value.shape[0] != n:
-            raise ValueError(f"tree value array has shape {self.value.shape}, expected ({n}, k)")
-        if self.value.shape[1] == 0 or not np.all(np.isfinite(self.value)):
-            raise ValueError("tree value array is empty or holds NaN / infinite values")
-        # the kernels are compiled for 1-D pool and n_categories; anything else is a corrupt tree
-        if self.pool.ndim != 1 or self.n_categories.ndim != 1:
-            raise ValueError("tree pool and n_categories must be 1-D arrays")
-        n_features = len(self.n_categories)
-        kinds = self.kind
-        if not np.all(np.isin(kinds, (LEAF, THRESHOLD, MULTIWAY, SUBSET))):
-            raise ValueError("tree has an unknown node kind")
-        split = kinds != LEAF
-        if np.any(self.n_children[~split] != 0):
-            raise ValueError("a leaf of the tree has children")
-        f = self.feature[split]
-        if np.any((f < 0) | (f >= n_features)):
-            raise ValueError("a split node tests a feature out of range")
-        # int64: in int32, first_child + n_children can wrap around to a small number and pass
-        nc = self.n_children[split].astype(np.int64)
-        fc = self.first_child[split].astype(np.int64)
-        ids = np.flatnonzero(split)
-        if np.any(nc < 2) or np.any(fc <= ids) or np.any(fc + nc > n):
-            raise ValueError("a split node has children out of range")
-        binary = (kinds == THRESHOLD) | (kinds == SUBSET)
-        if np.any(self.n_children[binary] != 2):
-            raise ValueError("a binary split node does not have two children")
-        if np.any(np.isnan(self.threshold[kinds == THRESHOLD])):
-            raise ValueError("a threshold node has no threshold")
-        mb = self.missing_branch[split]
-        if np.any((mb >= nc) | ((mb < 0) & (mb != MISSING_STOP) & (mb != MISSING_FRACTIONAL))):
-            raise ValueError("a split node routes missing values to a child it does not have")
-        for node in np.flatnonzero((kinds == MULTIWAY) | (kinds == SUBSET)):
-            feat = int(self.feature[node])
-            off = int(self.pool_offset[node])
-            k = int(self.n_categories[feat])
-            if k <= 0 or off < 0 or off + k > len(self.pool):
-                raise ValueError(f"node {node}: category pool entry out of range")
-            b = self.pool[off: off + k]
-            if np.any((b < -1) | (b >= self.n_children[node])):
-                raise ValueError(f"node {node}: a category maps to a child it does not have")
-        self._validate_surrogates()
-        # each non-root node is the child of exactly its parent, so the structure is a tree.
-        # Binary and narrow splits: one child slot at a time, so no temporary is larger than the
-        # split nodes (a fully grown tree has about 2 nodes per training row: its arrays must not
-        # be copied 8 times). Wide multiway splits: every slot at once (a slot loop would run
-        # once per category; the temporaries are then the size of the children anyway).
-        expected_parent = np.full(n, -1, dtype=np.int32)
-        widest = int(nc.max()) if len(nc) else 0
-        if widest > NARROW:
-            kids = np.repeat(fc, nc) + (np.arange(int(nc.sum())) - np.repeat(np.cumsum(nc) - nc, nc))
-            if np.any(np.bincount(kids, minlength=n) > 1):
-                raise ValueError("tree nodes are shared between parents")
-            expected_parent[kids] = np.repeat(ids, nc)
-        for slot in range(widest if widest <= NARROW else 0):
-            has = nc > slot
-            kids, parents = fc[has] + slot, ids[has]
-            if np.any(expected_parent[kids] != -1):
-                raise ValueError("tree nodes are shared between parents")
-            expected_parent[kids] = parents
-            if np.any(expected_parent[kids] != parents):  # a node twice in this slot
-                raise ValueError("tree nodes are shared between parents")
-        if np.any(expected_parent[1:] == -1):
-            raise ValueError("tree has nodes that no split reaches")
-        if np.any(self.parent != expected_parent):
-            raise ValueError("tree parent links disagree with its child links")
-        # children come after their parent (checked above), so this local rule fixes every depth
-        if self.depth[0] != 0 or np.any(self.depth[1:] != self.depth[expected_parent[1:]] + 1):
-            raise ValueError("tree depths disagree with its structure")
-
-    def _validate_surrogates(self) -> None:
-        sur = self.surrogates
-        m = len(sur["feature"])
-        if any(a.shape != (m,) for a in sur.values()):
-            raise ValueError("tree surrogate arrays have different lengths")
-        if np.any(self.n_surrogates < 0):
-            raise ValueError("a node's surrogate splits are out of range")
-        # on the nodes that have surrogates only: temporaries the size of every node would add up
-        # to more than the tree itself on a fully grown one
-        has = np.flatnonzero(self.n_surrogates > 0)
-        off = self.surrogate_offset[has].astype(np.int64)
-        if np.any(off < 0) or np.any(off + self.n_surrogates[has] > m):
-            raise ValueError("a node's surrogate splits are out of range")
-        if np.any(self.kind[has] == LEAF):
-            raise ValueError("a leaf of the tree has surrogate splits")
-        if m == 0:
-            return
-        n_features = len(self.n_categories)
-        if np.any((sur["feature"] < 0) | (sur["feature"] >= n_features)):
-            raise ValueError("a surrogate split tests a feature out of range")
-        if not np.all(np.isin(sur["kind"], (THRESHOLD, SUBSET))):
-            raise ValueError("a surrogate split has an unknown kind")
-        thr = sur["kind"] == THRESHOLD
-        if np.any(np.isnan(sur["threshold"][thr])) or np.any((sur["left_branch"][thr] != 0)
-                                                             & (sur["left_branch"][thr] != 1)):
-            raise ValueError("a threshold surrogate has no threshold or no direction")
-        for s_i in np.flatnonzero(~thr):
-            k = int(self.n_categories[sur["feature"][s_i]])
-            o = int(sur["pool_offset"][s_i])
-            if k <= 0 or o < 0 or o + k > len(self.pool) or np.any(
-                    (self.pool[o: o + k] < -1) | (self.pool[o: o + k] > 1)):
-                raise ValueError("a subset surrogate's category pool entry is out of range")
+        """Check every index the kernels follow and every number a prediction uses, so that no
+        file or bug can make them read out of bounds (numba does not check bounds) or return
+        probabilities that do not sum to 1 (``integrity``). ValueError names the field."""
+        check_tree(self, NODE_FIELDS)
 
     # ----------------------------------------------------------------- plain data
     def to_dict(self) -> dict:
@@ -358,35 +252,30 @@ class Tree:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Tree":
+        """The tree of ``to_dict``'s plain data. Every value must keep its meaning on the way: a
+        number of the field's type (an integer within its dtype for integer fields; null is NaN
+        in float fields), lists as long as the tree. ValueError names the field."""
+        if not isinstance(data, dict):
+            raise ValueError("tree is not a mapping of field names to lists")
         nodes = {}
         for name, dtype in NODE_FIELDS.items():
             if name not in data and name in _OPTIONAL_NODE_FIELDS:
                 continue  # informational, not used for routing: the constructor's default
             if name not in data:
-                raise ValueError(f"tree field {name!r} is missing")
-            values = data[name]
-            if not isinstance(values, list):
-                raise ValueError(f"tree field {name!r} is not a list")
-            if np.dtype(dtype).kind == "f":
-                values = [np.nan if v is None else v for v in values]
-            nodes[name] = _strict_array(values, dtype, name)
-        value = _strict_array(data["value"], np.float64, "value")
-        if value.ndim == 1 and value.size == 0:
-            value = value.reshape(0, 1)
+                raise ValueError(f"tree.{name}: the field is missing")
+            nodes[name] = number_array(data[name], dtype, f"tree.{name}", nullable=True)
+        for name in ("value", "pool", "n_categories"):
+            if name not in data:
+                raise ValueError(f"tree.{name}: the field is missing")
+        value = number_table(data["value"], "tree.value")
         sur_in = data.get("surrogates") or {}
         if not isinstance(sur_in, dict):
-            raise ValueError("tree field 'surrogates' is not a mapping")
-        surrogates = {}
-        for name, dtype in SURROGATE_FIELDS.items():
-            values = sur_in.get(name, [])
-            if not isinstance(values, list):
-                raise ValueError(f"tree surrogate field {name!r} is not a list")
-            if np.dtype(dtype).kind == "f":
-                values = [np.nan if v is None else v for v in values]
-            surrogates[name] = _strict_array(values, dtype, f"surrogates.{name}") if values \
-                else np.zeros(0, dtype=dtype)
-        return cls(nodes, value, _strict_array(data["pool"], np.int32, "pool"),
-                   _strict_array(data["n_categories"], np.int64, "n_categories"), surrogates)
+            raise ValueError("tree.surrogates is not a mapping of field names to lists")
+        surrogates = {name: number_array(sur_in.get(name, []), dtype, f"tree.surrogates.{name}",
+                                         nullable=True)
+                      for name, dtype in SURROGATE_FIELDS.items()}
+        return cls(nodes, value, number_array(data["pool"], np.int32, "tree.pool"),
+                   number_array(data["n_categories"], np.int64, "tree.n_categories"), surrogates)
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Tree):
@@ -400,17 +289,3 @@ class Tree:
 
     __hash__ = None
 
-
-def _strict_array(values, dtype, name) -> np.ndarray:
-    """List -> array of ``dtype``, refusing values that would change on conversion."""
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"tree field {name!r} holds non-numeric values") from None
-    if np.dtype(dtype).kind in "iu":
-        finite = np.isfinite(arr)
-        info = np.iinfo(dtype)
-        out_of_range = np.any(arr < info.min) or np.any(arr > info.max)
-        if not finite.all() or np.any(arr != np.round(arr)) or out_of_range:
-            raise ValueError(f"tree field {name!r} holds values that are not {np.dtype(dtype).name}")
-    return arr.astype(dtype)
