@@ -29,6 +29,7 @@ from .prune.error_based import TrainingRows, collapse_tree, error_based_prune
 from .prune.folds import check_random_state, kfold, stratified_kfold
 from .prune.reduced_error import reduced_error_prune
 from .prune.report import PendingSteps
+from .tree.majority import majority_class, tie_priority
 
 _VALIDATION_PRUNING = ("pre", "reduced-error")
 # CART with more than two classes tries all 2^(m-1) - 1 subsets of m categories up to max_exhaustive;
@@ -101,7 +102,8 @@ class _TreeEstimator(Estimator):
         priority = None if classes is None else self._class_priority(classes, y)
         w = target.check_sample_weight(sample_weight, n_rows)
         if not self._regression:
-            w = target.class_weighted(w, yt, getattr(self, "class_weight", None))
+            w = target.class_weighted(w, yt, getattr(self, "class_weight", None), classes,
+                                      f"{type(self).__name__}: class_weight")
         if (X_val is None) != (y_val is None):
             raise ValueError("fit needs both X_val and y_val, or neither.")
         if X_val is not None and self.pruning not in _VALIDATION_PRUNING:
@@ -428,7 +430,7 @@ class _ClassificationTree(Classifier, _TreeEstimator):
     def predict(self, X) -> np.ndarray:
         """Most probable class; ties go to the first class in ``class_order_``."""
         check_is_fitted(self, "tree_")
-        priority = self._tie_priority()
+        priority = tie_priority(self)
         if self._fractional():
             return self.classes_[majority_class(self._fractional_distribution(X), priority)]
         # the kernel writes each row's class index (one per node, not a distribution per row)
@@ -439,24 +441,6 @@ class _ClassificationTree(Classifier, _TreeEstimator):
         if classes.dtype == index.dtype and np.array_equal(classes, np.arange(len(classes))):
             return index  # the labels are the indices 0..k-1: nothing to look up
         return classes.take(index)
-
-
-    def _tie_priority(self) -> np.ndarray | None:
-        """Indices into ``classes_`` in the order of ``class_order_``; None when that is
-        ``classes_`` itself (or a model saved without it)."""
-        order = getattr(self, "class_order_", None)
-        if order is None:
-            return None
-        priority = target.class_priority(self.classes_, order, what="class_order_")
-        return None if np.array_equal(priority, np.arange(len(priority))) else priority
-
-
-def majority_class(value: np.ndarray, priority: np.ndarray | None) -> np.ndarray:
-    """Per row of ``value`` (class counts or probabilities), the index of its largest entry; on a
-    tie, the class that comes first in ``priority`` (indices of classes; None: the lowest index)."""
-    if priority is None:
-        return np.argmax(value, axis=1)
-    return priority[np.argmax(value[:, priority], axis=1)]
 
 
 class ID3Classifier(_ClassificationTree):

@@ -1,6 +1,8 @@
 """CARTClassifier / CARTRegressor: the tree scikit-learn grows on numeric data (when no two splits
 tie), stopping rules, weights, and seed 001's loan-default numbers."""
 
+import re
+
 import naive
 import numpy as np
 import pandas as pd
@@ -184,6 +186,40 @@ def test_class_weight_multiplies_sample_weight():
     b = CARTClassifier(pruning=None).fit(X, y, sample_weight=sw * compute_sample_weight(cw, y))
     np.testing.assert_allclose(a.tree_.weighted_n_node_samples, b.tree_.weighted_n_node_samples)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+def test_class_weight_by_label_names():
+    """Weights are keyed by the labels of y (strings here), as in scikit-learn; the peer is
+    compute_sample_weight on the same labels."""
+    X, y, _ = _imbalanced_case(2)
+    names = np.array(["low", "mid", "high", "top"], dtype=object)[y]
+    cw = {"low": 1.0, "mid": 2.0, "high": 5.0}  # "top" unnamed: weight 1
+    a = CARTClassifier(pruning=None, class_weight=cw).fit(X, names)
+    b = CARTClassifier(pruning=None).fit(X, names, sample_weight=compute_sample_weight(cw, names))
+    np.testing.assert_array_equal(a.tree_.weighted_n_node_samples, b.tree_.weighted_n_node_samples)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+@pytest.mark.parametrize("cw, message", [
+    ({"nope": 2.0}, "class_weight names the class 'nope', which y does not hold"),
+    ({"a": -1.0}, "class_weight['a'] must be a finite number >= 0, got -1.0"),
+    ({"a": "2"}, "class_weight['a'] must be a finite number >= 0, got '2'"),
+    ("heavy", 'class_weight must be None, "balanced" or a dict'),
+])
+def test_bad_class_weight(cw, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        CARTClassifier(class_weight=cw).fit([[0.0], [1.0], [2.0]], ["a", "b", "a"])
+
+
+def test_a_class_weight_dict_survives_a_model_file(tmp_path):
+    X, y, _ = _imbalanced_case(3)
+    for cw in ({0: 2.0, 3: 0.5}, {"x": 1.5, "y": 2.0}):
+        labels = y if 0 in cw else np.where(y % 2 == 0, "x", "y")
+        model = CARTClassifier(pruning=None, class_weight=cw).fit(X, labels)
+        rootwise.save(model, tmp_path / "m.json")
+        again = rootwise.load(tmp_path / "m.json")
+        assert again.class_weight == cw and type(next(iter(again.class_weight))) is type(next(iter(cw)))
+        np.testing.assert_array_equal(again.predict(X), model.predict(X))
 
 
 def _mixed_frame(rng, n):

@@ -91,10 +91,41 @@ def test_the_tie_order_survives_a_model_file(tmp_path):
     assert list(rootwise.load(tmp_path / "c.json").predict([[1.0]])) == ["yes"]
 
 
-def test_the_text_export_names_the_predicted_class():
-    model = CARTClassifier(pruning=None, class_order=["yes", "no"]).fit(X_TIE, Y_TIE)
-    text = rootwise.export_text(model)
-    assert "class: yes (no: 1, yes: 1)" in text
+def test_every_export_names_the_class_predict_names():
+    """The leaf x0 = 1 holds one "no" and one "yes": with class_order yes, no every view of the
+    model names "yes" there, as predict does; with the sorted order, "no"."""
+    import sqlite3
+
+    for order, winner in ((["yes", "no"], "yes"), (None, "no")):
+        model = CARTClassifier(pruning=None, class_order=order).fit(X_TIE, Y_TIE)
+        assert list(model.predict([[1.0]])) == [winner]
+        assert f"x0 <= 1.5 → {winner} (2/1)" in rootwise.export_text(model)
+        rules = rootwise.export_rules(model, as_frame=True)
+        tied = rules[rules["confidence"] == 0.5]
+        assert list(tied["prediction"]) == [winner]
+        with sqlite3.connect(":memory:") as db:
+            db.execute('CREATE TABLE t ("x0" REAL)')
+            db.executemany("INSERT INTO t VALUES (?)", [(0.0,), (1.0,), (2.0,)])
+            got = [r[-1] for r in db.execute(rootwise.export_sql(model, table="t"))]
+        assert got == list(model.predict([[0.0], [1.0], [2.0]]))
+
+
+def test_a_c45_probability_tie_in_sql_goes_by_class_order():
+    """C4.5's SQL picks the largest probability column; on a tie, the class first in the order."""
+    import sqlite3
+
+    X = pd.DataFrame({"a": pd.Categorical(["p", "p", "q", "q", "r"])})
+    y = ["yes", "no", "no", "no", "yes"]
+    for order in (["yes", "no"], ["no", "yes"]):
+        model = C45Classifier(pruning=None, class_order=order).fit(X, y)
+        rows = pd.DataFrame({"a": pd.Categorical(["p", "q", "r", None], categories=["p", "q", "r"])})
+        expected = list(model.predict(rows))
+        with sqlite3.connect(":memory:") as db:
+            db.execute('CREATE TABLE t ("a" TEXT)')
+            db.executemany("INSERT INTO t VALUES (?)", [("p",), ("q",), ("r",), (None,)])
+            got = [r[-1] for r in db.execute(rootwise.export_sql(model, table="t"))]
+        assert got == expected
+        assert expected[0] == order[0]  # the leaf "p" is a tie: one yes, one no
 
 
 def test_cross_validation_scores_what_predict_predicts():

@@ -105,11 +105,11 @@ def test_class_weight_names_numeric_labels(tmp_path, capsys):
     assert code == 0, err
     # the root's weighted counts: two rows of class 0 at weight 3, three of class 1 at weight 1
     assert out.splitlines()[0] == "0 (9/3) [0: 6, 1: 3] … (2 leaves below)"
-    # the model file holds no dict parameter yet: a one-line error, not a traceback
+    # the model file keeps the weights, keyed by the labels themselves
     code, _, err = run(capsys, "fit", data, "--target", "y", "--algorithm", "cart",
                        "--class-weight", "0=3,1=1", "--out", tmp_path / "m.json")
-    assert code == 2 and err.startswith("rootwise: error: ") and err.count("\n") == 1
-    assert "class_weight" in err and not (tmp_path / "m.json").exists()
+    assert code == 0, err
+    assert rootwise.load(tmp_path / "m.json").class_weight == {0: 3.0, 1: 1.0}
 
 
 def test_categorical_makes_a_code_column_categorical(tmp_path, capsys):
@@ -209,3 +209,20 @@ def test_parameters_help_says_which_algorithms_have_them(capsys):
     assert "--release8, --no-release8 C4.5 release 8 as Weka's J48 grows it [c4.5]" in text
     assert f"{flag('categorical_features')} COL [COL ...]" in text
     assert all(f"--{p.replace('_', '-')}" in text for p in ("max_bins", "n_jobs", "ccp_alpha"))
+
+
+def test_class_order_names_the_class_ties_go_to(tmp_path, capsys):
+    """The leaf x = 1 holds one "no" and one "yes": sorted, the tie goes to "no"; with
+    --class-order yes no, to "yes" (and the saved model keeps the order)."""
+    data = tmp_path / "d.csv"
+    data.write_text("x,y\n0,yes\n0,yes\n1,no\n1,yes\n2,no\n2,no\n", encoding="utf-8")
+    base = ["fit", data, "--target", "y", "--algorithm", "cart", "--pruning", "none"]
+    code, out, err = run(capsys, *base)
+    assert code == 0, err
+    assert "x <= 1.5 → no (2/1)" in out
+    code, out, err = run(capsys, *base, "--class-order", "yes", "no", "--out", tmp_path / "m.json")
+    assert code == 0, err
+    assert "x <= 1.5 → yes (2/1)" in out
+    assert list(rootwise.load(tmp_path / "m.json").class_order_) == ["yes", "no"]
+    code, _, err = run(capsys, *base, "--class-order", "yes", "maybe")
+    assert code == 2 and "--class-order names class 'maybe'" in err

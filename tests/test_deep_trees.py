@@ -128,9 +128,6 @@ def test_pre_pruning_splits_while_the_validation_error_drops(pass_stairs):
 C45_DEPTH = 2_500  # C4.5's growth on the staircase is quadratic in the rows: fewer rows
 
 
-@pytest.mark.xfail(strict=True, raises=(RecursionError, SystemError),
-                   reason="error_based recurses once per level (RecursionError beyond ~500 levels); "
-                          "owned by the prune helper, rewritten concurrently")
 def test_error_based_pruning():
     """C4.5 on the staircase (two rows per leaf: half as many levels as rows) and its
     pessimistic pruning: the grown tree's leaves are right on one row of two, no better than

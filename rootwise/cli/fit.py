@@ -77,7 +77,7 @@ def run(args) -> int:
     if args.out:  # first, so that a failed save prints nothing but the error
         try:
             rootwise.save(model, args.out)
-        except TypeError as e:  # a parameter the model file cannot hold (a class_weight dict)
+        except TypeError as e:  # a parameter the model file cannot hold
             raise UserError(f"{args.out}: {e}") from None
     sys.stdout.write(text)
     return 0

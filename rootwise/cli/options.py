@@ -31,10 +31,15 @@ HELP = {
     "categorical_features": "columns to treat as categorical although they hold numbers "
                             "(a numeric code column is otherwise continuous)",
     "ccp_alpha": "cost-complexity alpha: a number, cv-min or cv-1se (chosen by cross-validation)",
+    "ccp_cost": "cost of a node in weakest-link pruning: misclassification (Breiman's, rpart's) "
+                "or impurity (scikit-learn's)",
+    "class_order": "the classes in the order class ties go by (J48: the declared order); "
+                   "default: a categorical target's order, else sorted",
     "class_weight": "balanced, or weights per class as CLASS=W[,CLASS=W...]",
     "confidence": "confidence factor of C4.5's error-based pruning (0 < CF < 1)",
     "criterion": "split criterion: gini or entropy",
     "cv": "folds of the cross-validation that chooses ccp_alpha",
+    "cv_repeats": "repeats of that cross-validation with new fold draws, errors averaged",
     "epsilon": "a node whose best gain (ratio) is below X becomes a leaf",
     "impurity_threshold": "a node whose impurity is below X is not split",
     "leaf_value": "what a regression leaf predicts: mean or median",
@@ -57,7 +62,7 @@ HELP = {
     "validation_fraction": "share of the rows held out to judge pre / reduced-error pruning",
 }
 
-METAVARS = {"categorical_features": "COL", "class_weight": "W", "max_depth": "N", "cv": "K",
+METAVARS = {"categorical_features": "COL", "class_order": "CLASS", "cv_repeats": "R", "class_weight": "W", "max_depth": "N", "cv": "K",
             "n_jobs": "N", "random_state": "N", "max_leaf_nodes": "N", "max_bins": "N",
             "max_surrogates": "N", "max_exhaustive": "N", "criterion": "NAME", "splitter": "NAME",
             "leaf_value": "NAME", "pruning": "NAME", "ccp_alpha": "A"}
@@ -116,9 +121,9 @@ def add_estimator_options(p: argparse.ArgumentParser) -> None:
         which = "" if len(algorithms) == len(ALGORITHMS) else f" [{', '.join(algorithms)}]"
         text = HELP.get(param, f"the estimators' {param}") + which
         # SUPPRESS: an option not given leaves no attribute, so a given "none" (None) counts
-        if param == "categorical_features":
-            group.add_argument(flag(param), dest=param, nargs="+", action="extend", metavar="COL",
-                               default=argparse.SUPPRESS, help=text)
+        if param in ("categorical_features", "class_order"):
+            group.add_argument(flag(param), dest=param, nargs="+", action="extend",
+                               metavar=METAVARS[param], default=argparse.SUPPRESS, help=text)
         elif isinstance(default, bool):
             group.add_argument(flag(param), dest=param, action=argparse.BooleanOptionalAction,
                                default=argparse.SUPPRESS, help=text)
@@ -151,11 +156,17 @@ def make_estimator(args, y=None):
     params = chosen_parameters(args)
     weights = params.get("class_weight")
     if isinstance(weights, dict) and y is not None:
-        params["class_weight"] = _labelled(weights, y, args.target)
+        params["class_weight"] = _labelled(weights, y, args.target, "--class-weight")
+    order = params.get("class_order")
+    if order is not None and y is not None:
+        named = _labelled(dict.fromkeys(order), y, args.target, "--class-order")
+        params["class_order"] = list(named)
     return ALGORITHMS[args.algorithm](**params)
 
 
-def _labelled(weights: dict, y, target: str) -> dict:
+def _labelled(weights: dict, y, target: str, option: str) -> dict:
+    """``weights`` with its keys, class names as written on the command line, turned into the
+    labels of the target column (a number column's labels are numbers)."""
     labels = {}
     for v in y.dropna().unique():
         v = v.item() if hasattr(v, "item") else v  # a plain Python label, as the user wrote it
@@ -166,7 +177,7 @@ def _labelled(weights: dict, y, target: str) -> dict:
     for name, w in weights.items():
         if name not in labels:
             shown = ", ".join(sorted(map(str, labels))[:12])
-            raise UserError(f"--class-weight names class {name!r}, which column {target!r} does "
+            raise UserError(f"{option} names class {name!r}, which column {target!r} does "
                             f"not hold (its classes: {shown})")
         out[labels[name]] = w
     return out

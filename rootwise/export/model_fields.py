@@ -139,6 +139,8 @@ def read_params(cls, params):
             values[key] = None
         elif isinstance(v, list):
             values[key] = [scalar(x, f"params.{key}") for x in v]
+        elif isinstance(v, dict) and "mapping" in v:
+            values[key] = _mapping(v, f"params.{key}")
         else:
             values[key] = scalar(v, f"params.{key}")
     model = cls(**values)
@@ -150,6 +152,21 @@ def read_params(cls, params):
             text = str(e)  # it quotes the value, which a corrupt file can make megabytes long
             raise FieldError(f"params: {text if len(text) <= 300 else text[:297] + '...'}") from None
     return model
+
+
+def _mapping(v, what: str) -> dict:
+    """A dict parameter (class_weight), written {"mapping": [[key, value], ...]}."""
+    check_keys(v, ("mapping",), what)
+    pairs = _list(v["mapping"], f"{what}.mapping")
+    out = {}
+    for pair in pairs:
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise FieldError(f"{what}.mapping holds {describe(pair)}, not a [key, value] pair")
+        key = scalar(pair[0], f"{what}.mapping")
+        if key in out:
+            raise FieldError(f"{what}.mapping lists the key {describe(key)} twice")
+        out[key] = scalar(pair[1], f"{what}.mapping")
+    return out
 
 
 def read_schema(d) -> Schema:

@@ -162,13 +162,15 @@ def _scalar_out(v):
 def _param_out(name: str, v):
     if v is None:
         return None
-    if isinstance(v, (list, tuple, np.ndarray)):
-        return [_scalar_out(x) for x in np.asarray(v, dtype=object).ravel().tolist()]
     try:
+        if isinstance(v, dict):  # class_weight: JSON keys are strings, labels need not be
+            return {"mapping": [[_scalar_out(k), _scalar_out(x)] for k, x in v.items()]}
+        if isinstance(v, (list, tuple, np.ndarray)):
+            return [_scalar_out(x) for x in np.asarray(v, dtype=object).ravel().tolist()]
         return _scalar_out(v)
     except TypeError:
         raise TypeError(f"cannot save parameter {name}={v!r}: only numbers, strings, booleans, "
-                        "None and lists of them are saved.") from None
+                        "None, lists of them and dicts between them are saved.") from None
 
 
 def _layout(obj, level: int = 0) -> str:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._config import LEAF, MISSING_FRACTIONAL, MULTIWAY, NO_BRANCH, SUBSET
+from ..tree.majority import node_classes
 from .layout import text_width, tidy_layout
 from .text import TreeView, label
 
@@ -193,11 +194,11 @@ def _box(view: TreeView, colours: Colours, node: int, node_ids: bool) -> Box:
 
 def predicted_label(view: TreeView, node: int) -> str:
     """What a row stopping at ``node`` is predicted, as a label: the majority class (the first
-    on a tie, as ``predict``), or the regression value."""
+    in ``class_order_`` on a tie, as ``predict``), or the regression value."""
     value = view.tree.value[node]
     if view.classes is None:
         return view.number(value[0])
-    return label(view.classes[int(np.argmax(value))])
+    return label(view.classes[view.majority[node]])
 
 
 def missing_notes(view: TreeView, node: int, surrogates: bool = True) -> list[str]:
@@ -237,6 +238,7 @@ class Colours:
             self.palette: list[str] = []
         else:
             self.palette = class_palette(len(classes))
+            self.majority = node_classes(model)  # the colour of the class predict names
             self.legend = [(label(c), self.palette[k]) for k, c in enumerate(classes)]
 
     def fill(self, node: int) -> str:
@@ -245,7 +247,7 @@ class Colours:
             return tint(VALUE_COLOUR, 0.12 + 0.6 * self._position(value[0]))
         total = value.sum()
         k = len(value)
-        top = int(np.argmax(value))
+        top = int(self.majority[node])
         purity = 0.0 if total <= 0 or k < 2 else (value[top] / total - 1 / k) / (1 - 1 / k)
         return tint(self.palette[top], 0.1 + 0.55 * purity)
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from .._base import check_is_fitted
 from .._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY
+from ..tree.majority import node_classes
 from .paths import ALWAYS, NEVER, Interval, PathWalker
 from .text import clean, label
 
@@ -51,6 +52,7 @@ class _RuleWriter:
         self.tree = model.tree_
         self.schema = model.schema_
         self.classes = getattr(model, "classes_", None)
+        self.majority = None if self.classes is None else node_classes(model)  # ties as predict
         self.decimals = decimals
         self.quality = "std" if self.classes is None else "confidence"
         # a classifier with fractional splits predicts as C4.5 (a regressor walks as Tree.apply)
@@ -82,7 +84,7 @@ class _RuleWriter:
         value = self.tree.value[node]
         if self.classes is None:
             return float(value[0]), float(np.sqrt(max(self.tree.impurity[node], 0.0)))
-        k = int(np.argmax(value))
+        k = int(self.majority[node])
         total = float(value.sum())
         label_k = self.classes[k]
         label_k = label_k.item() if isinstance(label_k, np.generic) else label_k

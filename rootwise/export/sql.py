@@ -32,6 +32,7 @@ import numpy as np
 
 from .._base import check_is_fitted
 from .._config import LEAF, MISSING_FRACTIONAL, THRESHOLD
+from ..tree.majority import majority_class, tie_priority
 from .paths import ALWAYS, NEVER, Interval, PathWalker
 from .sql_text import conjunction, disjunction, grouped, identifier, literal, number
 
@@ -60,13 +61,15 @@ def export_sql(model, table=None, *, proba: bool = False, name: str = PREDICTION
     if not isinstance(name, str) or name == "":
         raise ValueError(f"export_sql: name must be a non-empty string, got {name!r}.")
     source = None if table is None else _table(table)
+    priority = tie_priority(model)  # class ties go as predict breaks them (class_order_)
     # a classifier with fractional splits predicts as C4.5 (a regressor walks as Tree.apply)
     if classes is not None and np.any(tree.missing_branch[tree.kind != LEAF] == MISSING_FRACTIONAL):
-        return _fractional_sql(_Writer(tree, schema, "fractional"), classes, source, proba, name)
-    return _routed_sql(_Writer(tree, schema, "route"), classes, source, proba, name)
+        return _fractional_sql(_Writer(tree, schema, "fractional"), classes, source, proba, name,
+                               priority)
+    return _routed_sql(_Writer(tree, schema, "route"), classes, source, proba, name, priority)
 
 
-def _routed_sql(writer, classes, source, proba: bool, name: str) -> str:
+def _routed_sql(writer, classes, source, proba: bool, name: str, priority) -> str:
     """The SQL of a model predicting by ``Tree.apply``: one CASE over the ends."""
     tree = writer.tree
     ends = writer.ends()
@@ -79,7 +82,7 @@ def _routed_sql(writer, classes, source, proba: bool, name: str) -> str:
     if classes is None:
         outputs = {e.node: writer.number(tree.value[e.node, 0]) for e in ends}
     else:
-        majority = np.argmax(tree.value, axis=1)
+        majority = majority_class(tree.value, priority)
         outputs = {e.node: literal(classes[majority[e.node]]) for e in ends}
     expression = writer.case(ends, outputs)
     if source is None:
@@ -87,7 +90,7 @@ def _routed_sql(writer, classes, source, proba: bool, name: str) -> str:
     return f"SELECT *, {expression} AS {identifier(name)}\nFROM {source}"
 
 
-def _fractional_sql(writer, classes, source, proba: bool, name: str) -> str:
+def _fractional_sql(writer, classes, source, proba: bool, name: str, priority) -> str:
     """The SQL of a C4.5 model: class probabilities, and the first largest as the prediction."""
     if not proba and source is None:
         raise ValueError(
@@ -99,7 +102,7 @@ def _fractional_sql(writer, classes, source, proba: bool, name: str) -> str:
     inner = _select(columns, source)
     if proba:
         return inner
-    return (f"SELECT *, {_first_largest(classes)} AS {identifier(name)}\n"
+    return (f"SELECT *, {_first_largest(classes, priority)} AS {identifier(name)}\n"
             f"FROM ({inner}) AS {identifier('rootwise_probabilities')}")
 
 
@@ -125,8 +128,11 @@ def _label_text(label) -> str:
     return str(label)
 
 
-def _first_largest(classes) -> str:
-    """The first class whose probability column is largest (``argmax``'s tie rule)."""
+def _first_largest(classes, priority=None) -> str:
+    """The class whose probability column is largest, the first in ``priority`` (indices of the
+    classes in tie order; None: class order) on a tie, as ``predict``."""
+    if priority is not None:
+        classes = [classes[k] for k in priority]
     if len(classes) == 1:
         return literal(classes[0])
     cols = [identifier(f"P({_label_text(c)})") for c in classes]

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._base import check_is_fitted
 from .._config import LEAF, MULTIWAY, NO_BRANCH, SUBSET, THRESHOLD
+from ..tree.majority import node_classes
 
 ARROW = " → "
 # Lines this many levels deep or more start again at the left margin after a "[+k] " marker
@@ -115,7 +116,8 @@ class TreeView:
         self.tree = model.tree_
         self.schema = model.schema_
         self.classes = getattr(model, "classes_", None)
-        self.class_order = getattr(model, "class_order_", None)  # the order ties go by
+        # the class each node predicts, ties broken by class_order_ as predict breaks them
+        self.majority = None if self.classes is None else node_classes(model)
         self.decimals = int(decimals)
         self._names = [clean(str(n)) for n in self.schema.feature_names]
 
@@ -178,11 +180,7 @@ class TreeView:
         value = self.tree.value[node]
         if self.classes is None:
             return f"value: {self.number(value[0])}"
-        winner = self.classes[int(np.argmax(value))]
-        if self.class_order is not None:
-            tied = set(self.classes[value == value.max()].tolist())
-            winner = next(c for c in self.class_order.tolist() if c in tied)
-        return f"class: {label(winner)}"
+        return f"class: {label(self.classes[self.majority[node]])}"
 
     def counts(self, node: int) -> str:
         if self.classes is None:
@@ -227,7 +225,7 @@ class TreeView:
             spread = np.sqrt(np.maximum(t.impurity, 0.0))
             columns = (t.value[:, 0], spread, t.weighted_n_node_samples)
         else:
-            best = np.argmax(t.value, axis=1)
+            best = self.majority
             total = t.value.sum(axis=1)
             columns = (best, total, total - t.value[np.arange(len(t.value)), best])
         return list(zip(*(c.tolist() for c in columns), strict=True))
@@ -247,8 +245,7 @@ class TreeView:
             return "handled as missing"
         if self.classes is None:
             return f"stops here: {self.number(self.tree.value[node][0])}"
-        value = self.tree.value[node]
-        text = f"stops here: {label(self.classes[int(np.argmax(value))])}"
+        text = f"stops here: {label(self.classes[self.majority[node]])}"
         return f"{text} [{self.nonzero_counts(node)}]" if show_counts else text
 
 

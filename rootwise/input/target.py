@@ -226,13 +226,38 @@ def encode_validation_target(y_val, classes, n_rows: int) -> np.ndarray:
     return np.array([index[v] for v in y_val], dtype=np.int64)
 
 
-def class_weighted(w: np.ndarray, codes: np.ndarray, class_weight) -> np.ndarray:
-    """Sample weights times scikit-learn's class weights (a dict or "balanced"; None: unchanged)."""
+def class_weighted(w: np.ndarray, codes: np.ndarray, class_weight, classes: np.ndarray,
+                   name: str = "class_weight") -> np.ndarray:
+    """Sample weights times class weights, as scikit-learn's: "balanced" gives class k the weight
+    n / (K n_k); a dict {label: weight} gives its labels their weight and every other class 1;
+    None leaves ``w`` unchanged. ``codes`` index ``classes``."""
     if class_weight is None:
         return w
-    from sklearn.utils.class_weight import compute_sample_weight
-
-    return w * compute_sample_weight(class_weight, codes)
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise ValueError(f'{name} must be None, "balanced" or a dict {{class label: '
+                             f'weight}}, got {class_weight!r}.')
+        counts = np.bincount(codes, minlength=len(classes)).astype(np.float64)
+        present = counts > 0
+        per_class = np.ones(len(classes))
+        per_class[present] = len(codes) / (present.sum() * counts[present])
+        return w * per_class[codes]
+    if not isinstance(class_weight, dict):
+        raise ValueError(f'{name} must be None, "balanced" or a dict {{class label: weight}}, '
+                         f"got {type(class_weight).__name__}.")
+    index = {label: k for k, label in enumerate(classes.tolist())}
+    per_class = np.ones(len(classes))
+    for label, weight in class_weight.items():
+        k = index.get(label.item() if isinstance(label, np.generic) else label)
+        if k is None:
+            shown = ", ".join(map(repr, classes.tolist()[:12]))
+            raise ValueError(f"{name} names the class {label!r}, which y does not hold "
+                             f"(its classes: {shown}).")
+        if (isinstance(weight, bool) or not isinstance(weight, (int, float, np.number))
+                or not np.isfinite(weight) or weight < 0):
+            raise ValueError(f"{name}[{label!r}] must be a finite number >= 0, got {weight!r}.")
+        per_class[k] = float(weight)
+    return w * per_class[codes]
 
 
 def declared_order(y) -> list | None:
