@@ -30,19 +30,109 @@ make at least as many training errors as its root would as a leaf (within 1e-3) 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from rootwise._config import LEAF, MISSING_FRACTIONAL
-from rootwise.engine.candidates import total_and_errors
+from rootwise.engine.arrays import copy_into, grown
+from rootwise.engine.arrays import total as ordered_sum
 from rootwise.engine.criteria import impurity
-from rootwise.engine.partition import subtree_leaf_counts
-from rootwise.engine.release8 import SMALL
-from rootwise.engine.stats import class_counts
+from rootwise.engine.j48 import SMALL
+from rootwise.engine.partition import branch_of_rows
+from rootwise.engine.stats import class_counts, total_and_errors
 from rootwise.reference.splitter import NodeData, Splitter, branch_fractions
 from rootwise.tree import Tree
 from rootwise.tree.records import NodeRecords
 
 SLACK = 0.1  # release 8 prefers the simpler tree unless it is worse by more than 0.1 case
 COLLAPSE_SLACK = 1e-3  # J48's collapse: subtree errors >= leaf errors - 1e-3
+
+
+@njit(cache=True)
+def split_own_then_missing(idx, w, branch, fractions, receives):
+    """The former partition order the pruning still keeps (``prune.cases``): each branch's own
+    rows in node order, then, where it receives them, the rows without a branch, weighted
+    w * r_v."""
+    n_branches = fractions.shape[0]
+    n = idx.shape[0]
+    size = np.zeros(n_branches, dtype=np.int64)
+    n_lost = 0
+    for t in range(n):
+        if branch[t] >= 0:
+            size[branch[t]] += 1
+        else:
+            n_lost += 1
+    offsets = np.zeros(n_branches + 1, dtype=np.int64)
+    for b in range(n_branches):
+        offsets[b + 1] = offsets[b] + size[b] + (n_lost if receives[b] else 0)
+    out_idx = np.empty(offsets[n_branches], dtype=idx.dtype)
+    out_w = np.empty(offsets[n_branches])
+    fill = offsets[:n_branches].copy()
+    for t in range(n):
+        b = branch[t]
+        if b >= 0:
+            out_idx[fill[b]] = idx[t]
+            out_w[fill[b]] = w[t]
+            fill[b] += 1
+    if n_lost > 0:
+        for b in range(n_branches):
+            if not receives[b]:
+                continue
+            for t in range(n):
+                if branch[t] < 0:
+                    out_idx[fill[b]] = idx[t]
+                    out_w[fill[b]] = w[t] * fractions[b]
+                    fill[b] += 1
+    return out_idx, out_w, offsets
+
+
+@njit(cache=True)
+def subtree_leaf_counts(X, y, idx, w, feature, kind, threshold, first_child, n_children, pool,
+                        pool_offset, pool_size, tol, n_classes):
+    """The rows (idx, w) sent through a subtree as C4.5's pruning sends them, and the class counts
+    each leaf gets. The subtree is given breadth-first (node 0 its root, a node's children
+    consecutive from first_child); a node's test is that of ``branch_of_rows`` (categories:
+    pool[pool_offset:pool_offset + pool_size]). At every split node the fractions r_v come from
+    the known weight of the rows reaching it, r_v = known_v / sum_v known_v as numpy sums (equal
+    shares when nothing is known), and a row without a branch goes down every branch with
+    r_v > tol, weighted w * r_v (``split_own_then_missing``). Row counts[i] is leaf i's ``class_counts``, the
+    rows added in the order ``split_rows`` lays them out; rows of split nodes are left at 0."""
+    n_nodes = feature.shape[0]
+    counts = np.zeros((n_nodes, n_classes))
+    start = np.zeros(n_nodes, dtype=np.int64)
+    stop = np.zeros(n_nodes, dtype=np.int64)
+    rows = np.empty(max(16, 2 * idx.shape[0]), dtype=idx.dtype)
+    weights = np.empty(rows.shape[0])
+    copy_into(rows, np.int64(0), idx)  # loops, not slice assignments: see ``arrays``
+    copy_into(weights, np.int64(0), w)
+    stop[0] = used = idx.shape[0]
+    for i in range(n_nodes):  # breadth-first: a node's rows are known before its children's
+        if n_children[i] == 0:
+            for t in range(start[i], stop[i]):
+                counts[i, y[rows[t]]] += weights[t]
+            continue
+        node_idx = rows[start[i]:stop[i]].copy()
+        node_w = weights[start[i]:stop[i]].copy()
+        n_b = n_children[i]
+        categories = pool[pool_offset[i]:pool_offset[i] + pool_size[i]]
+        branch, known_w = branch_of_rows(X, feature[i], kind[i], threshold[i], categories,
+                                         node_idx, node_w, n_b)
+        total = ordered_sum(known_w)
+        if total > 0:
+            fractions = known_w / total
+        else:
+            fractions = np.full(n_b, 1.0 / n_b)
+        part_idx, part_w, offsets = split_own_then_missing(node_idx, node_w, branch, fractions,
+                                                           fractions > tol)
+        if used + part_idx.shape[0] > rows.shape[0]:  # grow the buffers
+            size = max(2 * rows.shape[0], used + part_idx.shape[0])
+            rows, weights = grown(rows, size), grown(weights, size)
+        copy_into(rows, used, part_idx)
+        copy_into(weights, used, part_w)
+        for b in range(n_b):
+            start[first_child[i] + b] = used + offsets[b]
+            stop[first_child[i] + b] = used + offsets[b + 1]
+        used += part_idx.shape[0]
+    return counts
 
 
 def pessimistic_errors(n: float, e: float, confidence: float) -> float:
@@ -144,7 +234,11 @@ class C45Tree:
         every branch whose fraction is positive (release8: above 1e-6) with weight w * r_v."""
         branch, known_w = self.sp.route(node, data.idx, data.w)
         fractions = branch_fractions(known_w)
-        return fractions, self.sp.rows_of_branches(data, branch, fractions, fractions > self.tol)
+        idx, w, offsets = split_own_then_missing(data.idx, np.ascontiguousarray(data.w), branch,
+                                                 fractions, fractions > self.tol)
+        bounds = offsets.tolist()
+        return fractions, [NodeData(idx[a:b], w[a:b]) for a, b in zip(bounds[:-1], bounds[1:],
+                                                                     strict=True)]
 
     # ----------------------------------------------------------------- the grown tree
     def load(self, tree: Tree, node: int, data: NodeData) -> _Node:

@@ -95,14 +95,14 @@ def _prune_by_prediction(tree: Tree, X_val, y_val, w_val, ends, regression: bool
     def loss(rows, kind) -> float:
         out = predict(rows, kind, value)
         err = (y_val[rows] - out[:, 0]) ** 2 if regression else np.argmax(out, axis=1) != y_val[rows]
-        return float(np.sum(err * w_val[rows]))
+        return _ordered(err * w_val[rows])
 
     paths = tree.decision_path(X).tocsc()
     frag = _fractional_rows(tree, X, ends)
     split_at = {int(s): np.flatnonzero(frag & (ends == s)) for s in np.unique(ends[frag])}
     all_rows = np.arange(X.shape[0])
     kind = tree.kind.copy()
-    total_w = float(np.sum(w_val))
+    total_w = _ordered(w_val)
     current = loss(all_rows, kind)
     steps = []
     for node in range(n_nodes - 1, -1, -1):  # children before parents
@@ -121,7 +121,7 @@ def _prune_by_prediction(tree: Tree, X_val, y_val, w_val, ends, regression: bool
         after = current - below + above
         only_here = np.zeros((n_nodes, 1))
         only_here[node, 0] = 1.0  # the share of each row that reaches the node, and stops there
-        n_val = float(np.sum(predict(rows, as_leaf, only_here)[:, 0] * w_val[rows]))
+        n_val = _ordered(predict(rows, as_leaf, only_here)[:, 0] * w_val[rows])
         prune = better_or_tie(above, below, prune_on_tie)
         steps.append(PruningStep(node, n_val, score(current, total_w, regression),
                                  score(after, total_w, regression), prune))
@@ -129,3 +129,12 @@ def _prune_by_prediction(tree: Tree, X_val, y_val, w_val, ends, regression: bool
             kind = as_leaf
             current = after
     return collapse(tree, (kind == LEAF) & (tree.kind != LEAF)), steps
+
+
+def _ordered(a) -> float:
+    """The values added in order from 0 (the package's sums; numpy's pairwise sum differs in the
+    last bits)."""
+    total = 0.0
+    for v in np.asarray(a, dtype=np.float64).ravel():
+        total += float(v)
+    return total

@@ -291,7 +291,7 @@ def test_release8_split_point_keeps_the_first_of_near_equal_values():
     """C45Split.setSplitPoint scans the training rows in order and keeps a value only when it
     beats the kept one by more than 1e-6: of 0.833335 and 0.8333355 (both below the midpoint),
     the first met wins (segment-challenge has such a pair; J48 prints 0.833335 there)."""
-    from rootwise.engine.release8 import split_point
+    from rootwise.engine.j48 import split_point
 
     assert split_point(np.array([0.2, 0.833335, 0.8333355, 0.9]), 0.85) == 0.833335
     assert split_point(np.array([0.2, 0.8333355, 0.833335, 0.9]), 0.85) == 0.8333355

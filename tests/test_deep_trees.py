@@ -17,9 +17,8 @@ from rootwise._config import LEAF, THRESHOLD
 from rootwise.prune.cost_complexity import cost_complexity_path, prune_to_alpha
 
 DEPTH = 10_000
-# reduced-error pruning and pre-pruning still take time quadratic in the depth (70 s and 58 s at
-# 10^4 levels, benchmarks/deep_trees.py): 2,000 levels, past the recursion limit, for now
-PASS_DEPTH = 2_000
+# reduced-error pruning and pre-pruning on the whole staircase (both compiled, no recursion)
+PASS_DEPTH = DEPTH
 
 
 def staircase(depth):

@@ -1,11 +1,11 @@
-"""splitter="hist" (``_hist``, ``engine/bins.py``, ``engine/hist_grow.py``).
+"""splitter="hist" (``engine/hist.py`` and ``engine/bins.py``: binning; the engine's loop grows).
 
 The basis: when every column has at most max_bins distinct values each bin holds one value, and
 the hist tree must be the exact tree node by node (features, thresholds, category sets,
 surrogates, counts, values). The exact tree comes from the reference builder (``_builder``'s
 Python loop, itself checked against tests/naive.py, scikit-learn and rpart). With coarser bins the
-numba grower must equal the reference hist builder, which is the exact reference builder run on
-the bins (one stand-in value per bin). Binning itself is checked by brute force.
+engine must equal the reference hist builder, which is the exact reference builder run on the
+bins (one stand-in value per bin). Binning itself is checked by brute force.
 
 Regression targets in the equality tests are integers, and weights are integers: every sum is
 then exact in float64 whatever the order it is taken in (histograms add per bin and subtract the
@@ -73,24 +73,19 @@ def _case(seed, max_bins=255):
     return X, y, w, kinds, n_cat, n_classes, policy
 
 
-@pytest.mark.parametrize("small", [1, 64, 1024])  # every node with / without a histogram
 @pytest.mark.parametrize("seed", range(36))
-def test_exact_bins_grow_the_exact_tree(seed, small, monkeypatch):
+def test_exact_bins_grow_the_exact_tree(seed):
     X, y, w, kinds, n_cat, n_classes, policy = _case(seed)
-    monkeypatch.setattr(_hist, "SMALL_NODE", small)
-    assert _hist.applies(X, w, policy)
     exact = dataclasses.replace(policy, splitter="exact")
     ref = reference.build_tree(X, y, w, kinds, n_cat, n_classes, exact)
     assert_same_tree(build_tree(X, y, w, kinds, n_cat, n_classes, policy), ref)
-    if small == 64:  # the reference hist builder too (the exact builder on the bins' stand-ins)
-        assert_same_tree(reference.build_tree(X, y, w, kinds, n_cat, n_classes, policy), ref)
+    # the reference hist builder too (the exact builder on the bins' stand-ins)
+    assert_same_tree(reference.build_tree(X, y, w, kinds, n_cat, n_classes, policy), ref)
 
 
-@pytest.mark.parametrize("small", [1, 1024])
 @pytest.mark.parametrize("seed", range(30))
-def test_coarse_bins_grow_the_reference_hist_tree(seed, small, monkeypatch):
+def test_coarse_bins_grow_the_reference_hist_tree(seed):
     X, y, w, kinds, n_cat, n_classes, policy = _case(seed + 100, max_bins=2 + seed % 9)
-    monkeypatch.setattr(_hist, "SMALL_NODE", small)
     ref = reference.build_tree(X, y, w, kinds, n_cat, n_classes, policy)
     tree = build_tree(X, y, w, kinds, n_cat, n_classes, policy)
     assert_same_tree(tree, ref)
@@ -123,12 +118,9 @@ def _binary_unit_case(seed):
     return X, y, np.ones(n), kinds, n_cat, 2, policy
 
 
-@pytest.mark.parametrize("small", [1, 64, 1024])
 @pytest.mark.parametrize("seed", range(8))
-def test_binary_unit_weights_grow_the_exact_tree(seed, small, monkeypatch):
+def test_binary_unit_weights_grow_the_exact_tree(seed):
     X, y, w, kinds, n_cat, n_classes, policy = _binary_unit_case(seed)
-    monkeypatch.setattr(_hist, "SMALL_NODE", small)
-    assert _hist.applies(X, w, policy)
     exact = dataclasses.replace(policy, splitter="exact")
     ref = reference.build_tree(X, y, w, kinds, n_cat, n_classes, exact)
     tree = build_tree(X, y, w, kinds, n_cat, n_classes, policy)
@@ -137,10 +129,9 @@ def test_binary_unit_weights_grow_the_exact_tree(seed, small, monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_binary_unit_weights_coarse_bins(seed, monkeypatch):
+def test_binary_unit_weights_coarse_bins(seed):
     X, y, w, kinds, n_cat, n_classes, policy = _binary_unit_case(seed + 50)
     policy = dataclasses.replace(policy, max_bins=7 + seed)
-    monkeypatch.setattr(_hist, "SMALL_NODE", 64)
     assert_same_tree(build_tree(X, y, w, kinds, n_cat, n_classes, policy),
                      reference.build_tree(X, y, w, kinds, n_cat, n_classes, policy))
 
@@ -270,7 +261,7 @@ def test_categorical_columns_and_median_leaves():
         assert np.abs(hist.predict(X) - y).max() < 1.01
 
 
-def test_zero_weights_take_the_reference_builder():
+def test_zero_weights():
     X, y = _discrete(120)
     w = np.ones(len(y))
     w[::5] = 0.0
@@ -279,12 +270,20 @@ def test_zero_weights_take_the_reference_builder():
     assert hist.tree_ == exact.tree_
 
 
-def test_too_many_categories_is_a_clear_error():
-    X = np.array([[f"c{i}"] for i in range(300)], dtype=object)
-    y = np.arange(300) % 2
-    with pytest.raises(ValueError, match="categorical feature .* has 300 categories.*at most 255"):
-        CARTClassifier(splitter="hist", pruning=None).fit(X, y)
-    CARTClassifier(pruning=None).fit(X, y)  # the exact splitter takes it
+def test_more_categories_than_a_byte_holds():
+    """A categorical column of 300 categories is searched from its codes in X (WIDE); with one bin
+    per value of the continuous column, the hist tree is the exact one."""
+    rng = np.random.default_rng(8)
+    codes = rng.permutation(np.arange(600) % 300)  # every category twice
+    X = np.empty((600, 2), dtype=object)
+    X[:, 0] = [f"c{i}" for i in codes]
+    X[:, 1] = rng.integers(0, 40, 600) * 0.5
+    y = ((codes < 150) ^ (X[:, 1] > 15).astype(bool)).astype(int)
+    hist = CARTClassifier(splitter="hist", pruning=None).fit(X, y)
+    exact = CARTClassifier(pruning=None).fit(X, y)
+    assert len(hist.schema_.categories[0]) == 300
+    assert hist.tree_ == exact.tree_
+    assert 3 in hist.tree_.kind  # a subset test on the 300 categories
 
 
 @pytest.mark.parametrize("bad", [dict(splitter="fast"), dict(splitter=None), dict(max_bins=1),

@@ -214,3 +214,40 @@ def test_min_leaf_can_rule_out_every_prefix():
     assert scored[(0, 1)][1] and scored[(0, 1)][0] == pytest.approx(1 / 75)
     # without the limit the ordering is exact: {B} | {C, A} and {B, C} | {A} are the candidates
     assert best_subset_class(table, GINI, 1.0, 12)[1] == pytest.approx(scored[(0, 2)][0])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_entries_give_the_tables_result_bit_for_bit(seed):
+    """The engine's subset search over the categories present (entries) equals the reference's
+    over the full table: the same sides, for classification and regression."""
+    from rootwise.engine.subsets import (
+        best_subset_class_entries,
+        best_subset_regression_entries,
+        new_subset_scratch,
+    )
+
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 16))
+    n_classes = int(rng.integers(2, 5))
+    table = rng.integers(0, 4, size=(k, n_classes)).astype(float) * rng.choice([1.0, 0.5, 0.3])
+    table[rng.random(k) < 0.3] = 0.0  # absent categories
+    present = np.flatnonzero(table.sum(axis=1) > 0)
+    min_leaf = float(rng.choice([1.0, 2.0, 4.0]))
+    max_exhaustive = int(rng.integers(1, 13))  # small ones take the heuristic above 2 classes
+    criterion = (GINI, ENTROPY)[seed % 2]
+    side, dec = best_subset_class(table, criterion, min_leaf, max_exhaustive)
+    entry_side = np.zeros(k, dtype=np.int64)
+    ok = best_subset_class_entries(np.ascontiguousarray(table[present]), len(present), criterion,
+                                   min_leaf, max_exhaustive, entry_side,
+                                   new_subset_scratch(k, n_classes))
+    assert ok == (dec > -np.inf)
+    if ok:
+        assert np.array_equal(side[present], entry_side[:len(present)])
+    stats = np.column_stack([table[:, 0], table[:, 0] * rng.normal(size=k), table[:, 0] * 2.0])
+    side, dec = best_subset_regression(stats, min_leaf)
+    present = np.flatnonzero(stats[:, 0] > 0)
+    ok = best_subset_regression_entries(np.ascontiguousarray(stats[present]), len(present),
+                                        min_leaf, entry_side, new_subset_scratch(k, 3))
+    assert ok == (dec > -np.inf)
+    if ok:
+        assert np.array_equal(side[present], entry_side[:len(present)])

@@ -8,14 +8,12 @@ on the first call of any jitted function), so the child does both before it take
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import subprocess
 import sys
 
 import rootwise
-from rootwise.engine.grow import grow
 
 HEAVY = ("sklearn", "pandas", "scipy")
 
@@ -26,7 +24,6 @@ numba.njit(lambda: 0)()  # its first call sets up the CPU target (and imports sc
 before = set(sys.modules)
 import numpy as np
 import rootwise
-from rootwise.engine.grow import grow
 rng = np.random.default_rng(0)
 X = np.round(rng.normal(size=(60, 4)), 1)
 y = (X[:, 0] + X[:, 1] > 0).astype(int)
@@ -82,7 +79,6 @@ KERNELS = r"""
 import json, sys
 import numpy as np
 import rootwise
-from rootwise.engine.grow import grow
 from numba.core.registry import CPUDispatcher
 rng = np.random.default_rng(0)
 X = np.round(rng.normal(size=(300, 5)), 2)
@@ -103,9 +99,6 @@ for name, module in list(sys.modules.items()):
 print(json.dumps(called))
 """
 
-# where grow's n_threads argument is in its signature
-N_THREADS = list(inspect.signature(grow.py_func).parameters).index("n_threads")
-
 # kernels a first small fit + predict calls from Python, each one load from numba's cache (warm)
 FIRST_FIT_KERNELS = {"id3": 3, "c4.5": 8, "cart": 5, "cart-regressor": 5}
 
@@ -114,13 +107,11 @@ def test_a_first_small_fit_loads_few_kernels_and_no_parallel_one():
     """Each kernel a fit calls from Python is one cache load (index, unpickling, linking its code)
     in a fresh process. Counted in the second of two fresh processes, when the cache is warm:
     then only the kernels called from Python get a signature (those they call are linked in).
-    A small CART fit runs grow's one-thread specialisation (n_threads None), which leaves the
-    parallel kernels out of its code."""
+    A fit is one kernel call for every algorithm (``engine.loop.fit``)."""
     for algorithm, most in FIRST_FIT_KERNELS.items():
         code = f"ALGORITHM = {algorithm!r}\n" + KERNELS
         _new_modules(code)  # fills numba's cache if an edit emptied it
         called = _new_modules(code)
         assert len(called) <= most, (algorithm, sorted(called))
         assert not [k for k in called if "parallel" in k], (algorithm, sorted(called))
-        if algorithm.startswith("cart"):
-            assert [sig[N_THREADS] for sig in called["grow.grow"]] == ["none"]
+        assert "loop.fit" in called and len(called["loop.fit"]) == 1, (algorithm, called)

@@ -55,32 +55,3 @@ def grown_rows(a, size):
         for k in range(a.shape[1]):
             out[i, k] = a[i, k]
     return out
-
-
-# address space a builder may reserve up front for its node arrays, and again for its surrogate
-# table (see ``reserved_nodes``)
-RESERVE_BYTES = 1 << 31
-
-
-@njit(cache=True)
-def reserved_nodes(n_rows, max_depth, bytes_per_node, reserve_bytes):
-    """How many nodes a binary tree on ``n_rows`` rows can have: at most 2 n_rows - 1 (every leaf
-    holds a row) and at most 2^(max_depth + 1) - 1. Arrays of that size made with ``np.empty``
-    cost address space, not memory: a page becomes resident only when a node is written to it.
-    Growing by doubling instead leaves the old copies behind as holes in the heap (measured on a
-    2,000,000-node tree: the fit's peak was 65 MB higher). Capped at ``reserve_bytes``
-    (RESERVE_BYTES; tests pass less); past the cap, ``grown``."""
-    bound = 2 * max(n_rows, 1) - 1
-    if max_depth < 40:
-        bound = min(bound, (1 << (max_depth + 1)) - 1)
-    return max(1, min(bound, reserve_bytes // bytes_per_node))
-
-
-@njit(cache=True)
-def trimmed(a, size):
-    """``a[:size]``, copied when that is less than half of ``a``: a fitted tree far smaller than
-    its reservation (a depth or leaf-size limit) must not hold the whole reservation for its
-    lifetime."""
-    if 2 * size < a.shape[0]:
-        return a[:size].copy()
-    return a[:size]

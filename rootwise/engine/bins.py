@@ -121,10 +121,10 @@ def bin_of(upper, n_bins, x):
 
 
 @njit(cache=True, parallel=True)
-def map_rows(X, columns, upper, n_bins, exact, categorical, n_categories, codes, n_chunks):
+def map_rows(X, columns, upper, n_bins, exact, categorical, codes, n_chunks):
     """Fill ``codes`` (rows x all columns, uint8) for the continuous ``columns`` with their bins
-    and the categorical ones with their category codes (NaN -> the missing code), chunks of rows
-    in parallel. Returns per continuous column the smallest and largest training value of each
+    (NaN -> the missing code n_bins), chunks of rows in parallel; categorical columns are left
+    alone. Returns per continuous column the smallest and largest training value of each
     bin, and whether a value meant for an exact bin matched no edge (the sample missed it).
 
     The largest value of bin b < last is upper[b] itself (an edge is a training value, and the
@@ -142,8 +142,7 @@ def map_rows(X, columns, upper, n_bins, exact, categorical, n_categories, codes,
             for j in range(d_all):
                 x = X[i, j]
                 if categorical[j]:
-                    codes[i, j] = n_categories[j] if np.isnan(x) else np.int64(x)
-                    continue
+                    continue  # a category's code is read from X where it is needed
                 if np.isnan(x):
                     codes[i, j] = n_bins[c]
                 else:

@@ -1,49 +1,89 @@
-"""One dispatcher: which grower runs a fit.
+"""The one dispatcher: from an encoded matrix and a ``Policy``, the bundles the engine reads, one call
+of the growth loop (``loop.grow``), and the ``Tree``.
 
-    splitter="hist"                      ``hist`` (binned columns, ``hist_grow``)
-    ID3 / C4.5 without validation data   ``grow_multiway``
-    CART on continuous columns           ``exact`` (presorted columns, ``grow``)
+How each column is searched (``bundles.Features.search``):
 
-Anything else still runs the reference builder (``rootwise.reference``), which every one of these
-growers is tested against.
+    categorical, at most 255 categories      BINNED (its category codes, one byte per row)
+    categorical, more                        WIDE (codes read from X)
+    continuous, splitter="exact"             SORTED (presorted once per fit)
+    continuous, splitter="hist"              BINNED (histogram bins, ``hist.make_bins``)
+
+Every algorithm and option runs the same loop; the reference builder (``rootwise.reference``) is
+the oracle it is tested against, and nothing here calls it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._config import CATEGORICAL, TIE_TOLERANCE
+from .._config import CATEGORICAL, MIN_ADJUSTED_AGREEMENT, MIN_SURROGATE_SIDE
 from .._policy import Policy
-from ..tree import SURROGATE_FIELDS, Tree
+from ..prune.steps import PruningStep
+from ..tree import Tree
+from .bundles import (
+    BINNED,
+    MISSING_ERROR,
+    MISSING_FRACTIONAL,
+    MISSING_SURROGATE,
+    SORTED,
+    WIDE,
+    Features,
+    Holdout,
+    Params,
+    Rows,
+)
+from .j48 import MIN_SPLIT_CAP, MIN_SPLIT_SHARE, in_average_mask
+from .segments import MAX_CLASSES, MAX_ROWS
+
+BYTE_CODES = 255  # categories a byte code holds (the missing code takes the 256th)
+_MISSING = {"error": MISSING_ERROR, "fractional": MISSING_FRACTIONAL,
+            "surrogate": MISSING_SURROGATE}
+_NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
 
 def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Policy,
-                           validation=None, names=None):
+                           validation=None, names=None) -> tuple[Tree, list[PruningStep]]:
     """(tree, pre-pruning steps): the tree of ``policy`` on the encoded matrix ``X`` (rows
-    weighted by ``w``; ``y`` class codes when n_classes > 0, else regression targets), grown by
-    the fastest grower that covers the fit. ``validation`` = (X_val, y_val, w_val) turns on
-    pre-pruning; ``names`` are the feature names for error messages."""
+    weighted by ``w``; ``y`` class codes when n_classes > 0, else regression targets).
+    ``validation`` = (X_val, y_val, w_val) turns on pre-pruning; ``names`` name the columns in
+    messages."""
+    from .loop import fit
+    from .node_table import to_tree
+
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    n, d = X.shape
     if not np.any(w > 0):
         raise ValueError("sample weights sum to zero: there is nothing to grow a tree on.")
-    if validation is None:
-        if policy.splitter == "hist":
-            from . import hist
+    if n >= MAX_ROWS:
+        raise ValueError(f"rootwise grows a tree on at most {MAX_ROWS - 1} rows, got {n}.")
+    if n_classes > MAX_CLASSES:
+        raise ValueError(f"rootwise grows a classifier for at most {MAX_CLASSES} classes, got "
+                         f"{n_classes}.")
+    kinds = np.asarray(kinds, dtype=np.int64)
+    n_categories = np.asarray(n_categories, dtype=np.int64)
+    rows = _rows(X, y, w, n_classes, policy)
+    features, binned_codes = _features(X, kinds, n_categories, policy)
+    params = _params(policy, n_classes, validation is not None)
+    holdout = _holdout(validation, d, n_classes)
 
-            if hist.applies(X, w, policy):
-                return hist.grow(X, y, w, kinds, n_categories, n_classes, policy, names), []
-        elif _grows_in_one_call(policy, n_classes):
-            return _grow_multiway(X, y, w, kinds, n_categories, n_classes, policy), []
-        elif policy.categorical_split == "subset":
-            # CART only: importing exact sets up the kernels of grow.py, which ID3 and C4.5
-            # never call
-            from . import exact
-
-            if exact.applies(X, w, kinds, policy, n_classes):
-                return exact.grow_fast(X, y, w, n_categories, n_classes, policy), []
-    from .. import reference
-
-    return reference.build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy,
-                                            validation)
+    binned = np.flatnonzero(features.search == BINNED).astype(np.int64)
+    binned = binned[np.argsort(features.slot[binned])]
+    from_bins = ~features.categorical[binned]
+    sorted_columns = np.flatnonzero(features.search == SORTED).astype(np.int64)
+    categorical = features.categorical
+    max_categories = int(max(n_categories[categorical].max(initial=2), 2))
+    max_wide = int(n_categories[features.search == WIDE].max(initial=0))
+    layout = (sorted_columns, binned, from_bins, binned_codes, max_categories, max_wide)
+    unit_input = bool(np.all((w == 0.0) | (w == 1.0)))
+    g = fit(rows, features, params, holdout, layout, 1 if policy.regression else n_classes,
+            unit_input)
+    tree = to_tree(g.nodes, g.n_nodes, g.pool, g.n_pool, g.surrogates, g.n_surrogates,
+                   n_categories)
+    steps = [PruningStep(int(g.step_node[i]), float(g.step_weight[i]),
+                         float(g.step_subtree[i]), float(g.step_leaf[i]), bool(g.step_pruned[i]))
+             for i in range(g.n_steps)]
+    return tree, steps
 
 
 def build_tree(X, y, w, kinds, n_categories, n_classes, policy: Policy, validation=None) -> Tree:
@@ -51,55 +91,80 @@ def build_tree(X, y, w, kinds, n_categories, n_classes, policy: Policy, validati
     return build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy, validation)[0]
 
 
-def _grows_in_one_call(policy: Policy, n_classes: int) -> bool:
-    """ID3 and C4.5 (classification, multiway categorical tests, missing values fractional or
-    refused), grown depth-first without validation data: ``grow_multiway``."""
-    return (n_classes > 0 and not policy.regression and policy.categorical_split == "multiway"
-            and policy.missing in ("fractional", "error") and policy.max_leaf_nodes is None)
+def _rows(X, y, w, n_classes, policy) -> Rows:
+    if policy.regression:
+        return Rows(X, np.zeros(0, dtype=np.int64), np.ascontiguousarray(y, dtype=np.float64), w)
+    return Rows(X, np.ascontiguousarray(y, dtype=np.int64), np.zeros(0), w)
 
 
+def _features(X, kinds, n_categories, policy) -> tuple[Features, np.ndarray]:
+    """How each column is searched, and the histogram codes of binned continuous columns."""
+    n, d = X.shape
+    categorical = kinds == CATEGORICAL
+    search = np.where(categorical, np.where(n_categories <= BYTE_CODES, BINNED, WIDE), SORTED)
+    n_values = n_categories.copy()
+    bin_min = np.zeros((0, 256))
+    bin_max = np.zeros((0, 256))
+    binned_codes = np.zeros((0, 0), dtype=np.uint8)
+    if policy.splitter == "hist":
+        from .hist import make_bins
 
-def _grow_multiway(X, y, w, kinds, n_categories, n_classes: int, policy: Policy) -> Tree:
-    """The tree ``_depth_first`` grows with the splitter of this policy, grown in one numba call
-    (``grow_multiway``) from the same kernels: the same tree, bit for bit."""
-    if not np.any(w > 0):
-        raise ValueError("sample weights sum to zero: there is nothing to grow a tree on.")
-    from ..reference.release8 import AVERAGE_SLACK, MIN_SPLIT_CAP, MIN_SPLIT_SHARE
-    from ..reference.splitters import make_splitter
-    from .grow_multiway import grow_multiway
-
-    splitter = make_splitter(X, y, kinds, n_categories, n_classes, policy)
-    ranks, rank_row = splitter._rank_matrix()
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    w = np.asarray(w, dtype=np.float64)
-    max_depth = np.iinfo(np.int64).max if policy.max_depth is None else int(policy.max_depth)
-    min_objects = float(policy.min_samples_leaf)
-    release8 = None  # None: numba leaves release 8's code out of the compiled kernel
-    if ranks.shape[0] == 0 and not policy.release8:
-        ranks = None  # no continuous column (ID3): nor the threshold search (evaluate_node)
-    if policy.release8:  # what Release8Splitter needs: its averaging rule, J48's thresholds, log2(cuts)
-        in_average = np.asarray(splitter._in_average, dtype=bool)
-        columns = [X[:, j] for j in np.flatnonzero(splitter._kinds != CATEGORICAL)]
-        distinct = [np.unique(c[~np.isnan(c)]) for c in columns]
-        distinct_at = np.cumsum([0] + [len(d) for d in distinct], dtype=np.int64)
-        flat = np.concatenate(distinct) if distinct else np.zeros(0)
+        bins = make_bins(X, kinds, n_categories, policy.max_bins)
+        search[~categorical] = BINNED
+        n_values = bins.n_bins.astype(np.int64)
+        bin_min, bin_max, binned_codes = bins.bin_min, bins.bin_max, bins.codes
+    slot = np.full(d, -1, dtype=np.int64)
+    for kind in (SORTED, BINNED):
+        columns = np.flatnonzero(search == kind)
+        slot[columns] = np.arange(len(columns))
+    distinct, distinct_at = np.zeros(0), np.zeros(d + 1, dtype=np.int64)
+    in_average = np.ones(d, dtype=bool)
+    log2_cuts = np.zeros(1)
+    if policy.release8:  # J48's thresholds are training values; numpy's log2 of the cut counts
+        parts = [np.unique(X[:, j][~np.isnan(X[:, j])]) if not categorical[j] else np.zeros(0)
+                 for j in range(d)]
+        distinct_at = np.cumsum([0] + [len(p) for p in parts], dtype=np.int64)
+        distinct = np.concatenate(parts) if parts else np.zeros(0)
+        in_average = in_average_mask(kinds, n_categories, n)
         with np.errstate(divide="ignore"):
-            log2_table = np.log2(np.arange(X.shape[0] + 1, dtype=np.int64))  # as np.log2(cuts)
-        release8 = (min_objects, MIN_SPLIT_SHARE, MIN_SPLIT_CAP, in_average, log2_table,
-                    AVERAGE_SLACK, flat, distinct_at)
-    (feature, kind, threshold, first_child, n_children, pool_offset, missing_branch, parent, depth,
-     impurity, n_samples, weighted, fraction, improvement, value, pool) = grow_multiway(
-        X, np.asarray(y, dtype=np.int64), w, splitter._kinds, splitter._n_categories, n_classes,
-        ranks, rank_row, policy.criterion_code, policy.selection == "gain_ratio", min_objects,
-        policy.min_leaf_rule == "two_branches", TIE_TOLERANCE, policy.missing == "fractional",
-        max_depth, float(policy.min_samples_split), float(policy.impurity_threshold),
-        float(policy.epsilon), float(policy.min_impurity_decrease), float(w.sum()), release8)
-    n = len(feature)
-    nodes = {"feature": feature, "kind": kind, "threshold": threshold, "first_child": first_child,
-             "n_children": n_children, "pool_offset": pool_offset, "missing_branch": missing_branch,
-             "parent": parent, "depth": depth, "impurity": impurity, "n_node_samples": n_samples,
-             "weighted_n_node_samples": weighted, "branch_fraction": fraction,
-             "surrogate_offset": np.full(n, -1), "n_surrogates": np.zeros(n),
-             "improvement": improvement}
-    return Tree(nodes, value, pool.astype(np.int32), n_categories,
-                {name: [] for name in SURROGATE_FIELDS})
+            log2_cuts = np.log2(np.arange(n + 1, dtype=np.int64))
+    features = Features(search.astype(np.int64), categorical, n_values, slot,
+                        np.ascontiguousarray(bin_min), np.ascontiguousarray(bin_max),
+                        np.ascontiguousarray(distinct, dtype=np.float64), distinct_at,
+                        np.asarray(in_average, dtype=bool), np.ascontiguousarray(log2_cuts))
+    return features, np.ascontiguousarray(binned_codes)
+
+
+def _params(policy: Policy, n_classes: int, prepruning: bool) -> Params:
+    surrogate = policy.missing == "surrogate"
+    return Params(
+        n_classes=int(n_classes), criterion=int(policy.criterion_code),
+        regression=bool(policy.regression), by_ratio=policy.selection == "gain_ratio",
+        multiway=policy.categorical_split == "multiway", missing=_MISSING[policy.missing],
+        release8=bool(policy.release8),
+        max_depth=_NO_DEPTH_LIMIT if policy.max_depth is None else int(policy.max_depth),
+        min_samples_split=float(policy.min_samples_split),
+        min_leaf=float(policy.min_samples_leaf),
+        two_branches=policy.min_leaf_rule == "two_branches", epsilon=float(policy.epsilon),
+        min_impurity_decrease=float(policy.min_impurity_decrease),
+        impurity_threshold=float(policy.impurity_threshold),
+        max_leaf_nodes=0 if policy.max_leaf_nodes is None else int(policy.max_leaf_nodes),
+        median=policy.leaf_value == "median",
+        max_surrogates=int(policy.max_surrogates) if surrogate else 0,
+        max_exhaustive=int(policy.max_exhaustive), min_side=MIN_SURROGATE_SIDE,
+        min_adjusted=MIN_ADJUSTED_AGREEMENT,
+        prepruning=bool(prepruning), prune_on_tie=bool(policy.prune_on_tie),
+        r8_min_objects=float(policy.min_samples_leaf), r8_share=MIN_SPLIT_SHARE,
+        r8_cap=MIN_SPLIT_CAP, n_threads=1)
+
+
+def _holdout(validation, d: int, n_classes: int) -> Holdout:
+    if validation is None:
+        return Holdout(np.zeros((0, d)), np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
+    X_val, y_val, w_val = validation
+    X_val = np.ascontiguousarray(X_val, dtype=np.float64)
+    w_val = np.ascontiguousarray(w_val, dtype=np.float64)
+    if n_classes > 0:
+        return Holdout(X_val, np.ascontiguousarray(y_val, dtype=np.int64), np.zeros(0), w_val)
+    return Holdout(X_val, np.zeros(0, dtype=np.int64),
+                   np.ascontiguousarray(y_val, dtype=np.float64), w_val)

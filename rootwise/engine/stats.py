@@ -3,6 +3,8 @@
 import numpy as np
 from numba import njit
 
+from .criteria import impurity
+
 
 @njit(cache=True)
 def class_counts(y, idx, w, n_classes):
@@ -47,3 +49,30 @@ def regression_table(X, j, y, idx, w, n_categories):
         table[c, 1] += w[t] * y[r]
         table[c, 2] += w[t] * y[r] * y[r]
     return table
+
+
+@njit(cache=True)
+def node_statistics(y, idx, w, n_classes, criterion):
+    """What a builder records of a classification node: (class counts added row by row, their
+    total W added class by class, the impurity, whether at most one class has weight)."""
+    counts = class_counts(y, idx, w, n_classes)
+    total = 0.0
+    classes = 0
+    for k in range(n_classes):
+        total += counts[k]
+        if counts[k] > 0:
+            classes += 1
+    return counts, total, impurity(counts, criterion), classes <= 1
+
+
+@njit(cache=True)
+def total_and_errors(counts):
+    """(N, E) of a leaf with these class counts: N their total (added in order), E = N - the
+    largest count (the weight not in the majority class)."""
+    n = 0.0
+    top = counts[0]
+    for k in range(counts.shape[0]):
+        n += counts[k]
+        if counts[k] > top:
+            top = counts[k]
+    return n, n - top

@@ -8,178 +8,300 @@ can be missed (tests/test_engine_subsets.py has an example). More classes: every
 the 2^(k-1) - 1 partitions up to ``max_exhaustive`` present categories; above it, a heuristic
 (prefixes of the order by each class's proportion, then single-category moves while they help).
 
-Every function returns ``side``: 0 (left) / 1 (right) per category, -1 for a category absent at
-the node (a row with it stops at the node, like an empty branch), and the impurity decrease.
-The left side is always the one holding the lowest present category code, so equal partitions
-have one spelling.
+The search runs over *entries*: the categories present at the node (ascending codes) and their
+statistics; absent categories get no branch (-1: a row with one stops at the node, like an empty
+branch). The first present category is always on the left, so equal partitions have one spelling.
+Sums are taken in a fixed order: a partition's left side is the previous candidate's left side
+with the categories that change added or taken away (the exhaustive search counts through the
+partitions in binary; a move changes one category), which costs O(classes) per candidate instead
+of O(categories x classes). The reference builder and the engine run these same kernels.
+
+Ties: a candidate replaces the best only when its decrease is larger by TIE_TOLERANCE, so the
+first in search order wins.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from .._config import TIE_TOLERANCE
-from .arrays import total as _total
 from .criteria import impurity
 
 
+class SubsetScratch(NamedTuple):
+    """Working memory of one subset search (per entry, per class)."""
+
+    sizes: np.ndarray  # per entry
+    present: np.ndarray  # per entry, int64: the entries with weight
+    key: np.ndarray  # per entry: the sort key (a class proportion, a mean)
+    order: np.ndarray  # per entry, int64
+    spare: np.ndarray  # per entry, int64: the merge sort's buffer
+    in_left: np.ndarray  # per entry, bool: the candidate
+    best_in_left: np.ndarray  # per entry, bool
+    total: np.ndarray  # per class
+    left: np.ndarray  # per class
+    trial: np.ndarray  # per class
+    right: np.ndarray  # per class
+
+
 @njit(cache=True)
-def _decrease(left, total, criterion):
-    w_all = _total(total)
-    w_left = _total(left)
+def new_subset_scratch(n_entries, width):
+    m = max(n_entries, 1)
+    return SubsetScratch(np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
+                         np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
+                         np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.bool_),
+                         np.empty(width), np.empty(width), np.empty(width), np.empty(width))
+
+
+@njit(cache=True)
+def _sum(a):
+    s = 0.0
+    for k in range(a.shape[0]):
+        s += a[k]
+    return s
+
+
+@njit(cache=True)
+def _decrease(parent, left, total, right, criterion):
+    """I(D) - W_l/W I(D_l) - W_r/W I(D_r) for left side ``left`` of ``total``; ``right``:
+    scratch for total - left."""
+    w_all = _sum(total)
+    w_left = _sum(left)
+    for k in range(total.shape[0]):
+        right[k] = total[k] - left[k]
     w_right = w_all - w_left
-    right = total - left
-    return impurity(total, criterion) - (w_left / w_all) * impurity(left, criterion) \
+    return parent - (w_left / w_all) * impurity(left, criterion) \
         - (w_right / w_all) * impurity(right, criterion)
 
 
 @njit(cache=True)
-def _canonical(side, present):
-    """Flip sides so that the lowest present category is on the left (side 0)."""
-    for v in range(side.shape[0]):
-        if present[v]:
-            if side[v] == 1:
-                for u in range(side.shape[0]):
-                    if present[u]:
-                        side[u] = 1 - side[u]
-            break
-    return side
+def stable_order(key, items, m, order, spare):
+    """order[:m] = items[:m] sorted by key[item], ties keeping their order (``np.argsort(...,
+    kind="mergesort")`` of the keys, applied to the items): insertion sort for a few, else a
+    bottom-up merge sort through ``spare``."""
+    for i in range(m):
+        order[i] = items[i]
+    if m <= 32:
+        for i in range(1, m):
+            t = order[i]
+            k = key[t]
+            s = i - 1
+            while s >= 0 and key[order[s]] > k:
+                order[s + 1] = order[s]
+                s -= 1
+            order[s + 1] = t
+        return
+    width = 1
+    src, dst = order, spare
+    in_spare = False
+    while width < m:
+        for lo in range(0, m, 2 * width):
+            mid = min(lo + width, m)
+            hi = min(lo + 2 * width, m)
+            a, b, out = lo, mid, lo
+            while a < mid and b < hi:
+                if key[src[b]] < key[src[a]]:  # strictly less: ties keep the left run first
+                    dst[out] = src[b]
+                    b += 1
+                else:
+                    dst[out] = src[a]
+                    a += 1
+                out += 1
+            while a < mid:
+                dst[out] = src[a]
+                a += 1
+                out += 1
+            while b < hi:
+                dst[out] = src[b]
+                b += 1
+                out += 1
+        src, dst = dst, src
+        in_spare = not in_spare
+        width *= 2
+    if in_spare:
+        for i in range(m):
+            order[i] = spare[i]
 
 
 @njit(cache=True)
-def _prefix_scan(order, table, criterion, min_leaf):
-    """Best prefix of ``order`` (category codes) as the left side; returns (cut, decrease) where
-    the left side is order[:cut]; cut = 0 when nothing is admissible."""
-    total = np.zeros(table.shape[1])
-    for v in order:
-        total += table[v]
-    w_all = _total(total)
-    left = np.zeros(table.shape[1])
+def _prefix_scan(order, m, stats, parent, criterion, min_leaf, scr):
+    """Best prefix of order[:m] (entries) as the left side: (cut, decrease); cut = 0 when none
+    is admissible."""
+    total, left, right = scr.total, scr.left, scr.trial
+    C = stats.shape[1]
+    for k in range(C):
+        total[k] = 0.0
+        left[k] = 0.0
+    for c in range(m):
+        for k in range(C):
+            total[k] += stats[order[c], k]
+    w_all = _sum(total)
     best_cut, best = 0, -np.inf
-    for c in range(order.shape[0] - 1):
-        left += table[order[c]]
-        wl = _total(left)
+    for c in range(m - 1):
+        for k in range(C):
+            left[k] += stats[order[c], k]
+        wl = _sum(left)
         if wl < min_leaf or w_all - wl < min_leaf:
             continue
-        d = _decrease(left, total, criterion)
+        d = _decrease(parent, left, total, right, criterion)
         if d > best + TIE_TOLERANCE:
             best_cut, best = c + 1, d
     return best_cut, best
 
 
 @njit(cache=True)
-def best_subset_class(table, criterion, min_leaf, max_exhaustive):
-    """Best subset split of a (categories x classes) count table. Returns (side, decrease);
-    decrease = -inf when no admissible split exists."""
-    k = table.shape[0]
-    sizes = np.zeros(k)  # table.sum(axis=1)
-    for v in range(k):
-        sizes[v] = _total(table[v])
-    present = sizes > 0.0
-    codes = np.flatnonzero(present)
-    m = codes.shape[0]
-    side = np.full(k, -1, dtype=np.int32)
+def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, side_of, scr):
+    """The best subset split of p entries (rows of ``stats``: class weights, ascending codes):
+    writes each entry's side into ``side_of`` (0 left, 1 right, -1 for an entry without weight)
+    and returns whether an admissible split exists."""
+    C = stats.shape[1]
+    present, sizes, in_left, best_in_left = scr.present, scr.sizes, scr.in_left, scr.best_in_left
+    m = 0
+    for e in range(p):
+        side_of[e] = -1
+        s = 0.0
+        for k in range(C):
+            s += stats[e, k]
+        sizes[e] = s
+        if s > 0.0:
+            present[m] = e
+            m += 1
     if m < 2:
-        return side, -np.inf
-    n_classes = table.shape[1]
+        return False
+    total, left, trial = scr.total, scr.left, scr.trial
+    for k in range(C):
+        total[k] = 0.0
+    for c in range(m):  # every present entry, in code order
+        for k in range(C):
+            total[k] += stats[present[c], k]
+    parent = impurity(total, criterion)
     best = -np.inf
-    best_left = np.zeros(k, dtype=np.bool_)
-    if n_classes <= 2:
-        # Breiman: order by proportion of the second class; ties by code (stable sort)
-        p = table[codes, n_classes - 1] / sizes[codes]
-        order = codes[np.argsort(p, kind="mergesort")]
-        cut, best = _prefix_scan(order, table, criterion, min_leaf)
-        if cut > 0:
-            for c in range(cut):
-                best_left[order[c]] = True
+    for c in range(m):
+        best_in_left[present[c]] = False
+    if C <= 2:
+        # Breiman: order by the proportion of the second class; ties by code (a stable sort)
+        for c in range(m):
+            scr.key[present[c]] = stats[present[c], C - 1] / sizes[present[c]]
+        stable_order(scr.key, present, m, scr.order, scr.spare)
+        cut, best = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, scr)
+        for c in range(cut):
+            best_in_left[scr.order[c]] = True
     elif m <= max_exhaustive:
-        total = np.zeros(n_classes)
-        for v in codes:
-            total += table[v]
-        w_all = _total(total)
-        # the first present category stays left; every subset of the others joins it
+        # the first present category stays left; every subset of the others joins it, counted
+        # in binary: mask + 1 clears the trailing ones and sets the next bit
+        w_all = _sum(total)
+        for k in range(C):
+            left[k] = stats[present[0], k]
+        for c in range(m):
+            in_left[present[c]] = c == 0
         for mask in range(0, (1 << (m - 1)) - 1):
-            left = table[codes[0]].copy()
-            for b in range(m - 1):
-                if mask & (1 << b):
-                    left += table[codes[b + 1]]
-            wl = _total(left)
+            if mask > 0:
+                b = 0
+                while in_left[present[b + 1]]:  # the trailing ones of mask - 1 leave
+                    in_left[present[b + 1]] = False
+                    for k in range(C):
+                        left[k] -= stats[present[b + 1], k]
+                    b += 1
+                in_left[present[b + 1]] = True
+                for k in range(C):
+                    left[k] += stats[present[b + 1], k]
+            wl = _sum(left)
             if wl < min_leaf or w_all - wl < min_leaf:
                 continue
-            d = _decrease(left, total, criterion)
+            d = _decrease(parent, left, total, trial, criterion)
             if d > best + TIE_TOLERANCE:
                 best = d
-                best_left[:] = False
-                best_left[codes[0]] = True
-                for b in range(m - 1):
-                    if mask & (1 << b):
-                        best_left[codes[b + 1]] = True
+                for c in range(m):
+                    best_in_left[present[c]] = in_left[present[c]]
     else:
-        for k_class in range(n_classes):
-            p = table[codes, k_class] / sizes[codes]
-            order = codes[np.argsort(p, kind="mergesort")]
-            cut, d = _prefix_scan(order, table, criterion, min_leaf)
+        for k_class in range(C):
+            for c in range(m):
+                scr.key[present[c]] = stats[present[c], k_class] / sizes[present[c]]
+            stable_order(scr.key, present, m, scr.order, scr.spare)
+            cut, d = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, scr)
             if cut > 0 and d > best + TIE_TOLERANCE:
                 best = d
-                best_left[:] = False
+                for c in range(m):
+                    best_in_left[present[c]] = False
                 for c in range(cut):
-                    best_left[order[c]] = True
+                    best_in_left[scr.order[c]] = True
         if best > -np.inf:
-            best = _improve_by_moves(best_left, codes, table, criterion, min_leaf, best)
+            best = _improve_by_moves(present, m, stats, parent, criterion, min_leaf, best, scr)
     if best == -np.inf:
-        return side, best
-    for v in codes:
-        side[v] = 0 if best_left[v] else 1
-    return _canonical(side, present), best
+        return False
+    flip = not best_in_left[present[0]]  # canonical: the lowest present code on the left
+    for c in range(m):
+        side_of[present[c]] = 0 if best_in_left[present[c]] != flip else 1
+    return True
 
 
 @njit(cache=True)
-def _improve_by_moves(left_mask, codes, table, criterion, min_leaf, current):
-    """Move single categories across while that raises the decrease (in place); returns it."""
-    total = np.zeros(table.shape[1])
-    for v in codes:
-        total += table[v]
-    w_all = _total(total)
+def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, scr):
+    """Move single categories (in code order) across while that raises the decrease; the best
+    partition is scr.best_in_left, updated in place. Returns its decrease."""
+    C = stats.shape[1]
+    total, left, trial = scr.total, scr.left, scr.trial
+    mask = scr.best_in_left
+    w_all = _sum(total)
+    for k in range(C):
+        left[k] = 0.0
+    n_left = 0
+    for c in range(m):
+        if mask[present[c]]:
+            n_left += 1
+            for k in range(C):
+                left[k] += stats[present[c], k]
+    right = scr.right
     improved = True
     while improved:
         improved = False
-        for v in codes:
-            left_mask[v] = not left_mask[v]
-            left = np.zeros(table.shape[1])
-            n_left = 0
-            for u in codes:
-                if left_mask[u]:
-                    left += table[u]
-                    n_left += 1
-            wl = _total(left)
-            ok = 0 < n_left < codes.shape[0] and wl >= min_leaf and w_all - wl >= min_leaf
-            d = _decrease(left, total, criterion) if ok else -np.inf
+        for c in range(m):
+            v = present[c]
+            going = -1.0 if mask[v] else 1.0
+            for k in range(C):
+                trial[k] = left[k] + going * stats[v, k]
+            n_trial = n_left + (-1 if mask[v] else 1)
+            wl = _sum(trial)
+            if not (0 < n_trial < m and wl >= min_leaf and w_all - wl >= min_leaf):
+                continue
+            d = _decrease(parent, trial, total, right, criterion)
             if d > current + TIE_TOLERANCE:
                 current = d
                 improved = True
-            else:
-                left_mask[v] = not left_mask[v]
+                mask[v] = not mask[v]
+                n_left = n_trial
+                for k in range(C):
+                    left[k] = trial[k]
     return current
 
 
 @njit(cache=True)
-def best_subset_regression(stats, min_leaf):
-    """Best subset split for regression. ``stats[v] = (sum w, sum w y, sum w y^2)`` per category.
-    Categories ordered by mean y (Breiman); returns (side, decrease of weighted MSE)."""
-    k = stats.shape[0]
-    present = stats[:, 0] > 0.0
-    codes = np.flatnonzero(present)
-    side = np.full(k, -1, dtype=np.int32)
-    if codes.shape[0] < 2:
-        return side, -np.inf
-    means = stats[codes, 1] / stats[codes, 0]
-    order = codes[np.argsort(means, kind="mergesort")]
-    w_all, s_all = 0.0, 0.0  # stats[codes, 0].sum(), stats[codes, 1].sum()
-    for v in codes:
-        w_all += stats[v, 0]
-        s_all += stats[v, 1]
+def best_subset_regression_entries(stats, p, min_leaf, side_of, scr):
+    """The best subset split of p entries of (sum w, sum w y, sum w y^2), categories ordered by
+    mean y (Breiman): writes each entry's side into ``side_of`` (0 left, 1 right, -1 without
+    weight), the first entry with weight on the left. Returns whether an admissible split
+    exists."""
+    present = scr.present
+    m = 0
+    for e in range(p):
+        side_of[e] = -1
+        if stats[e, 0] > 0.0:
+            present[m] = e
+            m += 1
+    if m < 2:
+        return False
+    for c in range(m):
+        scr.key[present[c]] = stats[present[c], 1] / stats[present[c], 0]
+    stable_order(scr.key, present, m, scr.order, scr.spare)
+    order = scr.order
+    w_all, s_all = 0.0, 0.0
+    for c in range(m):
+        w_all += stats[present[c], 0]
+        s_all += stats[present[c], 1]
     wl, sl = 0.0, 0.0
     best_cut, best_proxy = 0, -np.inf
-    for c in range(order.shape[0] - 1):
+    for c in range(m - 1):
         wl += stats[order[c], 0]
         sl += stats[order[c], 1]
         wr = w_all - wl
@@ -190,9 +312,53 @@ def best_subset_regression(stats, min_leaf):
         if best_cut == 0 or proxy > best_proxy + TIE_TOLERANCE * max(1.0, abs(best_proxy)):
             best_cut, best_proxy = c + 1, proxy
     if best_cut == 0:
-        return side, -np.inf
-    for v in codes:
-        side[v] = 1
-    for c in range(best_cut):
-        side[order[c]] = 0
-    return _canonical(side, present), (best_proxy - s_all * s_all / w_all) / w_all
+        return False
+    for c in range(m):
+        side_of[present[c]] = 1
+    for c in range(best_cut):  # the prefix of the order goes left
+        side_of[order[c]] = 0
+    if side_of[present[0]] == 1:  # canonical: the lowest present code on the left
+        for c in range(m):
+            side_of[present[c]] = 1 - side_of[present[c]]
+    return True
+
+
+# ----------------------------------------------------------------------------- over tables
+
+
+def _entries(table):
+    """A full (categories x statistics) table as entries: every category, code order."""
+    return np.ascontiguousarray(table, dtype=np.float64)
+
+
+def best_subset_class(table, criterion, min_leaf, max_exhaustive):
+    """``best_subset_class_entries`` over a (categories x classes) count table: (side per
+    category, -1 for an absent one; and the decrease of the split, -inf when there is none)."""
+    stats = _entries(table)
+    k = stats.shape[0]
+    side = np.full(k, -1, dtype=np.int64)
+    scr = new_subset_scratch(k, stats.shape[1])
+    if not best_subset_class_entries(stats, k, criterion, min_leaf, max_exhaustive, side, scr):
+        return side.astype(np.int32), -np.inf
+    left = stats[side == 0].sum(axis=0)
+    total = stats[side >= 0].sum(axis=0)
+    right = total - left
+    wl, wr, wa = left.sum(), right.sum(), total.sum()
+    dec = impurity(total, criterion) - wl / wa * impurity(left, criterion) \
+        - wr / wa * impurity(right, criterion)
+    return side.astype(np.int32), float(dec)
+
+
+def best_subset_regression(stats, min_leaf):
+    """``best_subset_regression_entries`` over a (categories x (w, wy, wy^2)) table: (side per
+    category, -1 for an absent one; the decrease of the weighted MSE, -inf when there is none)."""
+    stats = _entries(stats)
+    k = stats.shape[0]
+    side = np.full(k, -1, dtype=np.int64)
+    scr = new_subset_scratch(k, 3)
+    if not best_subset_regression_entries(stats, k, min_leaf, side, scr):
+        return side.astype(np.int32), -np.inf
+    w, s = stats[side >= 0, 0].sum(), stats[side >= 0, 1].sum()
+    wl, sl = stats[side == 0, 0].sum(), stats[side == 0, 1].sum()
+    wr, sr = w - wl, s - sl
+    return side.astype(np.int32), float((sl * sl / wl + sr * sr / wr - s * s / w) / w)

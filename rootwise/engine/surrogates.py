@@ -13,13 +13,20 @@ import numpy as np
 from numba import njit
 
 from .._config import TIE_TOLERANCE
-from .numeric import midpoint
+from .thresholds import midpoint
 
 
 @njit(cache=True)
 def _beats(a, b):
     """a > b beyond rounding: equal weight sums added in another order may differ in the last bits."""
     return a > b + TIE_TOLERANCE * max(1.0, abs(b))
+
+
+@njit(cache=True)
+def agreement_key(agreement):
+    """The key surrogates are ranked by: the agreement rounded to 12 decimals (as an integer), so
+    that agreements equal up to rounding rank by feature."""
+    return np.floor(agreement * 1e12 + 0.5)
 
 
 @njit(cache=True)

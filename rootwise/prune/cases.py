@@ -25,7 +25,7 @@ from numba import njit
 
 from .._config import THRESHOLD
 from ..engine.arrays import grown
-from ..engine.candidates import numpy_sum
+from ..engine.arrays import total as ordered_sum
 
 
 class Cases(NamedTuple):
@@ -130,7 +130,7 @@ def branch_of_value(x, node, t):
 @njit(cache=True)
 def record_cases(node, a, m, s, cases, rec):
     """Class counts and the number of positive weights of the list at s[a:a + m] into ``rec``;
-    returns its total weight, summed as numpy sums it, and whether every weight is whole."""
+    returns its total weight, added in order, and whether every weight is whole."""
     for k in range(cases.n_classes):
         rec.counts[node, k] = 0.0
     positive = 0
@@ -143,7 +143,7 @@ def record_cases(node, a, m, s, cases, rec):
         if w != np.floor(w):
             whole = False
     rec.n_positive[node] = positive
-    total = numpy_sum(s.weight[a:a + m])
+    total = ordered_sum(s.weight[a:a + m])
     rec.whole[node] = whole and total < 2.0 ** 53
     return total
 
@@ -172,7 +172,7 @@ def split_node(node, a, m, top, ftop, t, cases, s, rec, tol):
             own[b] += 1
         else:
             n_missing += 1
-    known = numpy_sum(known_w)
+    known = ordered_sum(known_w)
     fractions = np.empty(nb)
     for b in range(nb):  # a loop rather than known_w / known: the same divisions, less to compile
         fractions[b] = known_w[b] / known if known > 0 else 1.0 / nb

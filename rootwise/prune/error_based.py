@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._config import ENTROPY, LEAF, MISSING_FRACTIONAL, MISSING_STOP
-from ..engine.release8 import SMALL
+from ..engine.j48 import SMALL
 from ..tree import Tree
 from .cases import Cases, Tests, new_record, new_stack
 from .error_based_kernels import Settings, new_raising, new_walk, number_nodes, walk_tree
@@ -106,7 +106,7 @@ def _collapse(tests: Tests, record) -> None:
     (``record.estimate``, from the routing walk) as the node would as a leaf, within 1e-3, becomes
     that leaf. J48 judges top-down and stops at a collapsed node; here every such split is made a
     leaf, which leaves the same tree, for what lies below a collapsed node is not reached.
-    Training errors as ``total_and_errors`` takes them: the numpy sum of the counts minus the
+    Training errors as ``total_and_errors`` takes them: the sum of the counts (in order) minus the
     largest."""
     counts = record.counts
     as_leaf = counts.sum(axis=1) - counts.max(axis=1)

@@ -21,9 +21,10 @@ import numpy as np
 from numba import njit
 
 from .._config import LEAF
-from ..engine.candidates import numpy_sum, total_and_errors
+from ..engine.arrays import total as ordered_sum
 from ..engine.criteria import impurity
-from ..engine.release8 import SMALL
+from ..engine.j48 import SMALL
+from ..engine.stats import total_and_errors
 from .cases import branch_of_value, record_cases, restore_cases, split_node, with_room
 from .pessimistic import leaf_estimate
 
@@ -290,7 +291,7 @@ def number_nodes(first_child, n_children, counts, criterion):
         written[n_written] = nid
         n_written += 1
         node = origin[nid]
-        if nid == 0 or numpy_sum(counts[node]) > 0:
+        if nid == 0 or ordered_sum(counts[node]) > 0:
             source[nid] = node
         else:
             source[nid] = source[parent[nid]]

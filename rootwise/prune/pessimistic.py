@@ -21,7 +21,7 @@ from statistics import NormalDist
 import numpy as np
 from numba import njit
 
-from ..engine.candidates import total_and_errors
+from ..engine.stats import total_and_errors
 
 
 def normal_quantile(p: float) -> float:

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from .._config import LEAF
-from ..engine.candidates import numpy_sum
+from ..engine.arrays import total as ordered_sum
 from ..tree.walk import fractional_distribution
 
 
@@ -156,7 +156,7 @@ def _preorder(first_child, n_children, parent):
 @njit(cache=True)
 def _prediction_loss(rows, v, t, kind, value, regression):
     """The weighted loss of C4.5's prediction (``fractional_distribution``) for the validation
-    rows ``rows`` on the tree with node kinds ``kind``, summed as numpy sums it."""
+    rows ``rows`` on the tree with node kinds ``kind``, added in order."""
     out = fractional_distribution(v.X[rows], t.feature, kind, t.threshold, t.first_child,
                                   t.n_children, t.pool_offset, t.pool, t.n_categories,
                                   t.missing_branch, t.branch_fraction, value)
@@ -171,7 +171,7 @@ def _prediction_loss(rows, v, t, kind, value, regression):
                 if out[j, k] > out[j, best]:
                     best = k
             err[j] = (1.0 if v.y[rows[j]] != best else 0.0) * v.w[rows[j]]
-    return numpy_sum(err)
+    return ordered_sum(err)
 
 
 @njit(cache=True)
@@ -202,7 +202,7 @@ def prune_by_prediction(v, t, ends, fractional, value, regression, prune_on_tie)
             split_rows[fill[ends[i]]] = i
             fill[ends[i]] += 1
     kind = t.kind.copy()
-    total_w = numpy_sum(v.w)
+    total_w = ordered_sum(v.w)
     current = _prediction_loss(np.arange(n_rows), v, t, kind, value, regression)
     here = np.zeros((n_nodes, 1))  # 1 at the node judged: the share of a row stopping there
     node_of, n_val, as_subtree_score, as_leaf_score, pruned = _new_steps(t.kind)
@@ -243,7 +243,7 @@ def prune_by_prediction(v, t, ends, fractional, value, regression, prune_on_tie)
         after = current - below + above
         prune = _better_or_tie(above, below, prune_on_tie)
         node_of[j] = node
-        n_val[j] = numpy_sum(weighted)
+        n_val[j] = ordered_sum(weighted)
         as_subtree_score[j] = _score(current, total_w, regression)
         as_leaf_score[j] = _score(after, total_w, regression)
         pruned[j] = prune

@@ -21,7 +21,8 @@ import numpy as np
 
 from .._config import MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET
 from .._policy import Policy
-from ..engine.candidates import node_statistics
+from ..engine.arrays import total as ordered_sum
+from ..engine.stats import node_statistics
 from ..prune.steps import PruningStep
 from ..prune.steps import score as _score
 from ..tree import Tree
@@ -56,7 +57,7 @@ class _Growth:
         self.splitter = make_splitter(X, y, kinds, n_categories, n_classes, policy)
         self.rec = NodeRecords(1 if policy.regression else n_classes)
         self.n_categories = n_categories
-        self.total_w = float(w.sum())
+        self.total_w = _sum(w)
         self.max_depth = np.inf if policy.max_depth is None else policy.max_depth
         self.validation = validation  # (X_val, y_val, w_val) for pre-pruning, or None
         self.steps: list[PruningStep] = []  # pre-pruning decisions, in growth order
@@ -68,11 +69,12 @@ class _Growth:
         if self.policy.regression:
             live = data.w > 0
             w, y = data.w[live], self.y[data.idx[live]]
-            total = float(w.sum())
+            total = _sum(w)
             if total <= 0:
                 return np.zeros(1), 0.0, 0.0, True
-            mean = float((w * y).sum() / total)
-            mse = float((w * (y - mean) ** 2).sum() / total)
+            mean = _sum(w * y) / total
+            dev = y - mean
+            mse = _sum(w * (dev * dev)) / total
             centre = _weighted_median(y, w) if self.policy.leaf_value == "median" else mean
             return np.array([centre]), total, mse, bool(np.all(y == y[0]))
         counts, total, imp, pure = node_statistics(self.y, data.idx, data.w, self.n_classes,
@@ -171,12 +173,10 @@ class _Growth:
             branch[lost & (branch < 0)] = missing_branch
         spread = missing & (missing_branch == MISSING_FRACTIONAL)
         parts = []
-        for b in range(len(fractions)):
-            idx, w = val.idx[branch == b], val.w[branch == b]
-            if spread.any():
-                idx = np.concatenate([idx, val.idx[spread]])
-                w = np.concatenate([w, val.w[spread] * fractions[b]])
-            parts.append(NodeData(idx, w))
+        for b in range(len(fractions)):  # a spread row in its place, weighted w * r_v
+            mine = (branch == b) | spread
+            parts.append(NodeData(val.idx[mine], np.where(spread[mine], val.w[mine] * fractions[b],
+                                                          val.w[mine])))
         stop = (branch < 0) & ~spread
         return parts, NodeData(val.idx[stop], val.w[stop])
 
@@ -201,9 +201,9 @@ class _Growth:
             helps = as_split < as_leaf
         if self.val_loss is None:  # the root: the whole tree is this one leaf
             self.val_loss = as_leaf
-        total_w = float(np.sum(w_val))
+        total_w = _sum(w_val)
         after = self.val_loss - as_leaf + as_split
-        self.steps.append(PruningStep(item.node, float(item.val.w.sum()),
+        self.steps.append(PruningStep(item.node, _sum(item.val.w),
                                       _score(after, total_w, regression),
                                       _score(self.val_loss, total_w, regression), not helps))
         if helps:
@@ -225,8 +225,14 @@ def _loss(value: np.ndarray, y_val: np.ndarray, val: NodeData, regression: bool)
         return 0.0
     y = y_val[val.idx]
     if regression:
-        return float((val.w * (y - value[0]) ** 2).sum())
-    return float(val.w[y != int(np.argmax(value))].sum())
+        dev = y - value[0]
+        return _sum(val.w * (dev * dev))
+    return _sum(val.w * (y != int(np.argmax(value))))
+
+
+def _sum(a) -> float:
+    """The values added in order from 0 (the engine's canonical sum)."""
+    return ordered_sum(np.ascontiguousarray(a, dtype=np.float64))
 
 
 def _weighted_median(y: np.ndarray, w: np.ndarray) -> float:

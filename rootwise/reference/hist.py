@@ -18,7 +18,7 @@ import numpy as np
 from .._config import THRESHOLD
 from .._policy import Policy
 from ..engine.hist import Bins, make_bins
-from ..engine.numeric import midpoint
+from ..engine.thresholds import midpoint
 from .builder import build_tree_with_report
 
 _P = 257  # the prime of the Sidon set: one stand-in per possible bin (at most 256 codes)

@@ -44,7 +44,8 @@ from .._config import (
     THRESHOLD,
     TIE_TOLERANCE,
 )
-from ..engine.surrogates import best_surrogate_subset, best_surrogate_threshold
+from ..engine.arrays import total as ordered_sum
+from ..engine.surrogates import agreement_key, best_surrogate_subset, best_surrogate_threshold
 from .splitter import Candidate, NodeData, Splitter
 
 
@@ -95,9 +96,9 @@ def find_surrogates(splitter: Splitter, node: NodeData, split: Candidate,
     primary = splitter.branch_of_rows(split, node.idx)
     live = node.w > 0
     known = (primary >= 0) & live
-    mass = np.array([node.w[known & (primary == 0)].sum(), node.w[known & (primary == 1)].sum()])
+    mass = np.array([_sum(node.w[known & (primary == b)]) for b in (0, 1)])
     majority_branch = _heavier(mass)
-    total = mass.sum()
+    total = mass[0] + mass[1]
     if split.kind not in (THRESHOLD, SUBSET) or total <= 0 or max_surrogates <= 0 \
             or mass.min() <= 0:
         if majority_branch < 0:
@@ -117,8 +118,7 @@ def find_surrogates(splitter: Splitter, node: NodeData, split: Candidate,
             both = has & known
             # a category split evenly goes where the primary sends more of these rows, else to
             # the majority branch, else to branch 0
-            tie = _heavier(np.array([node.w[both & (primary == 0)].sum(),
-                                     node.w[both & (primary == 1)].sum()]))
+            tie = _heavier(np.array([_sum(node.w[both & (primary == b)]) for b in (0, 1)]))
             tie = tie if tie >= 0 else max(majority_branch, 0)
             side, agree = best_surrogate_subset(x[has].astype(np.int64), direction[has],
                                                 node.w[has], int(splitter.n_categories[j]), tie,
@@ -139,7 +139,7 @@ def find_surrogates(splitter: Splitter, node: NodeData, split: Candidate,
             found.append(Surrogate(feature=j, agreement=float(agreement),
                                    adjusted_agreement=float(adjusted), **sur))
     # best agreement first; equal agreements (up to rounding) keep column order
-    found.sort(key=lambda s: (-round(s.agreement, 12), s.feature))
+    found.sort(key=lambda s: (-agreement_key(s.agreement), s.feature))
     found = found[:max_surrogates]
     if majority_branch < 0:
         majority_branch = _settle_tie(splitter, node, split, found)
@@ -151,7 +151,7 @@ def _settle_tie(splitter: Splitter, node: NodeData, split: Candidate,
     """The primary sent equal weight each way: the side that is heavier once the surrogates have
     routed their rows, or branch 0 if that ties too."""
     branch = _by_primary_and_surrogates(splitter, node, split, surrogates)
-    mass = np.array([node.w[branch == b].sum() for b in (0, 1)])
+    mass = np.array([_sum(node.w[branch == b]) for b in (0, 1)])
     return max(_heavier(mass), 0)
 
 
@@ -180,6 +180,11 @@ def larger_child(parts: list[NodeData]) -> int:
     """Where a row missing the primary and every surrogate goes at prediction: the child with more
     training weight (seed 001 §2.4), or ``MISSING_STOP`` (stay at the node) when they weigh the
     same, as rpart's predict does."""
-    mass = np.array([p.w.sum() for p in parts])
+    mass = np.array([_sum(p.w) for p in parts])
     b = _heavier(mass) if len(parts) == 2 else -1
     return MISSING_STOP if b < 0 else b
+
+
+def _sum(a) -> float:
+    """The values added in order from 0 (the engine's canonical sum)."""
+    return ordered_sum(np.ascontiguousarray(a, dtype=np.float64))

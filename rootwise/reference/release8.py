@@ -29,16 +29,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._config import CATEGORICAL, MISSING_FRACTIONAL, MULTIWAY, THRESHOLD
-from ..engine.release8 import SMALL, split_point_sorted
-from ..engine.release8 import choose as release8_choose
-from ..engine.release8 import evaluate_node as release8_node
+from ..engine.arrays import total as ordered_sum
+from ..engine.j48 import (
+    AVERAGE_SLACK,
+    MIN_SPLIT_CAP,
+    MIN_SPLIT_SHARE,
+    SMALL,
+    in_average_mask,
+    min_split_size,
+    multiway_scores,
+    numeric_split,
+    release8_midpoint,
+    split_info,
+    split_point_sorted,
+)
+from ..engine.j48 import choose as release8_choose
 from ..engine.stats import class_counts
-from .splitter import Candidate, NodeData, NodeEvaluation, Splitter, branch_fractions
-
-MANY_VALUES = 0.3  # categorical attributes with >= 0.3 N declared values stay out of the average
-MIN_SPLIT_SHARE = 0.1  # min_split = 0.1 * known weight / classes ...
-MIN_SPLIT_CAP = 25.0  # ... at most 25
-AVERAGE_SLACK = 1e-3  # J48: "gain >= average - 1e-3" to approximate the original C code
+from .splitter import Candidate, NodeData, Splitter, branch_fractions
 
 
 @dataclass(frozen=True)
@@ -58,112 +65,116 @@ class Release8Candidate(Candidate):
 
 
 class Release8Splitter(Splitter):
-    """``Splitter`` with J48's split search; partitioning and routing are the engine's own."""
+    """``Splitter`` with J48's split search; partitioning and routing are the textbook's."""
 
     def __init__(self, X, y, kinds, n_categories, n_classes, policy):
         super().__init__(X, y, kinds, n_categories, n_classes, policy)
         self.min_objects = float(policy.min_samples_leaf)
-        n_rows = X.shape[0]
-        categorical = np.asarray(kinds) == CATEGORICAL
-        many = categorical & (MANY_VALUES * n_rows - np.asarray(n_categories) <= SMALL)
-        # J48's "multiVal": every attribute categorical with many values
-        self.all_many_valued = bool(np.all(many))
-        self.many_valued = many
-        self._columns: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # see _training_value_below
-        self._in_average = self.all_many_valued | ~many
+        self._in_average = in_average_mask(kinds, n_categories, X.shape[0])
+        self._distinct: dict[int, np.ndarray] = {}  # see _training_value_below
 
     # ----------------------------------------------------------------- candidates
     def _leaf_first(self, node: NodeData) -> bool:
         """Whether J48 makes the node a leaf before looking at attributes: less than
         2 * min_samples_leaf weight, or (within 1e-6) a single class."""
-        counts = class_counts(self.y, node.idx, node.w, self.n_classes)
-        total = counts.sum()
+        counts = class_counts(self.y, node.idx, np.ascontiguousarray(node.w, dtype=np.float64),
+                              self.n_classes)
+        total = ordered_sum(counts)
         return 2.0 * self.min_objects - total > SMALL or abs(total - counts.max()) < SMALL
 
     def evaluate_candidates(self, node: NodeData, available: np.ndarray) -> list[Candidate]:
         """Nothing when J48 makes the node a leaf before looking at attributes (``_leaf_first``)."""
         return [] if self._leaf_first(node) else super().evaluate_candidates(node, available)
 
-    def best_split(self, node: NodeData, available: np.ndarray) -> tuple[Candidate | None, float]:
-        return (None, 0.0) if self._leaf_first(node) else super().best_split(node, available)
+    def evaluate_feature(self, node: NodeData, j: int, W: float | None = None):
+        if W is None:
+            W = self.node_weight(node)
+        if self.kinds[j] == CATEGORICAL:
+            return self._multiway_r8(node, j, W)
+        return self._threshold_r8(node, j, W)
 
-    def evaluate_node(self, node: NodeData, features: np.ndarray) -> NodeEvaluation:
-        """J48's candidates (``_core.release8.evaluate_node``), then the MDL penalty of each
-        continuous test, log2(cuts) / |D|: a test whose gain does not stay above 1e-6 is dropped."""
-        ranks, rank_row = self._rank_matrix()
-        found, gain, iv, rho, admissible, weight, cuts, mid, tables, offsets = release8_node(
-            self.X, ranks, rank_row, features, self._kinds, self._n_categories, self.y, node.idx,
-            node.w, float(node.w.sum()), self.n_classes, self.min_objects, MIN_SPLIT_SHARE,
-            MIN_SPLIT_CAP)
-        penalty = np.zeros(len(features))
-        for f in np.flatnonzero(cuts):  # the continuous tests found (a multiway test has no cuts)
-            penalty[f] = np.log2(cuts[f]) / weight[f]
-            g = float(gain[f]) - penalty[f]
-            if g < SMALL:
-                found[f] = False
-            else:
-                gain[f] = g
-        ratio = np.zeros(len(features))
-        np.divide(gain, iv, out=ratio, where=found & (iv > 0))
-        return NodeEvaluation(features, found, gain, iv, ratio, rho, admissible,
-                              np.full(len(features), np.nan), tables, offsets, midpoint=mid,
-                              mdl_penalty=penalty, cuts=cuts, in_average=self._in_average[features])
+    def _candidate(self, j, kind, gain, iv, rho, admissible, table, **extra) -> Release8Candidate:
+        return Release8Candidate(feature=j, kind=kind, gain=gain, iv=iv,
+                                 gain_ratio=gain / iv if iv > 0 else 0.0, rho=rho, table=table,
+                                 admissible=bool(admissible),
+                                 in_average=bool(self._in_average[j]), **extra)
 
-    def candidate_at(self, ev: NodeEvaluation, f: int) -> Release8Candidate:
-        j = int(ev.features[f])
-        table = ev.tables[ev.offsets[f]:ev.offsets[f + 1]].reshape(-1, self.n_classes)
-        common = dict(feature=j, gain=float(ev.gain[f]), iv=float(ev.iv[f]),
-                      gain_ratio=float(ev.gain_ratio[f]), rho=float(ev.rho[f]), table=table,
-                      admissible=bool(ev.admissible[f]), in_average=bool(ev.in_average[f]))
-        if self._kinds[j] == CATEGORICAL:
-            return Release8Candidate(kind=MULTIWAY, **common,
-                                     branch_of_category=np.arange(len(table), dtype=np.int32))
-        mid = float(ev.midpoint[f])
-        return Release8Candidate(kind=THRESHOLD, threshold=self._training_value_below(j, mid),
-                                 midpoint=mid, mdl_penalty=float(ev.mdl_penalty[f]),
-                                 cuts=int(ev.cuts[f]), **common)
+    def _multiway_r8(self, node: NodeData, j: int, W: float) -> Release8Candidate | None:
+        """One branch per category; two of them need ``min_samples_leaf`` (within 1e-6)."""
+        k = int(self.n_categories[j])
+        known = np.ascontiguousarray(self._branch_table(node, j, k)[:k])
+        sizes = np.array([ordered_sum(known[v]) for v in range(k)])
+        if np.count_nonzero(sizes > 0) < 2:
+            return None
+        gain, iv, rho, admissible = multiway_scores(known, sizes, W, self.min_objects)
+        return self._candidate(j, MULTIWAY, gain, iv, rho, admissible, known,
+                               branch_of_category=np.arange(k, dtype=np.int32))
+
+    def _threshold_r8(self, node: NodeData, j: int, W: float) -> Release8Candidate | None:
+        """J48's cut of a continuous column: its minimum split size, the scan
+        (``engine.j48.numeric_split``), the MDL penalty log2(cuts) / |D| (a gain that does not
+        stay above 1e-6 drops the test), the threshold moved down to a training value."""
+        xs, ys, ws = self._sorted_known(node, j)
+        min_split = min_split_size(ordered_sum(ws), self.n_classes, self.min_objects,
+                                   MIN_SPLIT_SHARE, MIN_SPLIT_CAP)
+        if 2.0 * min_split - xs.shape[0] > SMALL:  # J48 counts rows here, not weight
+            return None
+        i, gain, cuts, branches = numeric_split(xs, ys, ws, self.n_classes, min_split, W)
+        if cuts == 0 or i < 0:
+            return None
+        penalty = float(np.log2(cuts)) / W
+        gain -= penalty
+        if gain < SMALL:
+            return None
+        sizes = np.array([ordered_sum(branches[v]) for v in range(2)])
+        rho = ordered_sum(sizes) / W if W > 0 else 0.0
+        mid = release8_midpoint(xs[i], xs[i + 1])
+        return self._candidate(j, THRESHOLD, gain, split_info(sizes, W), rho, True, branches,
+                               threshold=self._training_value_below(j, mid), midpoint=mid,
+                               mdl_penalty=penalty, cuts=int(cuts))
 
     def _training_value_below(self, j: int, point: float) -> float:
         """The largest value of column j in the whole training set not above ``point``."""
-        if j not in self._columns:  # once per column and fit: the column and its distinct values
-            column = np.ascontiguousarray(self.X[:, j])
-            self._columns[j] = (column, np.unique(column[~np.isnan(column)]))
-        column, distinct = self._columns[j]
-        value = split_point_sorted(distinct, column, point)
+        column = np.ascontiguousarray(self.X[:, j])
+        if j not in self._distinct:  # once per column and fit
+            self._distinct[j] = np.unique(column[~np.isnan(column)])
+        value = split_point_sorted(self._distinct[j], column, point)
         return float(value) if np.isfinite(value) else point
 
     # ----------------------------------------------------------------- selection
     def average_gain(self, candidates: list[Candidate]) -> float | None:
         """J48's average gain over the attributes that have a test (None if none has)."""
-        pool = [c for c in candidates if c.admissible and getattr(c, "in_average", True)]
-        if not pool:
-            return None
-        return float(np.sum([c.gain for c in pool])) / len(pool)
+        pool = [c.gain for c in candidates if c.admissible and getattr(c, "in_average", True)]
+        return ordered_sum(np.array(pool, dtype=np.float64)) / len(pool) if pool else None
 
     def above_average(self, c: Candidate, average: float | None) -> bool:
         return average is not None and c.gain >= average - AVERAGE_SLACK
 
     def choose(self, gain: np.ndarray, gain_ratio: np.ndarray, admissible: np.ndarray,
                in_average: np.ndarray | None = None) -> tuple[int, float]:
-        """J48's choice among candidates in column order: the average gain is taken over the
-        admissible ones ``in_average``; among the admissible ones whose gain reaches it (less
-        1e-3), the first with the largest gain ratio wins, a later one needing to beat it by more
-        than 1e-6. -1 when none has a positive gain ratio."""
+        """J48's choice among candidates in column order (``engine.j48.choose``)."""
         if in_average is None:
             in_average = np.ones(len(gain), dtype=bool)
-        best, ratio = release8_choose(gain, gain_ratio, admissible, in_average, AVERAGE_SLACK)
+        found = np.ones(len(gain), dtype=bool)
+        best, ratio = release8_choose(found, gain, gain_ratio, admissible, in_average)
         return int(best), float(ratio)
 
     # ----------------------------------------------------------------- partition
     def partition(self, node: NodeData, split: Candidate, missing_branch=None):
-        """As the engine's, except that a row with an unknown value skips the branches whose
+        """As the textbook's, except that a row with an unknown value skips the branches whose
         fraction r_v is at most 1e-6 (J48's ``ClassifierSplitModel.split``); when no fraction is
-        that small but positive, every branch gets the row, as in the engine."""
+        that small but positive, every branch gets the row."""
         if not (isinstance(missing_branch, int) and missing_branch == MISSING_FRACTIONAL):
             return super().partition(node, split, missing_branch)
         branch, known_w = self.route(split, node.idx, node.w)
         r = branch_fractions(known_w)
-        receives = r > SMALL
-        if np.all(receives | (r == 0)):
-            receives[:] = True
-        return self.rows_of_branches(node, branch, r, receives), r
+        return self.rows_of_branches(node, branch, r, receiving_branches(r)), r
+
+
+def receiving_branches(r: np.ndarray) -> np.ndarray:
+    """J48's branches that receive a row with an unknown value: those with r_v > 1e-6, or every
+    branch when no positive fraction is that small."""
+    receives = r > SMALL
+    if np.all(receives | (r == 0)):
+        receives[:] = True
+    return receives

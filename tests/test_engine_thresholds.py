@@ -1,4 +1,4 @@
-"""Threshold search on a continuous attribute (rootwise.engine.numeric) against a brute force that
+"""Threshold search on a continuous attribute (rootwise.engine.thresholds) against a brute force that
 scores every midpoint from scratch (naive.all_thresholds): weights, ties, min_samples_leaf and the
 midpoint of adjacent floats."""
 
@@ -10,9 +10,33 @@ import pytest
 
 from rootwise import CARTClassifier, CARTRegressor
 from rootwise._config import ENTROPY, GINI
-from rootwise.engine.numeric import best_threshold_class, best_threshold_regression, midpoint
+from rootwise.engine import thresholds
+from rootwise.engine.criteria import impurity
+from rootwise.engine.thresholds import midpoint
 
 CODES = {"gini": GINI, "entropy": ENTROPY}
+
+
+def best_threshold_class(xs, ys, ws, n_classes, criterion, min_leaf):
+    """(i, decrease, left weight) of the kernel's cut, the decrease from its branch table."""
+    i, b = thresholds.best_threshold_class(xs, ys, ws, n_classes, criterion, min_leaf)
+    if i < 0:
+        return i, -np.inf, 0.0
+    wl, wr = b[0].sum(), b[1].sum()
+    total = b[0] + b[1]
+    dec = impurity(total, criterion) - wl / (wl + wr) * impurity(b[0], criterion) \
+        - wr / (wl + wr) * impurity(b[1], criterion)
+    return i, dec, wl
+
+
+def best_threshold_regression(xs, ys, ws, min_leaf):
+    """(i, decrease of the weighted MSE, left weight) of the kernel's cut."""
+    i, b = thresholds.best_threshold_regression(xs, ys, ws, min_leaf)
+    if i < 0:
+        return i, -np.inf, 0.0
+    w, s, q = b.sum(axis=0)
+    sse = lambda r: r[2] - r[1] ** 2 / r[0] if r[0] > 0 else 0.0  # noqa: E731
+    return i, ((q - s * s / w) - sse(b[0]) - sse(b[1])) / w, b[0, 0]
 
 
 def _random_column(rng):

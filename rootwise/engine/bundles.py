@@ -1,0 +1,82 @@
+"""The engine's arguments, in named bundles: every kernel reads what it needs by name.
+
+    Rows      the training rows: encoded matrix, targets, weights
+    Features  how each column is searched: presorted (exact continuous), binned (category codes,
+              or histogram bins of a continuous column), or read from X (a categorical column
+              with more categories than a code byte holds); plus release 8's per-column facts
+    Params    the ``Policy`` as numbers (criterion, selection rule, split shapes, stopping rules)
+    Holdout   the validation rows of pre-pruning (empty arrays when there are none)
+
+numba types a NamedTuple by its fields, so each bundle compiles once per combination of field
+types; the fields are fixed dtypes (``_config``) so that there is one combination per task.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+# Params.missing
+MISSING_ERROR = 0  # ID3: a missing value is refused before fitting
+MISSING_FRACTIONAL = 1  # C4.5: rows go down every branch with weight w * r_v
+MISSING_SURROGATE = 2  # CART: surrogate splits, then the majority branch
+
+# Features.search, per column
+SORTED = 0  # continuous, exact: a presorted column of words (``segments``)
+BINNED = 1  # a byte code per row: category code, or histogram bin of a continuous column
+WIDE = 2  # categorical with more categories than a byte holds: codes read from X
+
+
+class Rows(NamedTuple):
+    X: np.ndarray  # (n, d) float64: values, category codes, NaN = missing
+    yc: np.ndarray  # (n,) int64 class codes, or empty for regression
+    yr: np.ndarray  # (n,) float64 targets, or empty for classification
+    w: np.ndarray  # (n,) float64 sample weights (zero allowed)
+
+
+class Features(NamedTuple):
+    search: np.ndarray  # (d,) int64: SORTED, BINNED or WIDE
+    categorical: np.ndarray  # (d,) bool
+    n_values: np.ndarray  # (d,) int64: categories, or bins of a binned continuous column
+    slot: np.ndarray  # (d,) int64: the column's row of the words (SORTED) or byte of the codes
+    bin_min: np.ndarray  # (d, 256) float64: smallest training value per bin (binned continuous)
+    bin_max: np.ndarray  # (d, 256) float64: largest training value per bin
+    distinct: np.ndarray  # release 8: each continuous column's distinct values, concatenated
+    distinct_at: np.ndarray  # (d + 1,) int64: column j's are distinct[distinct_at[j]:...[j + 1]]
+    in_average: np.ndarray  # (d,) bool: release 8, the gain counts in the average gain
+    log2_cuts: np.ndarray  # release 8: log2(c) for c = 0..n as numpy computes it
+
+
+class Params(NamedTuple):
+    n_classes: int  # 0 for regression
+    criterion: int  # ENTROPY / GINI / SQUARED_ERROR
+    regression: bool
+    by_ratio: bool  # C4.5's selection: gain ratio among the above-average gains
+    multiway: bool  # categorical tests: one branch per category (else a subset test)
+    missing: int  # MISSING_ERROR / MISSING_FRACTIONAL / MISSING_SURROGATE
+    release8: bool
+    max_depth: int
+    min_samples_split: float
+    min_leaf: float
+    two_branches: bool  # C4.5's leaf rule: two branches need min_leaf
+    epsilon: float
+    min_impurity_decrease: float
+    impurity_threshold: float
+    max_leaf_nodes: int  # 0: depth-first growth
+    median: bool  # regression leaves predict the weighted median
+    max_surrogates: int
+    max_exhaustive: int
+    min_side: int
+    min_adjusted: float
+    prepruning: bool  # validation rows are given (``Holdout``)
+    prune_on_tie: bool
+    r8_min_objects: float
+    r8_share: float
+    r8_cap: float
+    n_threads: int
+
+
+class Holdout(NamedTuple):
+    X: np.ndarray  # (m, d) float64 encoded validation rows
+    yc: np.ndarray
+    yr: np.ndarray
+    w: np.ndarray

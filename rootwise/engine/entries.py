@@ -1,0 +1,244 @@
+"""A column's *entries* at a node: the codes (categories, or histogram bins) its rows of positive
+weight hold, ascending, with their sums. Split search and surrogate search read only the entries,
+so no table of every category is made per node and column.
+
+    split entries      per code: weighted class counts, or (sum w, sum w y, sum w y^2)
+    surrogate entries  per code: the weight and the rows the primary split sends each way, and
+                       the rows without a primary value
+
+Every cell adds its rows in the node's row order: the reference's category tables, bit for bit.
+
+Binned columns (a byte code per row) are gathered in one pass over the node's rows for all of
+them: each row adds into a cleared table of 256 codes per column and marks its code in a bitmap,
+then each column's marked codes are read in ascending order and only they are cleared again:
+O(rows x columns + codes present), never O(all codes). A WIDE column (more categories than a byte
+holds) reads its codes from X, one column at a time, with a touched list instead of a bitmap.
+"""
+
+import numpy as np
+from numba import njit
+
+from .segments import code_at
+
+CODES = 256  # codes per binned column (0..255; the column's missing code included)
+
+
+@njit(cache=True)
+def _bit_index(low):
+    """k for low = 2^k: the number of bits set in low - 1 (a SWAR population count)."""
+    x = low - np.uint64(1)
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True)
+def _read_marked(bits, q, table, width, out_code, out_stats, n_missing_code):
+    """The marked codes of binned column q in ascending order into out_code[q] / out_stats[q]
+    (the missing code skipped), clearing their cells and bits; returns how many."""
+    one = np.uint64(1)
+    p = 0
+    for word in range(4):
+        x = bits[q * 4 + word]
+        while x != 0:
+            low = x & (~x + one)
+            c = word * 64 + _bit_index(low)
+            off = (q * CODES + c) * width
+            if c != n_missing_code:
+                out_code[q, p] = c
+                for k in range(width):
+                    out_stats[q, p, k] = table[off + k]
+                p += 1
+            for k in range(width):
+                table[off + k] = 0.0
+            x ^= low
+        bits[q * 4 + word] = 0
+    return p
+
+
+@njit(cache=True)
+def binned_split_entries(seg, start, end, binned, n_values, regression, scr):
+    """Split entries of every binned column (``binned[q]``: the column of code byte q) at the
+    node into scr.ent_code / scr.ent_stats / scr.ent_n."""
+    nb = binned.shape[0]
+    width = scr.ent_stats.shape[2]
+    table = scr.table
+    bits = scr.bits
+    one = np.uint64(1)
+    for t in range(start, end):
+        wt = seg.w[t]
+        if not wt > 0.0:
+            continue  # a row of weight 0 holds no code
+        if regression:
+            yv = seg.yr[t]
+            wy = wt * yv
+            wyy = wy * yv
+        else:
+            k = seg.yc[t]
+        for q in range(nb):
+            c = code_at(seg.codes, t, q)
+            off = (q * CODES + c) * width
+            if regression:
+                table[off] += wt
+                table[off + 1] += wy
+                table[off + 2] += wyy
+            else:
+                table[off + k] += wt
+            bits[q * 4 + (c >> 6)] |= one << np.uint64(c & 63)
+    for q in range(nb):
+        scr.ent_n[q] = _read_marked(bits, q, table, width, scr.ent_code, scr.ent_stats,
+                                    n_values[binned[q]])
+
+
+@njit(cache=True)
+def wide_split_entries(seg, start, end, X, j, regression, scr):
+    """Split entries of WIDE column j (codes read from X) into scr.wide_code / scr.wide_stats;
+    returns how many."""
+    width = scr.wide_stats.shape[1]
+    table = scr.wide_table
+    touched = scr.wide_touched
+    mark = scr.wide_mark
+    m = 0
+    for t in range(start, end):
+        wt = seg.w[t]
+        if not wt > 0.0:
+            continue
+        x = X[seg.row[t], j]
+        if np.isnan(x):
+            continue
+        c = np.int64(x)
+        if not mark[c]:
+            mark[c] = True
+            touched[m] = c
+            m += 1
+        off = c * width
+        if regression:
+            yv = seg.yr[t]
+            wy = wt * yv
+            table[off] += wt
+            table[off + 1] += wy
+            table[off + 2] += wy * yv
+        else:
+            table[off + seg.yc[t]] += wt
+    codes = np.sort(touched[:m])
+    for e in range(m):
+        c = codes[e]
+        scr.wide_code[e] = c
+        for k in range(width):
+            scr.wide_stats[e, k] = table[c * width + k]
+            table[c * width + k] = 0.0
+        mark[c] = False
+    return m
+
+
+@njit(cache=True)
+def binned_surrogate_entries(seg, start, end, direction, binned, n_values, skip, scr):
+    """Surrogate entries of every binned column but ``skip`` (a code byte; -1: none): per code,
+    the weight (scr.se_w) and rows (scr.se_n) the primary sends each way and the rows without a
+    primary value (scr.se_pm), over the rows of positive weight; and per column the weight of its
+    known rows per primary side added in row order (scr.se_side). ``direction``: each segment
+    position's primary branch, -1 when missing."""
+    nb = binned.shape[0]
+    table = scr.table  # 5 cells per code: w0, w1, n0, n1, rows without the primary
+    bits = scr.bits
+    one = np.uint64(1)
+    for q in range(nb):
+        scr.se_side[q, 0] = 0.0
+        scr.se_side[q, 1] = 0.0
+    for t in range(start, end):
+        wt = seg.w[t]
+        if not wt > 0.0:
+            continue
+        d = direction[t - start]
+        for q in range(nb):
+            if q == skip:
+                continue
+            c = code_at(seg.codes, t, q)
+            if c == n_values[binned[q]]:
+                continue
+            off = (q * CODES + c) * 5
+            if d < 0:
+                table[off + 4] += 1.0
+            else:
+                table[off + d] += wt
+                table[off + 2 + d] += 1.0
+                scr.se_side[q, d] += wt
+            bits[q * 4 + (c >> 6)] |= one << np.uint64(c & 63)
+    for q in range(nb):
+        scr.se_n_entries[q] = 0
+        if q == skip:
+            continue
+        scr.se_n_entries[q] = _read_surrogate_marked(bits, q, table, scr)
+
+
+@njit(cache=True)
+def _read_surrogate_marked(bits, q, table, scr):
+    one = np.uint64(1)
+    p = 0
+    for word in range(4):
+        x = bits[q * 4 + word]
+        while x != 0:
+            low = x & (~x + one)
+            c = word * 64 + _bit_index(low)
+            off = (q * CODES + c) * 5
+            scr.se_code[q, p] = c
+            scr.se_w[q, p, 0] = table[off]
+            scr.se_w[q, p, 1] = table[off + 1]
+            scr.se_n[q, p, 0] = np.int64(table[off + 2])
+            scr.se_n[q, p, 1] = np.int64(table[off + 3])
+            scr.se_pm[q, p] = np.int64(table[off + 4])
+            p += 1
+            for k in range(5):
+                table[off + k] = 0.0
+            x ^= low
+        bits[q * 4 + word] = 0
+    return p
+
+
+@njit(cache=True)
+def wide_surrogate_entries(seg, start, end, direction, X, j, scr):
+    """``binned_surrogate_entries`` for WIDE column j, into the first row of scr.se_* of the
+    WIDE slot (``scr.wide_se_*``); returns (entries, w0, w1) with w0/w1 the column's known
+    weight per primary side added in row order."""
+    table = scr.wide_table
+    touched = scr.wide_touched
+    mark = scr.wide_mark
+    m = 0
+    side0, side1 = 0.0, 0.0
+    for t in range(start, end):
+        wt = seg.w[t]
+        if not wt > 0.0:
+            continue
+        x = X[seg.row[t], j]
+        if np.isnan(x):
+            continue
+        c = np.int64(x)
+        if not mark[c]:
+            mark[c] = True
+            touched[m] = c
+            m += 1
+        off = c * 5
+        d = direction[t - start]
+        if d < 0:
+            table[off + 4] += 1.0
+        else:
+            table[off + d] += wt
+            table[off + 2 + d] += 1.0
+            if d == 0:
+                side0 += wt
+            else:
+                side1 += wt
+    codes = np.sort(touched[:m])
+    for e in range(m):
+        c = codes[e]
+        off = c * 5
+        scr.wide_se_code[e] = c
+        scr.wide_se_w[e, 0] = table[off]
+        scr.wide_se_w[e, 1] = table[off + 1]
+        scr.wide_se_n[e, 0] = np.int64(table[off + 2])
+        scr.wide_se_n[e, 1] = np.int64(table[off + 3])
+        for k in range(5):
+            table[off + k] = 0.0
+        mark[c] = False
+    return m, side0, side1

@@ -1,0 +1,79 @@
+"""What a node records of its own rows: its value (weighted class counts, or the mean or median of
+its targets), its weight W and impurity, and whether it is pure (stopping case 1).
+
+    classification:  counts_k = sum w (class k, rows in order);  W = sum_k counts_k
+    regression:      W = sum w,  mean = sum w y / W,  impurity = sum w (y - mean)^2 / W
+                     over the rows of positive weight, in order
+
+Rows of weight 0 count in nothing but ``n_node_samples``.
+"""
+
+import numpy as np
+from numba import njit
+
+from .criteria import impurity
+
+
+@njit(cache=True)
+def class_stats(seg, start, end, criterion, out):
+    """Class counts into ``out``; returns (W, impurity, pure)."""
+    n_classes = out.shape[0]
+    for k in range(n_classes):
+        out[k] = 0.0
+    for t in range(start, end):
+        out[seg.yc[t]] += seg.w[t]
+    total = 0.0
+    classes = 0
+    for k in range(n_classes):
+        total += out[k]
+        if out[k] > 0.0:
+            classes += 1
+    return total, impurity(out, criterion), classes <= 1
+
+
+@njit(cache=True)
+def weighted_median(ys, ws, m):
+    """The smallest y at which the cumulative weight reaches half the total (the lower median);
+    the average of the two middle values when the halves balance exactly (within 1e-12)."""
+    order = np.argsort(ys[:m], kind="mergesort")
+    cw = np.empty(m)
+    s = 0.0
+    for i in range(m):
+        s += ws[order[i]]
+        cw[i] = s
+    half = cw[m - 1] / 2.0
+    i = 0
+    while i < m - 1 and cw[i] < half:
+        i += 1
+    if abs(cw[i] - half) <= 1e-12 * abs(half) and i + 1 < m:
+        return (ys[order[i]] + ys[order[i + 1]]) / 2.0
+    return ys[order[i]]
+
+
+@njit(cache=True)
+def regression_stats(seg, start, end, median, out, ys, ws):
+    """The mean (or weighted median) into out[0]; returns (W, impurity, pure). ``ys``, ``ws``:
+    scratch of at least the node's rows."""
+    total, s = 0.0, 0.0
+    m = 0
+    for t in range(start, end):
+        wt = seg.w[t]
+        if wt > 0.0:
+            total += wt
+            s += wt * seg.yr[t]
+            ys[m] = seg.yr[t]
+            ws[m] = wt
+            m += 1
+    if not total > 0.0:
+        out[0] = 0.0
+        return 0.0, 0.0, True
+    mean = s / total
+    sse = 0.0
+    pure = True
+    for i in range(m):
+        dev = ys[i] - mean
+        sse += ws[i] * (dev * dev)
+        if ys[i] != ys[0]:
+            pure = False
+    out[0] = weighted_median(ys, ws, m) if median else mean
+    return total, sse / total, pure

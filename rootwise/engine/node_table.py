@@ -1,0 +1,141 @@
+"""The tree being grown: node arrays, the category -> branch pool and the surrogate table, grown by
+doubling, and their conversion into a ``Tree`` once growth ends (the one place that does it).
+
+Children of a node get consecutive ids, created when the node is split; a new node starts as a
+leaf and is filled in when it is visited (its statistics) and when it is split (its test).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .._config import LEAF, MISSING_STOP
+from .arrays import grown, grown_rows
+
+
+class NodeTable(NamedTuple):
+    feature: np.ndarray
+    kind: np.ndarray
+    threshold: np.ndarray
+    first_child: np.ndarray
+    n_children: np.ndarray
+    pool_offset: np.ndarray
+    missing_branch: np.ndarray
+    parent: np.ndarray
+    depth: np.ndarray
+    impurity: np.ndarray
+    n_samples: np.ndarray
+    weight: np.ndarray
+    fraction: np.ndarray
+    improvement: np.ndarray
+    s_offset: np.ndarray
+    s_count: np.ndarray
+    value: np.ndarray  # (nodes, classes) or (nodes, 1)
+
+
+class SurrogateTable(NamedTuple):
+    feature: np.ndarray
+    kind: np.ndarray
+    threshold: np.ndarray
+    left_branch: np.ndarray
+    pool_offset: np.ndarray
+    agreement: np.ndarray
+    adjusted: np.ndarray
+
+
+@njit(cache=True)
+def new_nodes(capacity, n_out):
+    c = max(capacity, 1)
+    return NodeTable(np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64), np.empty(c),
+                     np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64),
+                     np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64),
+                     np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64), np.empty(c),
+                     np.empty(c, dtype=np.int64), np.empty(c), np.empty(c), np.empty(c),
+                     np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64),
+                     np.zeros((c, n_out)))
+
+
+@njit(cache=True)
+def with_room(t, needed):
+    """The node table with room for ``needed`` nodes (the same table when it has it)."""
+    if needed <= t.feature.shape[0]:
+        return t
+    return NodeTable(grown(t.feature, needed), grown(t.kind, needed), grown(t.threshold, needed),
+                     grown(t.first_child, needed), grown(t.n_children, needed),
+                     grown(t.pool_offset, needed), grown(t.missing_branch, needed),
+                     grown(t.parent, needed), grown(t.depth, needed), grown(t.impurity, needed),
+                     grown(t.n_samples, needed), grown(t.weight, needed),
+                     grown(t.fraction, needed), grown(t.improvement, needed),
+                     grown(t.s_offset, needed), grown(t.s_count, needed),
+                     grown_rows(t.value, needed))
+
+
+@njit(cache=True)
+def new_surrogates(capacity):
+    c = max(capacity, 1)
+    return SurrogateTable(np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64), np.empty(c),
+                          np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64), np.empty(c),
+                          np.empty(c))
+
+
+@njit(cache=True)
+def surrogates_with_room(s, needed):
+    if needed <= s.feature.shape[0]:
+        return s
+    return SurrogateTable(grown(s.feature, needed), grown(s.kind, needed),
+                          grown(s.threshold, needed), grown(s.left_branch, needed),
+                          grown(s.pool_offset, needed), grown(s.agreement, needed),
+                          grown(s.adjusted, needed))
+
+
+@njit(cache=True)
+def init_leaf(t, node, parent, depth, fraction):
+    """A new node: a leaf under ``parent`` until it is visited and perhaps split."""
+    t.feature[node] = -1
+    t.kind[node] = LEAF
+    t.threshold[node] = np.nan
+    t.first_child[node] = -1
+    t.n_children[node] = 0
+    t.pool_offset[node] = -1
+    t.missing_branch[node] = MISSING_STOP
+    t.parent[node] = parent
+    t.depth[node] = depth
+    t.impurity[node] = 0.0
+    t.n_samples[node] = 0
+    t.weight[node] = 0.0
+    t.fraction[node] = fraction
+    t.improvement[node] = 0.0
+    t.s_offset[node] = -1
+    t.s_count[node] = 0
+    for k in range(t.value.shape[1]):
+        t.value[node, k] = 0.0
+
+
+@njit(cache=True)
+def pool_with(pool, n_pool, extra):
+    """The category pool with room for ``extra`` more entries."""
+    if n_pool + extra > pool.shape[0]:
+        return grown(pool, n_pool + extra)
+    return pool
+
+
+def to_tree(t: NodeTable, n_nodes: int, pool, n_pool: int, s: SurrogateTable, n_sur: int,
+            n_categories):
+    """The grown tree as a ``Tree`` (its dtypes; arrays trimmed to what was used)."""
+    from ..tree import Tree
+
+    cut = slice(0, n_nodes)
+    nodes = {"feature": t.feature[cut], "kind": t.kind[cut], "threshold": t.threshold[cut],
+             "first_child": t.first_child[cut], "n_children": t.n_children[cut],
+             "pool_offset": t.pool_offset[cut], "missing_branch": t.missing_branch[cut],
+             "parent": t.parent[cut], "depth": t.depth[cut], "impurity": t.impurity[cut],
+             "n_node_samples": t.n_samples[cut], "weighted_n_node_samples": t.weight[cut],
+             "branch_fraction": t.fraction[cut], "surrogate_offset": t.s_offset[cut],
+             "n_surrogates": t.s_count[cut], "improvement": t.improvement[cut]}
+    cut_s = slice(0, n_sur)
+    surrogates = {"feature": s.feature[cut_s], "kind": s.kind[cut_s],
+                  "threshold": s.threshold[cut_s], "left_branch": s.left_branch[cut_s],
+                  "pool_offset": s.pool_offset[cut_s], "agreement": s.agreement[cut_s],
+                  "adjusted_agreement": s.adjusted[cut_s]}
+    return Tree(nodes, t.value[cut], pool[:n_pool], n_categories, surrogates)

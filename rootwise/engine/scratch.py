@@ -1,0 +1,105 @@
+"""The engine's working memory, allocated once per fit: no kernel allocates per node on the hot path.
+
+Arrays "by row" are indexed by row id; "per position" by a node's segment position - start; the
+entry tables are described in ``entries``.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .entries import CODES
+from .subsets import SubsetScratch, new_subset_scratch
+
+
+class Scratch(NamedTuple):
+    # per class (or the 3 regression sums): scans and scores
+    total: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    counts: np.ndarray  # int64
+    best_left: np.ndarray
+    branches: np.ndarray  # (2, width)
+    table2: np.ndarray  # (2, classes): release 8's scan
+    proxy: np.ndarray  # per position: a boundary's proxy
+    xlogx: np.ndarray  # k log2 k for k = 0..n
+    sizes: np.ndarray  # per entry
+    parent: np.ndarray  # per class: a test's union of branches
+    subset: SubsetScratch  # the subset search's
+    side: np.ndarray  # per entry, int64
+    sides: np.ndarray  # per category of the chosen test, int64
+    # binned columns' entries (``entries``)
+    binned: np.ndarray  # column of each code byte
+    ent_code: np.ndarray
+    ent_stats: np.ndarray
+    ent_n: np.ndarray
+    table: np.ndarray
+    bits: np.ndarray
+    se_code: np.ndarray
+    se_w: np.ndarray
+    se_n: np.ndarray
+    se_pm: np.ndarray
+    se_n_entries: np.ndarray
+    se_side: np.ndarray
+    # WIDE columns' entries
+    wide_table: np.ndarray
+    wide_mark: np.ndarray
+    wide_touched: np.ndarray
+    wide_code: np.ndarray
+    wide_stats: np.ndarray
+    wide_se_code: np.ndarray
+    wide_se_w: np.ndarray
+    wide_se_n: np.ndarray
+    # per node
+    ys: np.ndarray  # per position: a regression node's targets (median, impurity)
+    ws: np.ndarray
+    w_node: np.ndarray  # by row: C4.5's weights at the node
+    unit_input: bool  # every input weight is 0 or 1
+    available: np.ndarray  # (d,) bool
+    direction: np.ndarray  # per position: the chosen test's branch
+    flags: np.ndarray  # per position: a binary partition's sides
+    dir_row: np.ndarray  # by row: the primary's branch (surrogate scans)
+    goes_left: np.ndarray  # by row: binary partition
+    branch_of_row: np.ndarray  # by row: multiway partition
+    buf_i: np.ndarray  # partition buffers
+    buf_f: np.ndarray
+    buf_codes: np.ndarray
+
+
+@njit(cache=True)
+def new_scratch(n, d, n_classes, width, binned, max_categories, max_wide, n_code_words,
+                unit_input):
+    """Working memory for a fit on n rows and d columns: ``width`` = classes or 3 (regression),
+    ``binned`` the column of each code byte, ``max_categories`` the most categories of any
+    column (at least 2), ``max_wide`` the most categories of a WIDE column (0: none)."""
+    C = max(n_classes, 1)
+    nb = binned.shape[0]
+    cells = max(width, 5)
+    per_entry = max(CODES, max_wide + 1, max_categories)
+    xlogx = np.zeros(n + 2)
+    for k in range(1, n + 2):
+        xlogx[k] = k * np.log2(k)
+    wide_rows = max_wide + 1 if max_wide > 0 else 1
+    return Scratch(
+        np.zeros(width), np.zeros(width), np.zeros(width), np.zeros(width, dtype=np.int64),
+        np.zeros(width), np.zeros((2, width)), np.zeros((2, C)), np.empty(max(n, 1)), xlogx,
+        np.zeros(per_entry), np.zeros(width), new_subset_scratch(per_entry, width),
+        np.zeros(per_entry, dtype=np.int64),
+        np.full(max(max_categories, 2), -1, dtype=np.int64),
+        binned, np.zeros((nb, CODES), dtype=np.int64), np.zeros((nb, CODES, width)),
+        np.zeros(nb, dtype=np.int64), np.zeros(nb * CODES * cells),
+        np.zeros(nb * 4, dtype=np.uint64),
+        np.zeros((nb, CODES), dtype=np.int64), np.zeros((nb, CODES, 2)),
+        np.zeros((nb, CODES, 2), dtype=np.int64), np.zeros((nb, CODES), dtype=np.int64),
+        np.zeros(nb, dtype=np.int64), np.zeros((nb, 2)),
+        np.zeros(wide_rows * cells), np.zeros(wide_rows, dtype=np.bool_),
+        np.zeros(wide_rows, dtype=np.int64), np.zeros(wide_rows, dtype=np.int64),
+        np.zeros((wide_rows, width)), np.zeros(wide_rows, dtype=np.int64),
+        np.zeros((wide_rows, 2)), np.zeros((wide_rows, 2), dtype=np.int64),
+        np.empty(max(n, 1)), np.empty(max(n, 1)), np.zeros(max(n, 1)), unit_input,
+        np.zeros(d, dtype=np.bool_), np.zeros(max(n, 1), dtype=np.int64),
+        np.zeros(max(n, 1), dtype=np.int64),
+        np.zeros(max(n, 1), dtype=np.int64), np.zeros(max(n, 1), dtype=np.int64),
+        np.zeros(max(n, 1), dtype=np.int64), np.empty(max(n, 1), dtype=np.int64),
+        np.empty(max(n, 1)), np.zeros((max(n, 1), n_code_words), dtype=np.int64))

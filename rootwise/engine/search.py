@@ -1,0 +1,245 @@
+"""Split search at a node: each available column's best test and its scores, then the selection
+rule's choice (seed 000 §2: information gain, gain ratio above the average gain; seed 001: Gini,
+squared error).
+
+A column is searched by its kind (``bundles.Features.search``):
+
+    SORTED   continuous, exact: a threshold scan over its presorted words (``sorted_scan``)
+    BINNED   a byte code per row: a threshold between histogram bins of a continuous column, or a
+             categorical test (subset or multiway) from its categories' entries (``entry_scan``)
+    WIDE     categorical with more categories than a byte holds: as BINNED, codes read from X
+
+Per column the candidate's scores go into the ``Candidates`` arrays; the test itself (threshold,
+or a subset's side per category) is remade for the chosen column only (``chosen_sides``).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .._config import MULTIWAY
+from .bundles import BINNED, SORTED
+from .entries import binned_split_entries, wide_split_entries
+from .entry_scan import entry_sizes, subset_branches, threshold_class, threshold_regression
+from .j48 import (
+    MIN_SPLIT_CAP,
+    MIN_SPLIT_SHARE,
+    SMALL,
+    min_split_size,
+    multiway_scores,
+    release8_midpoint,
+    split_info,
+    split_point_sorted,
+)
+from .j48 import choose as release8_choose
+from .scores import choose, score
+from .segments import ROW_MASK
+from .sorted_scan import known_length, scan_class, scan_regression, scan_release8
+from .subsets import best_subset_class_entries, best_subset_regression_entries
+from .thresholds import midpoint
+
+
+class Candidates(NamedTuple):
+    """Each column's best test at the node being searched."""
+
+    found: np.ndarray  # (d,) bool
+    gain: np.ndarray
+    iv: np.ndarray
+    ratio: np.ndarray
+    rho: np.ndarray
+    admissible: np.ndarray  # (d,) bool
+    threshold: np.ndarray  # threshold tests: the cut
+    midpoint: np.ndarray  # release 8: the cut before it is moved to a training value
+    penalty: np.ndarray  # release 8: the MDL penalty taken off the gain
+    cuts: np.ndarray  # (d,) int64, release 8: admissible cuts
+
+
+@njit(cache=True)
+def new_candidates(d):
+    return Candidates(np.zeros(d, dtype=np.bool_), np.zeros(d), np.zeros(d), np.zeros(d),
+                      np.zeros(d), np.zeros(d, dtype=np.bool_), np.full(d, np.nan),
+                      np.full(d, np.nan), np.zeros(d), np.zeros(d, dtype=np.int64))
+
+
+@njit(cache=True)
+def available_columns(nodes, node, out):
+    """Columns a node may test: all but those a multiway test above it used up."""
+    for j in range(out.shape[0]):
+        out[j] = True
+    a = nodes.parent[node]
+    while a >= 0:
+        if nodes.kind[a] == MULTIWAY:
+            out[nodes.feature[a]] = False
+        a = nodes.parent[a]
+
+
+@njit(cache=True)
+def _record(cand, j, gain, iv, ratio, rho, admissible):
+    cand.found[j] = True
+    cand.gain[j] = gain
+    cand.iv[j] = iv
+    cand.ratio[j] = ratio
+    cand.rho[j] = rho
+    cand.admissible[j] = admissible
+
+
+@njit(cache=True)
+def _sorted_column(seg, start, end, j, rows, feat, params, scr, cand, W, w_row, unit):
+    """A presorted continuous column's best cut."""
+    s = feat.slot[j]
+    n = known_length(seg.words, s, start, end)
+    if n < 2:
+        return
+    words = seg.words
+    if params.release8:
+        known_w = 0.0
+        for i in range(start, start + n):
+            known_w += w_row[words[s, i] & ROW_MASK]
+        min_split = min_split_size(known_w, params.n_classes, params.r8_min_objects,
+                                   MIN_SPLIT_SHARE, MIN_SPLIT_CAP)
+        if 2.0 * min_split - n > SMALL:  # J48 counts rows here, not weight
+            return
+        i, gain, cuts = scan_release8(words, s, start, n, rows.X, j, w_row, params.n_classes,
+                                      min_split, W, scr)
+        if cuts == 0 or i < 0:
+            return
+        penalty = feat.log2_cuts[cuts] / W
+        gain -= penalty
+        if gain < SMALL:
+            return
+        b = scr.branches
+        sizes = scr.sizes
+        sizes[0], sizes[1] = 0.0, 0.0
+        for v in range(2):
+            for k in range(params.n_classes):
+                sizes[v] += b[v, k]
+        rho = (sizes[0] + sizes[1]) / W if W > 0.0 else 0.0
+        iv = split_info(sizes[:2], W)
+        _record(cand, j, gain, iv, gain / iv if iv > 0.0 else 0.0, rho, True)
+        mid = release8_midpoint(rows.X[words[s, i] & ROW_MASK, j],
+                                rows.X[words[s, i + 1] & ROW_MASK, j])
+        lo, hi = feat.distinct_at[j], feat.distinct_at[j + 1]
+        value = split_point_sorted(feat.distinct[lo:hi], rows.X[:, j], mid)
+        cand.threshold[j] = value if np.isfinite(value) else mid
+        cand.midpoint[j] = mid
+        cand.penalty[j] = penalty
+        cand.cuts[j] = cuts
+        return
+    if params.regression:
+        i = scan_regression(words, s, start, n, w_row, rows.yr, unit, params.min_leaf, scr)
+    else:
+        i = scan_class(words, s, start, n, w_row, unit, params.n_classes, params.criterion,
+                       params.min_leaf, scr)
+    if i < 0:
+        return
+    gain, iv, ratio, rho, admissible = score(scr.branches, W, params.criterion, params.regression,
+                                             params.min_leaf, params.two_branches, scr.sizes,
+                                             scr.parent)
+    _record(cand, j, gain, iv, ratio, rho, admissible)
+    cand.threshold[j] = midpoint(rows.X[words[s, i] & ROW_MASK, j],
+                                 rows.X[words[s, i + 1] & ROW_MASK, j])
+
+
+@njit(cache=True)
+def _categorical_column(j, codes, stats, p, feat, params, scr, cand, W):
+    """A categorical column's test from its p entries: one branch per category, or the best
+    subset against the rest."""
+    sizes = scr.sizes
+    if params.multiway:
+        if entry_sizes(stats, p, params.regression, sizes) < 2:
+            return
+        if params.release8:
+            gain, iv, rho, admissible = multiway_scores(stats[:p], sizes[:p], W,
+                                                        params.r8_min_objects)
+            _record(cand, j, gain, iv, gain / iv if iv > 0.0 else 0.0, rho, admissible)
+        else:
+            gain, iv, ratio, rho, admissible = score(stats[:p], W, params.criterion,
+                                                     params.regression, params.min_leaf,
+                                                     params.two_branches, scr.sizes, scr.parent)
+            _record(cand, j, gain, iv, ratio, rho, admissible)
+        return
+    if not _subset_sides(stats, p, params, scr.side, scr.subset):
+        return
+    subset_branches(stats, p, scr.side, scr.branches)
+    gain, iv, ratio, rho, admissible = score(scr.branches, W, params.criterion, params.regression,
+                                             params.min_leaf, params.two_branches, scr.sizes,
+                                             scr.parent)
+    _record(cand, j, gain, iv, ratio, rho, admissible)
+
+
+@njit(cache=True)
+def _subset_sides(stats, p, params, side, sub):
+    """The best subset's side of each entry (``subsets``); False when none is admissible."""
+    if params.regression:
+        return best_subset_regression_entries(stats, p, params.min_leaf, side, sub)
+    return best_subset_class_entries(stats, p, params.criterion, params.min_leaf,
+                                     params.max_exhaustive, side, sub)
+
+
+@njit(cache=True)
+def _binned_threshold(j, codes, stats, p, feat, params, scr, cand, W):
+    """A binned continuous column's best cut between two bins present at the node, placed at the
+    midpoint of the largest training value of the lower bin and the smallest of the upper."""
+    if p < 2:
+        return
+    if params.regression:
+        e = threshold_regression(stats, p, params.min_leaf, scr)
+    else:
+        e = threshold_class(stats, p, params.n_classes, params.criterion, params.min_leaf, scr)
+    if e < 0:
+        return
+    gain, iv, ratio, rho, admissible = score(scr.branches, W, params.criterion, params.regression,
+                                             params.min_leaf, params.two_branches, scr.sizes,
+                                             scr.parent)
+    _record(cand, j, gain, iv, ratio, rho, admissible)
+    cand.threshold[j] = midpoint(feat.bin_max[j, codes[e]], feat.bin_min[j, codes[e + 1]])
+
+
+@njit(cache=True)
+def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, unit):
+    """Every available column's best test at the node [start, end) of weight W; returns (chosen
+    column or -1, its score) under the selection rule. ``w_row``: the rows' weights at the node
+    by row id; ``unit``: all of them are 1."""
+    d = feat.search.shape[0]
+    if scr.binned.shape[0] > 0:
+        binned_split_entries(seg, start, end, scr.binned, feat.n_values, params.regression, scr)
+    for j in range(d):
+        cand.found[j] = False
+        if not available[j]:
+            continue
+        kind = feat.search[j]
+        if kind == SORTED:
+            _sorted_column(seg, start, end, j, rows, feat, params, scr, cand, W, w_row, unit)
+            continue
+        if kind == BINNED:
+            q = feat.slot[j]
+            codes, stats, p = scr.ent_code[q], scr.ent_stats[q], scr.ent_n[q]
+        else:
+            p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr)
+            codes, stats = scr.wide_code, scr.wide_stats
+        if feat.categorical[j]:
+            _categorical_column(j, codes, stats, p, feat, params, scr, cand, W)
+        else:
+            _binned_threshold(j, codes, stats, p, feat, params, scr, cand, W)
+    if params.release8:
+        return release8_choose(cand.found, cand.gain, cand.ratio, cand.admissible,
+                               feat.in_average)
+    return choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
+
+
+@njit(cache=True)
+def chosen_sides(seg, start, end, j, rows, feat, params, scr, out):
+    """The branch of each category of the chosen subset test on column j (out[code]: 0, 1, or
+    -1 for a category absent at the node), remade from the column's entries."""
+    for c in range(out.shape[0]):
+        out[c] = -1
+    if feat.search[j] == BINNED:
+        q = feat.slot[j]
+        codes, stats, p = scr.ent_code[q], scr.ent_stats[q], scr.ent_n[q]
+    else:
+        p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr)
+        codes, stats = scr.wide_code, scr.wide_stats
+    _subset_sides(stats, p, params, scr.side, scr.subset)
+    for e in range(p):
+        out[codes[e]] = scr.side[e]

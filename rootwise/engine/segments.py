@@ -1,0 +1,391 @@
+"""A node's rows as a segment [start, end) of parallel arrays, and how a split partitions them.
+
+Every array holds the node's rows in ascending row order (the reference builder's node order):
+
+    row    row ids
+    w      each row's weight at the node (C4.5 splits a row's weight over branches)
+    yc/yr  class codes / regression targets, moved with the rows so that scans read them in order
+    codes  one byte per binned column (category code, or histogram bin; the missing code is the
+           column's number of values), moved as 64-bit words of 8 codes
+    words  one row per presorted (exact continuous) column: the node's rows sorted by the column's
+           value, ties in row order, each a 64-bit word
+
+         bits 0-31   row id
+         bits 32-51  the row's class code (classification)
+         bit 52      TIE: same value as the word before it
+         bit 53      END: not a known value of positive weight (missing, or a row of weight 0);
+                     such rows come last in every column, in row order
+
+A column is sorted once per fit; a split partitions every column's segment stably into the
+children's segments, so each stays sorted and no node sorts again. Two rows that become
+neighbours in a child tie exactly when every row between them in the parent tied with its
+predecessor, so the partition carries the TIE flags with an AND per child.
+
+Binary splits (CART) partition in place, left rows first. A multiway or C4.5 split writes the
+children after one another from ``start``, the last branch first: a row whose tested value is
+missing goes to every branch that receives it, so the children can take more room than the
+parent, and growing depth-first with the first branch on top keeps the node being split the
+topmost segment, free to grow upwards.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .radix import radix_argsort_keys
+
+ROW_MASK = 0xFFFFFFFF
+CODE_SHIFT = 32
+CODE_MASK = 0xFFFFF  # 20 bits: up to 1,048,576 classes in a word
+TIE_SHIFT = 52
+TIE_BIT = 1 << TIE_SHIFT
+END_BIT = 1 << 53
+MAX_CLASSES = CODE_MASK + 1
+MAX_ROWS = ROW_MASK + 1
+
+
+class Segments(NamedTuple):
+    row: np.ndarray  # (cap,) int64
+    w: np.ndarray  # (cap,) float64
+    yc: np.ndarray  # (cap,) int64, or empty
+    yr: np.ndarray  # (cap,) float64, or empty
+    codes: np.ndarray  # (cap, n_code_words) int64: 8 byte codes per word
+    words: np.ndarray  # (n_sorted, cap) int64
+
+
+@njit(cache=True)
+def class_of(word):
+    return (word >> CODE_SHIFT) & CODE_MASK
+
+
+@njit(cache=True)
+def row_of(word):
+    return word & ROW_MASK
+
+
+@njit(cache=True)
+def tied(word):
+    """1 when the word's value equals the previous word's (in its column's order)."""
+    return (word >> TIE_SHIFT) & 1
+
+
+@njit(cache=True)
+def is_end(word):
+    return (word & END_BIT) != 0
+
+
+@njit(cache=True)
+def code_at(codes, t, slot):
+    """The byte code of binned column ``slot`` for segment position t."""
+    return (codes[t, slot >> 3] >> ((slot & 7) * 8)) & 0xFF
+
+
+# ----------------------------------------------------------------------------- the root
+
+
+@njit(cache=True)
+def presort_column(column, w, yc, out):
+    """One column's words at the root into ``out``: the rows with a known value and positive
+    weight by value (stable: ties in row order), then the others in row order, flagged END."""
+    n = column.shape[0]
+    m = 0
+    for r in range(n):
+        if w[r] > 0.0 and not np.isnan(column[r]):
+            m += 1
+    values = np.empty(m)
+    ids = np.empty(m, dtype=np.int64)
+    m = 0
+    for r in range(n):
+        if w[r] > 0.0 and not np.isnan(column[r]):
+            values[m] = column[r]
+            ids[m] = r
+            m += 1
+    order, keys = radix_argsort_keys(values)
+    has_codes = yc.shape[0] > 0
+    for i in range(m):
+        r = ids[order[i]]
+        word = np.int64(r)
+        if has_codes:
+            word |= np.int64(yc[r]) << CODE_SHIFT
+        if i > 0 and keys[i] == keys[i - 1]:  # equal keys are equal values (-0.0 == 0.0)
+            word |= TIE_BIT
+        out[i] = word
+    p = m
+    for r in range(n):
+        if not (w[r] > 0.0 and not np.isnan(column[r])):
+            word = np.int64(r) | END_BIT
+            if has_codes:
+                word |= np.int64(yc[r]) << CODE_SHIFT
+            out[p] = word
+            p += 1
+
+
+@njit(cache=True)
+def root_segments(X, yc, yr, w, sorted_columns, binned_columns, from_bins, binned_codes, n_values,
+                  capacity):
+    """The root's segment arrays, with room for ``capacity`` rows. Binned column s is column
+    ``binned_columns[s]``: its codes are a categorical column's category codes, read from X
+    (missing: n_values[j]), or, when ``from_bins[s]``, histogram bins from ``binned_codes``
+    ((n, d) uint8, made by binning)."""
+    n, d = X.shape
+    row = np.empty(capacity, dtype=np.int64)
+    wt = np.empty(capacity)
+    for r in range(n):
+        row[r] = r
+        wt[r] = w[r]
+    yc_s = np.empty(capacity if yc.shape[0] > 0 else 0, dtype=np.int64)
+    for r in range(yc.shape[0]):
+        yc_s[r] = yc[r]
+    yr_s = np.empty(capacity if yr.shape[0] > 0 else 0)
+    for r in range(yr.shape[0]):
+        yr_s[r] = yr[r]
+    n_binned = binned_columns.shape[0]
+    codes = np.zeros((capacity, (n_binned + 7) // 8), dtype=np.int64)
+    for s in range(n_binned):
+        j = binned_columns[s]
+        shift = (s & 7) * 8
+        for r in range(n):
+            if from_bins[s]:
+                c = np.int64(binned_codes[r, j])
+            else:
+                x = X[r, j]
+                c = n_values[j] if np.isnan(x) else np.int64(x)
+            codes[r, s >> 3] |= c << shift
+    words = np.empty((sorted_columns.shape[0], capacity), dtype=np.int64)
+    for s in range(sorted_columns.shape[0]):
+        presort_column(X[:, sorted_columns[s]], w, yc, words[s])
+    return Segments(row, wt, yc_s, yr_s, codes, words)
+
+
+# ----------------------------------------------------------------------------- binary splits
+
+
+@njit(cache=True)
+def _split_1d(a, start, m, g, buf):
+    """Stable partition of a[start:start + m] by the flags g (1 = left), left first, branch-free
+    (left or right is close to random: a branch would be mispredicted half the time)."""
+    n_left = 0
+    n_right = 0
+    for i in range(m):
+        x = a[start + i]
+        a[start + n_left] = x
+        buf[n_right] = x
+        gi = g[i]
+        n_left += gi
+        n_right += 1 - gi
+    for t in range(n_right):
+        a[start + n_left + t] = buf[t]
+    return n_left
+
+
+@njit(cache=True)
+def _split_codes(codes, start, m, g, buf):
+    """``_split_1d`` for whole rows of the codes."""
+    k_words = codes.shape[1]
+    n_left = 0
+    n_right = 0
+    for i in range(m):
+        for k in range(k_words):
+            x = codes[start + i, k]
+            codes[start + n_left, k] = x
+            buf[n_right, k] = x
+        gi = g[i]
+        n_left += gi
+        n_right += 1 - gi
+    for t in range(n_right):
+        for k in range(k_words):
+            codes[start + n_left + t, k] = buf[t, k]
+
+
+@njit(cache=True)
+def _split_words(words, s, start, end, goes_left, buf):
+    """Stable partition of column s's words by the row's side (``goes_left`` by row id), each side
+    still sorted; a word's TIE flag in its child is the AND of the flags from its side's previous
+    word up to it."""
+    n_left = 0
+    n_right = 0
+    tie_left = np.int64(1)
+    tie_right = np.int64(1)
+    untie = ~np.int64(TIE_BIT)
+    for i in range(start, end):
+        word = words[s, i]
+        g = np.int64(goes_left[word & ROW_MASK])
+        t = tied(word)
+        tie_left &= t
+        tie_right &= t
+        moved = (word & untie) | (((tie_left & g) | (tie_right & (1 - g))) << TIE_SHIFT)
+        tie_left |= g
+        tie_right |= 1 - g
+        words[s, start + n_left] = moved
+        buf[n_right] = moved
+        n_left += g
+        n_right += 1 - g
+    for t in range(n_right):
+        words[s, start + n_left + t] = buf[t]
+
+
+@njit(cache=True)
+def split_binary(seg, start, end, direction, goes_left, g, buf_i, buf_f, buf_codes):
+    """Partition the segment stably by ``direction`` (0 left, 1 right, per segment position):
+    returns the first position of the right child. ``goes_left``: scratch by row id; ``g``: per
+    position."""
+    m = end - start
+    for t in range(m):
+        g[t] = 1 - direction[t]
+        goes_left[seg.row[start + t]] = g[t]
+    n_left = _split_1d(seg.row, start, m, g, buf_i)
+    _split_1d(seg.w, start, m, g, buf_f)
+    if seg.yc.shape[0] > 0:
+        _split_1d(seg.yc, start, m, g, buf_i)
+    if seg.yr.shape[0] > 0:
+        _split_1d(seg.yr, start, m, g, buf_f)
+    if seg.codes.shape[1] > 0:
+        _split_codes(seg.codes, start, m, g, buf_codes)
+    for s in range(seg.words.shape[0]):
+        _split_words(seg.words, s, start, end, goes_left, buf_i)
+    return start + n_left
+
+
+# ----------------------------------------------------------------------------- multiway splits
+
+
+@njit(cache=True)
+def child_layout(start, branch, receives, n_branches):
+    """Where each child's segment lies after a multiway split: child b gets its own rows (branch
+    b) plus, when ``receives[b]``, every row without a branch (-1). Children are laid out from
+    ``start``, the last branch first. Returns (child_start, child_end), each (n_branches,)."""
+    size = np.zeros(n_branches, dtype=np.int64)
+    lost = 0
+    for t in range(branch.shape[0]):
+        if branch[t] >= 0:
+            size[branch[t]] += 1
+        else:
+            lost += 1
+    c_start = np.empty(n_branches, dtype=np.int64)
+    c_end = np.empty(n_branches, dtype=np.int64)
+    pos = start
+    for b in range(n_branches - 1, -1, -1):
+        c_start[b] = pos
+        pos += size[b] + (lost if receives[b] else 0)
+        c_end[b] = pos
+    return c_start, c_end
+
+
+@njit(cache=True)
+def with_capacity(seg, needed):
+    """The segment arrays with room for ``needed`` rows (the same when they have it)."""
+    cap = seg.row.shape[0]
+    if needed <= cap:
+        return seg
+    new = max(needed, 2 * cap)
+    row = np.empty(new, dtype=np.int64)
+    wt = np.empty(new)
+    yc = np.empty(new if seg.yc.shape[0] > 0 else 0, dtype=np.int64)
+    yr = np.empty(new if seg.yr.shape[0] > 0 else 0)
+    codes = np.zeros((new, seg.codes.shape[1]), dtype=np.int64)
+    words = np.empty((seg.words.shape[0], new), dtype=np.int64)
+    for t in range(cap):
+        row[t] = seg.row[t]
+        wt[t] = seg.w[t]
+        for k in range(seg.codes.shape[1]):
+            codes[t, k] = seg.codes[t, k]
+    for t in range(seg.yc.shape[0]):
+        yc[t] = seg.yc[t]
+    for t in range(seg.yr.shape[0]):
+        yr[t] = seg.yr[t]
+    for s in range(seg.words.shape[0]):
+        for t in range(cap):
+            words[s, t] = seg.words[s, t]
+    return Segments(row, wt, yc, yr, codes, words)
+
+
+@njit(cache=True)
+def split_multiway(seg, start, end, branch, fractions, receives, c_start, c_end, branch_of_row,
+                   scratch_i, scratch_f):
+    """Write each child's rows into [c_start[b], c_end[b]) (``child_layout``): a row of branch b
+    keeps its weight; a row without a branch (-1) goes to every child that ``receives`` it with
+    weight w * fractions[b]. Rows keep their order in every child, and so do the words of every
+    column (their TIE flags recomputed per child). ``branch_of_row``: scratch by row id;
+    ``scratch_*``: at least c_end.max() - start entries. The segment must have room up to
+    c_end.max() (``with_capacity``)."""
+    n_b = c_start.shape[0]
+    m = end - start
+    top = start
+    for b in range(n_b):
+        top = max(top, c_end[b])
+    total = top - start
+    fill = np.empty(n_b, dtype=np.int64)
+    for t in range(m):
+        branch_of_row[seg.row[start + t]] = branch[t]
+
+    # 1-D arrays: the destinations of each position, then a gather per array
+    for b in range(n_b):
+        fill[b] = c_start[b] - start
+    src = np.empty(total, dtype=np.int64)
+    factor = np.empty(total)
+    for t in range(m):
+        b = branch[t]
+        if b >= 0:
+            src[fill[b]] = t
+            factor[fill[b]] = 1.0
+            fill[b] += 1
+        else:
+            for c in range(n_b):
+                if receives[c]:
+                    src[fill[c]] = t
+                    factor[fill[c]] = fractions[c]
+                    fill[c] += 1
+    for u in range(total):
+        scratch_i[u] = seg.row[start + src[u]]
+    for u in range(total):
+        seg.row[start + u] = scratch_i[u]
+    for u in range(total):  # w * 1.0 is w exactly: a row of its own branch keeps its weight
+        scratch_f[u] = seg.w[start + src[u]] * factor[u]
+    for u in range(total):
+        seg.w[start + u] = scratch_f[u]
+    if seg.yc.shape[0] > 0:
+        for u in range(total):
+            scratch_i[u] = seg.yc[start + src[u]]
+        for u in range(total):
+            seg.yc[start + u] = scratch_i[u]
+    if seg.yr.shape[0] > 0:
+        for u in range(total):
+            scratch_f[u] = seg.yr[start + src[u]]
+        for u in range(total):
+            seg.yr[start + u] = scratch_f[u]
+    k_words = seg.codes.shape[1]
+    if k_words > 0:
+        staged = np.empty((total, k_words), dtype=np.int64)
+        for u in range(total):
+            for k in range(k_words):
+                staged[u, k] = seg.codes[start + src[u], k]
+        for u in range(total):
+            for k in range(k_words):
+                seg.codes[start + u, k] = staged[u, k]
+
+    # words: each column's segment in its own order, ties recomputed per child
+    untie = ~np.int64(TIE_BIT)
+    acc = np.empty(n_b, dtype=np.int64)
+    for s in range(seg.words.shape[0]):
+        for b in range(n_b):
+            fill[b] = c_start[b] - start
+            acc[b] = 1
+        for i in range(start, end):
+            word = seg.words[s, i]
+            t = tied(word)
+            for c in range(n_b):
+                acc[c] &= t
+            b = branch_of_row[word & ROW_MASK]
+            if b >= 0:
+                scratch_i[fill[b]] = (word & untie) | (acc[b] << TIE_SHIFT)
+                fill[b] += 1
+                acc[b] = 1
+            else:
+                for c in range(n_b):
+                    if receives[c]:
+                        scratch_i[fill[c]] = (word & untie) | (acc[c] << TIE_SHIFT)
+                        fill[c] += 1
+                        acc[c] = 1
+        for u in range(total):
+            seg.words[s, start + u] = scratch_i[u]

@@ -1,0 +1,303 @@
+"""Threshold scans over a presorted column's words (``segments``): the reference's scans
+(``thresholds``) without gathering the sorted rows.
+
+A column's segment at a node holds its known rows of positive weight first, sorted; the scans
+stop at the first END word. A boundary lies between two sorted neighbours that do not tie.
+
+Classification runs in two passes. The reference keeps the first boundary whose decrease beats the
+best so far by TIE_TOLERANCE; computing that decrease at every boundary (two impurities) costs most
+of a scan, so pass 1 ranks the boundaries by an O(classes) proxy of it:
+
+    Gini:     W_l Gini_l + W_r Gini_r = W - (sum_k l_k^2 / W_l + sum_k r_k^2 / W_r)
+    entropy:  W_l Ent_l + W_r Ent_r = xlogx(W_l) + xlogx(W_r) - sum_k xlogx(l_k) - xlogx(r_k)
+
+so that decrease = constant + proxy / W; with unit weights the counts are integers, kept as int64
+(an integer add is one cycle where a float add is four, in a loop-carried chain). Pass 2 then runs
+the reference's rule, on the exact decrease, over the boundaries whose proxy lies within WINDOW
+tolerances of the best: the others are more than a thousand tolerances below the best decrease
+(rounding in the proxy is ~1e-15 of it), so they can neither be chosen nor stand between two that
+are. When a single boundary is within the window it is the one chosen, and pass 2 is skipped.
+
+The branch table of the chosen cut is the scan's running left sums and total - left, as in the
+reference; the sums run in the column's order, so they are the reference's numbers bit for bit.
+"""
+
+import numpy as np
+from numba import njit
+
+from .._config import GINI, TIE_TOLERANCE
+from .criteria import impurity
+from .j48 import DISTINCT, SMALL, info_gain, old_ent
+from .segments import END_BIT, ROW_MASK, class_of, tied
+from .thresholds import children_decrease
+
+WINDOW = 1000.0
+
+
+@njit(cache=True)
+def _xlogx(c):
+    return c * np.log2(c) if c > 0.0 else 0.0
+
+
+@njit(cache=True)
+def known_length(words, s, start, end):
+    """How many words at the start of the segment are known values of positive weight."""
+    i = start
+    while i < end and (words[s, i] & END_BIT) == 0:
+        i += 1
+    return i - start
+
+
+@njit(cache=True)
+def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, scratch):
+    """Best cut of column s's n known words from ``start`` for classification: returns the segment
+    position i of the last row on the left (-1: none admissible); the branch table goes to
+    scratch.branches. ``w_row``: each row's weight at the node, by row id; ``unit``: every such
+    weight is 1 (counts are then integers: ``scratch.xlogx`` holds k log2 k for the entropy)."""
+    total = scratch.total
+    left = scratch.left
+    right = scratch.right
+    counts = scratch.counts  # int64 left counts (unit weights)
+    best_left = scratch.best_left
+    proxy = scratch.proxy
+    xt = scratch.xlogx
+    for k in range(n_classes):
+        total[k] = 0.0
+        left[k] = 0.0
+        counts[k] = 0
+    end = start + n
+    for i in range(start, end):
+        word = words[s, i]
+        total[class_of(word)] += 1.0 if unit else w_row[word & ROW_MASK]
+    w_all = 0.0
+    for k in range(n_classes):
+        w_all += total[k]
+    gini = criterion == GINI
+
+    # pass 1: the proxy of every admissible boundary
+    top, top_i = -np.inf, -1
+    w_left = 0.0
+    sq_left, sq_right, ent_left, ent_right = 0.0, 0.0, 0.0, 0.0
+    if unit:
+        for k in range(n_classes):
+            t = np.int64(total[k])
+            sq_right += total[k] * total[k]
+            if not gini:
+                ent_right += xt[t]
+    for i in range(start, end - 1):
+        word = words[s, i]
+        c = class_of(word)
+        if unit:  # one class moves a row left: O(1) updates of the sums of squares / x log x
+            lk = counts[c]
+            rk = np.int64(total[c]) - lk
+            if gini:
+                sq_left += 2.0 * lk + 1.0
+                sq_right -= 2.0 * rk - 1.0
+            else:
+                ent_left += xt[lk + 1] - xt[lk]
+                ent_right += xt[rk - 1] - xt[rk]
+            counts[c] = lk + 1
+            w_left = float(i - start + 1)
+        else:
+            wt = w_row[word & ROW_MASK]
+            left[c] += wt
+            w_left += wt
+        proxy[i - start] = -np.inf
+        if tied(words[s, i + 1]):
+            continue
+        w_right = w_all - w_left
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        if unit:
+            if gini:
+                v = sq_left / w_left + sq_right / w_right
+            else:
+                v = ent_left + ent_right - xt[i - start + 1] - xt[end - i - 1]
+        else:
+            v = 0.0
+            if gini:
+                sl, sr = 0.0, 0.0
+                for k in range(n_classes):
+                    r = total[k] - left[k]
+                    sl += left[k] * left[k]
+                    sr += r * r
+                v = sl / w_left + sr / w_right
+            else:
+                for k in range(n_classes):
+                    v += _xlogx(left[k]) + _xlogx(total[k] - left[k])
+                v -= _xlogx(w_left) + _xlogx(w_right)
+        proxy[i - start] = v
+        if v > top:
+            top, top_i = v, i
+            for k in range(n_classes):
+                best_left[k] = float(counts[k]) if unit else left[k]
+    if top_i < 0:
+        return -1
+    cut = top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
+    n_top = 0
+    for i in range(start, end - 1):
+        if proxy[i - start] >= cut:
+            n_top += 1
+    if n_top > 1:  # pass 2: the reference's rule on the exact decrease, near the top only
+        parent = impurity(total, criterion)
+        for k in range(n_classes):
+            left[k] = 0.0
+        w_left = 0.0
+        best = -np.inf
+        top_i = -1
+        for i in range(start, end - 1):
+            word = words[s, i]
+            wt = 1.0 if unit else w_row[word & ROW_MASK]
+            left[class_of(word)] += wt
+            w_left += wt
+            if proxy[i - start] < cut:
+                continue
+            for k in range(n_classes):
+                right[k] = total[k] - left[k]
+            dec = children_decrease(parent, left, right, w_left, w_all - w_left, w_all,
+                                    criterion)
+            if dec > best + TIE_TOLERANCE:
+                best, top_i = dec, i
+                for k in range(n_classes):
+                    best_left[k] = left[k]
+    branches = scratch.branches
+    for k in range(n_classes):
+        branches[0, k] = best_left[k]
+        branches[1, k] = total[k] - best_left[k]
+    return top_i
+
+
+@njit(cache=True)
+def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, scratch):
+    """Best cut for squared error (``thresholds.best_threshold_regression`` over the words): the
+    first boundary whose proxy (sum_l wy)^2 / W_l + (sum_r wy)^2 / W_r beats the best by
+    TIE_TOLERANCE (relative). Returns the last left position or -1; the branch rows
+    (w, wy, wy^2) go to scratch.branches."""
+    end = start + n
+    w_all, s_all, q_all = 0.0, 0.0, 0.0
+    for i in range(start, end):
+        r = words[s, i] & ROW_MASK
+        wt = 1.0 if unit else w_row[r]
+        wy = wt * yr_row[r]
+        w_all += wt
+        s_all += wy
+        q_all += wy * yr_row[r]
+    branches = scratch.branches
+    w_left, s_left, q_left = 0.0, 0.0, 0.0
+    best_i, best = -1, -np.inf
+    for i in range(start, end - 1):
+        r = words[s, i] & ROW_MASK
+        wt = 1.0 if unit else w_row[r]
+        wy = wt * yr_row[r]
+        w_left += wt
+        s_left += wy
+        q_left += wy * yr_row[r]
+        if tied(words[s, i + 1]):
+            continue
+        w_right = w_all - w_left
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        s_right = s_all - s_left
+        proxy = s_left * s_left / w_left + s_right * s_right / w_right
+        if best_i < 0 or proxy > best + TIE_TOLERANCE * max(1.0, abs(best)):
+            best_i, best = i, proxy
+            branches[0, 0], branches[0, 1], branches[0, 2] = w_left, s_left, q_left
+            branches[1, 0], branches[1, 1], branches[1, 2] = w_right, s_right, q_all - q_left
+    return best_i
+
+
+@njit(cache=True)
+def scan_release8(words, s, start, n, X, j, w_row, n_classes, min_split, total_w, scratch):
+    """J48's scan (``j48.numeric_split``) over the words of column s (X's column j).
+    Returns (last left position or -1, gain before the MDL penalty, cuts); the left and right
+    class weights at the cut go to scratch.branches."""
+    left = scratch.left
+    right = scratch.right
+    table = scratch.table2
+    branches = scratch.branches
+    for k in range(n_classes):
+        left[k] = 0.0
+        right[k] = 0.0
+    end = start + n
+    for i in range(start, end):
+        word = words[s, i]
+        right[class_of(word)] += w_row[word & ROW_MASK]
+    w_left = 0.0
+    w_right = 0.0
+    for k in range(n_classes):
+        w_right += right[k]
+    old = old_ent(right)
+    best_i, best, cuts = -1, 0.0, 0
+    last = start
+    for nxt in range(start + 1, end):
+        if X[words[s, nxt - 1] & ROW_MASK, j] + DISTINCT < X[words[s, nxt] & ROW_MASK, j]:
+            for i in range(last, nxt):
+                word = words[s, i]
+                c = class_of(word)
+                wt = w_row[word & ROW_MASK]
+                left[c] += wt
+                right[c] -= wt
+                w_left += wt
+                w_right -= wt
+            if min_split - w_left < SMALL and min_split - w_right < SMALL:
+                for k in range(n_classes):
+                    table[0, k] = left[k]
+                    table[1, k] = right[k]
+                gain = info_gain(table, total_w, old)
+                if gain - best > SMALL:
+                    best = gain
+                    best_i = nxt - 1
+                    for k in range(n_classes):
+                        branches[0, k] = left[k]
+                        branches[1, k] = right[k]
+                cuts += 1
+            last = nxt
+    return best_i, best, cuts
+
+
+@njit(cache=True)
+def beats(a, b):
+    """a > b beyond rounding (``surrogates._beats``)."""
+    return a > b + TIE_TOLERANCE * max(1.0, abs(b))
+
+
+@njit(cache=True)
+def scan_surrogate(words, s, start, n, w_row, dir_row, min_side):
+    """Column s as a surrogate of the primary split (``surrogates.best_surrogate_threshold`` over
+    the words): ``dir_row`` is each row's primary branch (-1: primary missing), by row id.
+    Returns (position of the last row below the cut or -1, left branch, agreeing weight, number
+    of primary-known rows)."""
+    end = start + n
+    w0, w1 = 0.0, 0.0
+    n_dir = 0
+    for i in range(start, end):
+        r = words[s, i] & ROW_MASK
+        d = dir_row[r]
+        if d == 0:
+            w0 += w_row[r]
+            n_dir += 1
+        elif d == 1:
+            w1 += w_row[r]
+            n_dir += 1
+    best = max(w0, w1)
+    best_i, best_left = -1, 0
+    below0, below1 = 0.0, 0.0
+    n_below = 0
+    for i in range(start + 1, end):
+        r = words[s, i - 1] & ROW_MASK
+        d = dir_row[r]
+        if d == 0:
+            below0 += w_row[r]
+            n_below += 1
+        elif d == 1:
+            below1 += w_row[r]
+            n_below += 1
+        if tied(words[s, i]) or n_below < min_side or n_dir - n_below < min_side:
+            continue
+        agree_0 = below0 + (w1 - below1)  # x <= t -> branch 0
+        agree_1 = below1 + (w0 - below0)  # x <= t -> branch 1
+        if beats(agree_0, best):
+            best, best_i, best_left = agree_0, i - 1, 0
+        elif beats(agree_1, best):
+            best, best_i, best_left = agree_1, i - 1, 1
+    return best_i, best_left, best, n_dir

@@ -1,0 +1,158 @@
+"""CART's surrogate splits (seed 001 §2.4; rpart's rules, as ``reference.missing`` states them):
+for the chosen primary split, every other column's best split mimicking it.
+
+    agreement = w(primary-known rows the surrogate sends the primary's way) / w(primary-known rows)
+    majority  = max(w_0, w_1) / (w_0 + w_1),   adjusted = (agreement - majority) / (1 - majority)
+
+A surrogate is kept when its adjusted agreement exceeds MIN_ADJUSTED_AGREEMENT and it sends at
+least ``min_side`` primary-known rows each way; kept ones rank by agreement to 12 decimals, ties to
+the lower column. Rows of weight 0 take no part. A presorted column is scanned over its words
+(``sorted_scan.scan_surrogate``); binned and WIDE columns from their surrogate entries
+(``entries``, ``entry_scan``).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .._config import SUBSET, THRESHOLD
+from .bundles import BINNED, SORTED
+from .entries import binned_surrogate_entries, wide_surrogate_entries
+from .entry_scan import surrogate_subset, surrogate_threshold
+from .segments import ROW_MASK
+from .sorted_scan import known_length, scan_surrogate
+from .surrogates import agreement_key
+from .thresholds import midpoint
+
+
+class SurrogateCandidates(NamedTuple):
+    agreement: np.ndarray  # (d,) float: -1 when the column has no surrogate
+    kind: np.ndarray  # (d,) int64: THRESHOLD or SUBSET
+    threshold: np.ndarray  # (d,)
+    left_branch: np.ndarray  # (d,) int64: THRESHOLD, the branch of x <= threshold
+    tie_branch: np.ndarray  # (d,) int64: SUBSET, where a category split evenly goes
+    taken: np.ndarray  # (d,) bool: already ranked
+    order: np.ndarray  # (max_surrogates,) int64: the kept columns, best first
+
+
+@njit(cache=True)
+def new_surrogate_candidates(d, max_surrogates):
+    return SurrogateCandidates(np.full(d, -1.0), np.zeros(d, dtype=np.int64), np.full(d, np.nan),
+                               np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int64),
+                               np.zeros(d, dtype=np.bool_),
+                               np.zeros(max(max_surrogates, 1), dtype=np.int64))
+
+
+@njit(cache=True)
+def heavier(m0, m1):
+    """0 or 1 for the heavier of two weights, -1 when they tie up to rounding."""
+    if abs(m0 - m1) <= 1e-12 * max(1.0, max(m0, m1)):
+        return -1
+    return 1 if m1 > m0 else 0
+
+
+@njit(cache=True)
+def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majority_branch, rows,
+                      feat, params, scr, sc):
+    """Every other column's surrogate of the primary split on column ``primary``; returns how
+    many are kept (their columns in sc.order, best first). ``direction``: each segment position's
+    primary branch, -1 when missing or without a branch; mass0/mass1: the primary-known weights."""
+    d = feat.search.shape[0]
+    total = mass0 + mass1
+    majority = max(mass0, mass1) / total
+    min_side = params.min_side
+    for t in range(start, end):  # by row id, for the presorted columns' scans
+        scr.dir_row[seg.row[t]] = direction[t - start]
+    skip = feat.slot[primary] if feat.search[primary] == BINNED else -1
+    if scr.binned.shape[0] > 0:
+        binned_surrogate_entries(seg, start, end, direction, scr.binned, feat.n_values, skip, scr)
+    for f in range(d):
+        sc.agreement[f] = -1.0
+        if f == primary:
+            continue
+        kind = feat.search[f]
+        agree = -1.0
+        if kind == SORTED:
+            s = feat.slot[f]
+            n = known_length(seg.words, s, start, end)
+            i, left, a, n_dir = scan_surrogate(seg.words, s, start, n, rows.w, scr.dir_row,
+                                               min_side)
+            if n_dir < 2 * min_side or i < 0:
+                continue
+            sc.kind[f] = THRESHOLD
+            sc.left_branch[f] = left
+            sc.threshold[f] = midpoint(rows.X[seg.words[s, i] & ROW_MASK, f],
+                                       rows.X[seg.words[s, i + 1] & ROW_MASK, f])
+            agree = a
+        else:
+            if kind == BINNED:
+                q = feat.slot[f]
+                p = scr.se_n_entries[q]
+                codes, se_w, se_n = scr.se_code[q], scr.se_w[q], scr.se_n[q]
+                side0, side1 = scr.se_side[q, 0], scr.se_side[q, 1]
+            else:
+                p, side0, side1 = wide_surrogate_entries(seg, start, end, direction, rows.X, f,
+                                                         scr)
+                codes, se_w, se_n = scr.wide_se_code, scr.wide_se_w, scr.wide_se_n
+            known_rows = 0
+            for e in range(p):
+                known_rows += se_n[e, 0] + se_n[e, 1]
+            if known_rows < 2 * min_side:
+                continue
+            if feat.categorical[f]:
+                tie = heavier(side0, side1)
+                if tie < 0:
+                    tie = max(majority_branch, 0)
+                agree = surrogate_subset(se_w, se_n, p, tie, min_side, scr.side)
+                if agree < 0.0:
+                    continue
+                sc.kind[f] = SUBSET
+                sc.tie_branch[f] = tie
+                sc.threshold[f] = np.nan
+                sc.left_branch[f] = 0
+            else:
+                e, left, agree, _ = surrogate_threshold(se_w, se_n, p, min_side)
+                if e < 0:
+                    continue
+                sc.kind[f] = THRESHOLD
+                sc.left_branch[f] = left
+                sc.threshold[f] = midpoint(feat.bin_max[f, codes[e]], feat.bin_min[f, codes[e + 1]])
+        agreement = agree / total
+        if (agreement - majority) / (1.0 - majority) > params.min_adjusted:
+            sc.agreement[f] = agreement
+    for f in range(d):
+        sc.taken[f] = False
+    count = 0
+    while count < params.max_surrogates:
+        best_f = -1
+        best_key = 0.0
+        for f in range(d):
+            if sc.agreement[f] >= 0.0 and not sc.taken[f]:
+                key = agreement_key(sc.agreement[f])
+                if best_f < 0 or key > best_key:
+                    best_f, best_key = f, key
+        if best_f < 0:
+            break
+        sc.order[count] = best_f
+        sc.taken[best_f] = True
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc, out):
+    """The branch of each category of the SUBSET surrogate on column f (out[code]; -1: none),
+    remade from its surrogate entries."""
+    for c in range(out.shape[0]):
+        out[c] = -1
+    if feat.search[f] == BINNED:
+        q = feat.slot[f]
+        p = scr.se_n_entries[q]
+        codes, se_w, se_n = scr.se_code[q], scr.se_w[q], scr.se_n[q]
+    else:
+        p, _, _ = wide_surrogate_entries(seg, start, end, direction, rows.X, f, scr)
+        codes, se_w, se_n = scr.wide_se_code, scr.wide_se_w, scr.wide_se_n
+    surrogate_subset(se_w, se_n, p, sc.tie_branch[f], 0, scr.side)
+    for e in range(p):
+        out[codes[e]] = scr.side[e]

@@ -1,0 +1,199 @@
+"""The engine (``engine.loop``, through ``engine.dispatch``) grows exactly the reference builder's
+trees, bit for bit: every node array, value, pool entry and surrogate, on a random corpus with
+ties, missing cells, many categories (more than a byte holds too), zero and fractional weights,
+every stopping rule, best-first growth, median leaves and pre-pruning, for every algorithm.
+
+The reference (``rootwise.reference``) is itself checked against brute force (``tests/naive.py``)
+and against J48, rpart and scikit-learn (the parity tests)."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from rootwise import reference
+from rootwise._config import CATEGORICAL, CONTINUOUS
+from rootwise._policy import Policy
+from rootwise.engine.dispatch import build_tree_with_report
+from rootwise.tree import NODE_FIELDS, SURROGATE_FIELDS
+
+
+def assert_identical(tree, ref, exact_floats=True):
+    """Same tree: structure and thresholds exactly; floats exactly, or (histograms with
+    non-integer sums) within 1e-12."""
+    for name in NODE_FIELDS:
+        a, b = getattr(tree, name), getattr(ref, name)
+        assert a.shape == b.shape, (name, a.shape, b.shape)
+        if a.dtype.kind == "f" and not exact_floats and name != "threshold":
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, err_msg=name)
+        else:
+            assert np.array_equal(a, b, equal_nan=True), name
+    if exact_floats:
+        assert np.array_equal(tree.value, ref.value), "value"
+    else:
+        np.testing.assert_allclose(tree.value, ref.value, rtol=1e-12, atol=1e-12)
+    assert np.array_equal(tree.pool, ref.pool), "pool"
+    for name in SURROGATE_FIELDS:
+        a, b = tree.surrogates[name], ref.surrogates[name]
+        assert a.shape == b.shape, ("surrogates", name)
+        if a.dtype.kind == "f" and not exact_floats and name != "threshold":
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, err_msg=name)
+        else:
+            assert np.array_equal(a, b, equal_nan=True), ("surrogates", name)
+
+
+def table(rng, *, missing=True, wide=False, regression=False, n_max=300):
+    """Columns of rounded normals (ties), categorical columns (a few, or more than 255
+    categories), missing cells; a target that depends on them; weights of some kind."""
+    n = int(rng.integers(2, n_max))
+    n_cont, n_cat = int(rng.integers(0, 4)), int(rng.integers(0, 4))
+    if n_cont + n_cat == 0:
+        n_cont = 1
+    cols, kinds, n_categories = [], [], []
+    for _ in range(n_cont):
+        cols.append(rng.normal(size=n).round(int(rng.integers(0, 3))))
+        kinds.append(CONTINUOUS)
+        n_categories.append(0)
+    for c in range(n_cat):
+        k = int(rng.integers(300, 400)) if wide and c == 0 else int(rng.integers(1, 9))
+        cols.append(rng.integers(0, k, n).astype(float))
+        kinds.append(CATEGORICAL)
+        n_categories.append(k)
+    X = np.stack(cols, axis=1)
+    if missing:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    signal = np.nan_to_num(X).sum(axis=1) % 7 + rng.normal(size=n)
+    if regression:
+        y, n_classes = signal.round(1) * 3.0, 0
+    else:
+        n_classes = int(rng.integers(2, 4))
+        edges = np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1])
+        y = np.digitize(signal, edges).astype(np.int64)
+    kind = rng.integers(0, 4)
+    if kind == 0:
+        w = np.ones(n)
+    elif kind == 1:
+        w = rng.integers(0, 4, n).astype(float)  # zeros among them
+    elif kind == 2:
+        w = rng.integers(1, 5, n) * 0.25
+    else:
+        w = rng.random(n) + 0.05
+    w[0] = max(w[0], 1.0)
+    return X, y, w, np.array(kinds, dtype=np.int64), np.array(n_categories, dtype=np.int64), n_classes
+
+
+STOPPING = [{}, {"max_depth": 2}, {"min_samples_split": 9.0}, {"epsilon": 0.05},
+            {"min_impurity_decrease": 0.01}, {"impurity_threshold": 0.3},
+            {"min_samples_leaf": 3.0}, {"min_samples_leaf": 0.5}]
+
+
+def cart(criterion="gini", **kw):
+    return Policy(criterion=criterion, selection="gain", categorical_split="subset",
+                  numeric_as_category=False, missing="surrogate", **kw)
+
+
+def c45(**kw):
+    base = {"min_samples_leaf": 2.0, "min_samples_split": 4.0}
+    return Policy(criterion="entropy", selection="gain_ratio", categorical_split="multiway",
+                  numeric_as_category=False, missing="fractional", min_leaf_rule="two_branches",
+                  **{**base, **kw})
+
+
+def id3(**kw):
+    return Policy(criterion="entropy", selection="gain", categorical_split="multiway",
+                  numeric_as_category=True, missing="error", **kw)
+
+
+def both(X, y, w, kinds, n_cat, n_classes, policy, validation=None):
+    tree, steps = build_tree_with_report(X, y, w, kinds, n_cat, n_classes, policy, validation)
+    ref, ref_steps = reference.build_tree_with_report(X, y, w, kinds, n_cat, n_classes, policy,
+                                                      validation)
+    assert [dataclasses.astuple(s) for s in steps] == [dataclasses.astuple(s) for s in ref_steps]
+    return tree, ref
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_cart_classifier(seed):
+    rng = np.random.default_rng(seed)
+    X, y, w, kinds, n_cat, n_classes = table(rng, wide=seed % 5 == 0)
+    extra = STOPPING[seed % len(STOPPING)]
+    criterion = ("gini", "entropy")[seed % 2]
+    policy = cart(criterion, max_surrogates=int(rng.integers(0, 6)),
+                  max_exhaustive=int(rng.integers(1, 13)), **extra)
+    assert_identical(*both(X, y, w, kinds, n_cat, n_classes, policy))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_cart_regressor(seed):
+    rng = np.random.default_rng(1000 + seed)
+    X, y, w, kinds, n_cat, _ = table(rng, regression=True, wide=seed % 7 == 0)
+    extra = STOPPING[seed % len(STOPPING)]
+    if "impurity_threshold" in extra:
+        extra = {"impurity_threshold": 1.0}
+    policy = cart("squared_error", leaf_value=("mean", "median")[seed % 2], **extra)
+    assert_identical(*both(X, y, w, kinds, n_cat, 0, policy))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_c45(seed):
+    rng = np.random.default_rng(2000 + seed)
+    X, y, w, kinds, n_cat, n_classes = table(rng)
+    extra = STOPPING[seed % len(STOPPING)]
+    policy = c45(release8=bool(seed % 2), **extra)
+    assert_identical(*both(X, y, w, kinds, n_cat, n_classes, policy))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_id3(seed):
+    rng = np.random.default_rng(3000 + seed)
+    X, y, w, kinds, n_cat, n_classes = table(rng, missing=False, wide=seed % 4 == 0)
+    # ID3 treats every column as categorical: continuous columns become their sorted values
+    for j in np.flatnonzero(kinds == CONTINUOUS):
+        values, codes = np.unique(X[:, j], return_inverse=True)
+        X[:, j], kinds[j], n_cat[j] = codes, CATEGORICAL, len(values)
+    policy = id3(**STOPPING[seed % 4])
+    assert_identical(*both(X, y, w, kinds, n_cat, n_classes, policy))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_best_first(seed):
+    rng = np.random.default_rng(4000 + seed)
+    regression = seed % 3 == 0
+    X, y, w, kinds, n_cat, n_classes = table(rng, regression=regression)
+    policy = cart("squared_error" if regression else "gini",
+                  max_leaf_nodes=int(rng.integers(2, 12)))
+    assert_identical(*both(X, y, w, kinds, n_cat, n_classes, policy))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_pre_pruning(seed):
+    rng = np.random.default_rng(5000 + seed)
+    algorithm = ("cart", "c45", "id3", "regressor")[seed % 4]
+    X, y, w, kinds, n_cat, n_classes = table(rng, regression=algorithm == "regressor",
+                                             missing=algorithm != "id3")
+    if algorithm == "id3":
+        for j in np.flatnonzero(kinds == CONTINUOUS):
+            values, codes = np.unique(X[:, j], return_inverse=True)
+            X[:, j], kinds[j], n_cat[j] = codes, CATEGORICAL, len(values)
+    m = max(1, len(y) // 3)
+    val = (X[:m].copy(), y[:m].copy(), rng.integers(1, 3, m).astype(float))
+    if algorithm != "id3":
+        val[0][rng.random(val[0].shape) < 0.1] = np.nan
+    policy = {"cart": cart(prune_on_tie=bool(seed % 2)), "c45": c45(release8=seed % 8 == 1),
+              "id3": id3(), "regressor": cart("squared_error")}[algorithm]
+    assert_identical(*both(X[m:], y[m:], w[m:], kinds, n_cat, n_classes, policy, val))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_hist(seed):
+    """Histogram bins: the engine against the exact reference on the bins. Sums of non-integer
+    weights or targets are the same up to rounding; with integer ones, bit for bit."""
+    rng = np.random.default_rng(6000 + seed)
+    regression = seed % 3 == 0
+    X, y, w, kinds, n_cat, n_classes = table(rng, regression=regression, wide=seed % 6 == 0)
+    policy = cart("squared_error" if regression else "gini", splitter="hist",
+                  max_bins=int(rng.integers(2, 20)), max_leaf_nodes=(None, 8)[seed % 2],
+                  **STOPPING[seed % 4])
+    integer = np.all(w == np.round(w)) and (not regression or np.all(y == np.round(y)))
+    tree, ref = both(X, y, w, kinds, n_cat, n_classes, policy)
+    assert_identical(tree, ref, exact_floats=bool(integer))
