@@ -161,12 +161,20 @@ def stopped(pid: int) -> bool:
         return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
 
 
+def _interruptible():
+    """In the child: SIGINT as at a terminal. A shell starts background jobs with SIGINT ignored,
+    the child inherits that, and Python then installs no KeyboardInterrupt handler (so a test
+    run in the background would see the signal ignored, not the CLI's handling of it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def freeze_mid_write(folder, out):
     """Run predict --proba --out ``out``; once its temporary file exists, stop the process
     (SIGSTOP) and return it if it is still writing (the temporary file still there), else None."""
     child = subprocess.Popen([sys.executable, "-m", "rootwise.cli", "predict",
                               str(folder / "model.json"), str(folder / "rows.csv"), "--proba",
-                              "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                              "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=_interruptible)
     deadline = time.monotonic() + 120
     while not [n for n in temporary_files(folder) if n.startswith(f".{out.name}.")]:
         assert child.poll() is None, child.communicate()
