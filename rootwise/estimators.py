@@ -84,11 +84,14 @@ class _TreeEstimator(Estimator):
             raise ValueError(f"{name}: max_leaf_nodes must be None or an integer >= 2, got {mln!r}.")
 
     # ---------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None):
+    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None, *, bin_edges=None):
         """Grow (and prune) the tree on a table (DataFrame, array or list of rows) and ``y``.
 
         ``X_val``, ``y_val``: validation data for ``pruning="pre"`` or ``"reduced-error"``; without
-        them a stratified ``validation_fraction`` of the training rows is held out."""
+        them a stratified ``validation_fraction`` of the training rows is held out.
+        ``bin_edges`` (``splitter="hist"``): each continuous column's upper bin edges (a sequence
+        with one entry per column, None for a categorical one, or a dict by column name or index)
+        instead of edges learnt from X; every tree of the fit (CV folds included) uses them."""
         self._check_params()
         frame = tables.as_table(X)
         mask = resolve_categorical(frame, self.categorical_features)
@@ -100,6 +103,7 @@ class _TreeEstimator(Estimator):
         classes, yt = target.encode_fit_target(y, n_rows, self._regression)
         priority = None if classes is None else self._class_priority(classes, y)
         w = target.check_sample_weight(sample_weight, n_rows)
+        edges = self._bin_edges(bin_edges, schema, policy)
         if not self._regression:
             w = target.class_weighted(w, yt, getattr(self, "class_weight", None))
         if (X_val is None) != (y_val is None):
@@ -125,7 +129,7 @@ class _TreeEstimator(Estimator):
                 validation = (Xe[held], yt[held], w[held])
 
         grow = _Grower(Xe, yt, w, schema, 0 if classes is None else len(classes), policy,
-                       self.n_jobs)
+                       self.n_jobs, edges)
         steps, cptable = None, None
         if self.pruning == "pre":
             tree = grow(train, validation=validation)
@@ -163,6 +167,29 @@ class _TreeEstimator(Estimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return self
+
+    def _bin_edges(self, bin_edges, schema, policy):
+        """``bin_edges`` as a list with one entry per column (None where categorical)."""
+        if bin_edges is None:
+            return None
+        if policy.splitter != "hist":
+            raise ValueError(f"{type(self).__name__}: bin_edges needs splitter='hist', got "
+                             f"splitter={policy.splitter!r}.")
+        names = list(schema.feature_names)
+        if isinstance(bin_edges, dict):
+            edges = [None] * schema.n_features
+            for key, e in bin_edges.items():
+                j = names.index(key) if key in names else key
+                if not isinstance(j, numbers.Integral) or not 0 <= j < schema.n_features:
+                    raise ValueError(f"bin_edges: {key!r} is neither a column name nor a column "
+                                     f"index of X ({schema.n_features} columns).")
+                edges[int(j)] = e
+        else:
+            edges = list(bin_edges)
+            if len(edges) != schema.n_features:
+                raise ValueError(f"bin_edges has {len(edges)} entries; X has "
+                                 f"{schema.n_features} columns (give None for a categorical one).")
+        return edges
 
     @property
     def pruning_steps_(self):
@@ -387,10 +414,11 @@ def _impurity_decrease_per_feature(t, n_features: int) -> np.ndarray:
 class _Grower:
     """Grows unpruned trees on subsets of the training rows (the full fit, CV folds)."""
 
-    def __init__(self, X, y, w, schema, n_classes, policy, n_jobs=None):
+    def __init__(self, X, y, w, schema, n_classes, policy, n_jobs=None, bin_edges=None):
         self.X, self.y, self.w, self.schema = X, y, w, schema
         self.n_classes, self.policy = n_classes, policy
         self.n_jobs = n_jobs
+        self.bin_edges = bin_edges
         self.prepruning_steps = None
 
     def __call__(self, rows, validation=None):
@@ -403,7 +431,7 @@ class _Grower:
             tree, steps = build_tree_with_report(
                 X, y, w, self.schema.kinds_array,
                 self.schema.n_categories, self.n_classes, self.policy, validation,
-                names=self.schema.feature_names)
+                names=self.schema.feature_names, bin_edges=self.bin_edges)
         if validation is not None:
             self.prepruning_steps = steps
         return tree
