@@ -65,7 +65,7 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     n_categories = np.asarray(n_categories, dtype=np.int64)
     rows = _rows(X, y, w, n_classes, policy)
     features, binned_codes = _features(X, kinds, n_categories, policy, bin_edges)
-    params = _params(policy, n_classes, validation is not None)
+    params = params_of(policy, n_classes, validation is not None)
     holdout = _holdout(validation, d, n_classes)
 
     binned = np.flatnonzero(features.search == BINNED).astype(np.int64)
@@ -136,7 +136,8 @@ def _features(X, kinds, n_categories, policy, bin_edges=None) -> tuple[Features,
     return features, np.ascontiguousarray(binned_codes)
 
 
-def _params(policy: Policy, n_classes: int, prepruning: bool) -> Params:
+def params_of(policy: Policy, n_classes: int, prepruning: bool) -> Params:
+    """The ``Policy`` as the engine's ``Params`` (``prepruning``: validation rows are given)."""
     surrogate = policy.missing == "surrogate"
     return Params(
         n_classes=int(n_classes), criterion=int(policy.criterion_code),
