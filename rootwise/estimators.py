@@ -91,7 +91,15 @@ class _TreeEstimator(Estimator):
         them a stratified ``validation_fraction`` of the training rows is held out.
         ``bin_edges`` (``splitter="hist"``): each continuous column's upper bin edges (a sequence
         with one entry per column, None for a categorical one, or a dict by column name or index)
-        instead of edges learnt from X; every tree of the fit (CV folds included) uses them."""
+        instead of edges learnt from X; every tree of the fit (CV folds included) uses them.
+
+        A Dask DataFrame or Array X (with a dask y) is fitted on its cluster (``rootwise.dask``)."""
+        if _dask(X):
+            from .dask import fit as fit_on_cluster
+
+            if X_val is not None or bin_edges is not None:
+                raise ValueError("X_val / bin_edges are not taken with a Dask collection X.")
+            return fit_on_cluster(self, X, y, sample_weight)
         self._check_params()
         frame = tables.as_table(X)
         mask = resolve_categorical(frame, self.categorical_features)
@@ -350,6 +358,10 @@ class _TreeEstimator(Estimator):
     def apply(self, X) -> np.ndarray:
         """Index of the node each row ends in: a leaf, or the split node where it stops (a category
         unseen in training; a missing value at a C4.5 node, which sends it down every branch)."""
+        if _dask(X):
+            from .dask import lazy
+
+            return lazy(self, X, "apply")
         check_is_fitted(self, "tree_")
         return self._route(X, np.empty((self.tree_.node_count, 0), dtype=np.int64))[0]
 
@@ -400,6 +412,11 @@ class _TreeEstimator(Estimator):
         return tags
 
 
+def _dask(X) -> bool:
+    """A Dask collection (checked by its type's module: dask need not be imported)."""
+    return type(X).__module__.split(".")[0] == "dask"
+
+
 def _impurity_decrease_per_feature(t, n_features: int) -> np.ndarray:
     """Sum over each feature's split nodes t of w_t I(t) - sum_children w_c I(c)."""
     out = np.zeros(n_features)
@@ -448,6 +465,10 @@ class _ClassificationTree(Classifier, _TreeEstimator):
     def predict_proba(self, X) -> np.ndarray:
         """Class distribution of the node each row ends in (weighted class counts, normalised);
         for C4.5, rows with missing values combine the branches' distributions by r_v."""
+        if _dask(X):
+            from .dask import lazy
+
+            return lazy(self, X, "predict_proba")
         check_is_fitted(self, "tree_")
         if self._fractional():
             return self._fractional_distribution(X)
@@ -455,6 +476,10 @@ class _ClassificationTree(Classifier, _TreeEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Most probable class; ties go to the first class in ``class_order_``."""
+        if _dask(X):
+            from .dask import lazy
+
+            return lazy(self, X, "predict")
         check_is_fitted(self, "tree_")
         priority = self._tie_priority()
         if self._fractional():
@@ -999,5 +1024,9 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
 
     def predict(self, X) -> np.ndarray:
         """The value (mean or median of the training rows) of the node each row ends in."""
+        if _dask(X):
+            from .dask import lazy
+
+            return lazy(self, X, "predict")
         check_is_fitted(self, "tree_")
         return self._route(X, self.tree_.value)[1].reshape(-1)  # value has one column here
