@@ -18,6 +18,8 @@ their parent is split, branch 0 first), so the Tree is laid out as the local fit
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .._config import LEAF, MISSING_STOP, SUBSET, THRESHOLD
@@ -94,6 +96,7 @@ class LevelGrower:
         total_weight = None
         level = 0
         while open_ids:
+            started = time.time()
             tag = f"l{level}"
             slot_of = self._slots(len(nodes), open_ids)
             if self.n_classes > 0:
@@ -125,17 +128,21 @@ class LevelGrower:
             splits = []
             for b in range(0, len(splittable), self.nodes_per_round):
                 batch = splittable[b:b + self.nodes_per_round]
+                t0 = time.time()
                 h = self._sum(worker.histograms, node_maps, "sum", self._slots(len(nodes), batch),
                               len(batch), self.n_codes, self.n_classes,
                               name=f"{tag}-hist-{b}")
-                self.log.append(("histogram", level, len(batch), h.nbytes, len(self.parts)))
+                self.log.append(("histogram", level, len(batch), h.nbytes, len(self.parts),
+                                 t0, time.time()))
                 for s, i in enumerate(batch):
                     if self._find_split(nodes[i], h[s], total_weight):
                         splits.append(i)
             if not splits:
+                self.log.append(("level", level, len(open_ids), started, time.time()))
                 break
             self._surrogates(nodes, splits, node_maps, tag)
             node_maps = self._route(nodes, splits, node_maps, tag)
+            self.log.append(("level", level, len(open_ids), started, time.time()))
             open_ids = []
             for i in splits:
                 node = nodes[i]
@@ -274,7 +281,7 @@ class LevelGrower:
             h = self._sum(worker.surrogate_histograms, node_maps, "sum",
                           self._slots(len(nodes), batch), len(batch), self.n_codes, arrays[:4],
                           name=f"{tag}-surrogates-{b}")
-            self.log.append(("surrogates", -1, len(batch), h.nbytes, len(self.parts)))
+            self.log.append(("surrogates", -1, len(batch), h.nbytes, len(self.parts), 0.0, 0.0))
             for s, i in enumerate(batch):
                 node = nodes[i]
                 self._surrogate_entries(h[s], node.split[0])
