@@ -56,9 +56,12 @@ def dataset(n_rows: int, n_parts: int):
 
 
 def _rss(dask_worker=None):
-    import psutil
-
-    return psutil.Process().memory_info().rss
+    """The worker process's peak resident memory (VmHWM), bytes."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 def _transfers(dask_worker=None):
@@ -104,10 +107,10 @@ def run_dask(n_rows, workers, parts, depth, max_bins):
         allh += dur
         if "-reduce-" in key:
             red += dur
-    acc = None
     client.close()
     cluster.close()
-    return total, rows, red / allh if allh else 0.0, max(rss.values()), est, acc
+    setup = levels[0][3] - t0 if levels else 0.0
+    return total, rows, red / allh if allh else 0.0, max(rss.values()), est, setup
 
 
 def run_spark(n_rows, parts, depth, max_bins):
@@ -115,7 +118,7 @@ def run_spark(n_rows, parts, depth, max_bins):
     in the driver and handed to Spark as a pandas frame, categorical columns indexed)."""
     import pandas as pd
     from pyspark.ml.classification import DecisionTreeClassifier
-    from pyspark.ml.feature import VectorAssembler
+    from pyspark.ml.feature import VectorAssembler, VectorIndexer
     from pyspark.sql import SparkSession
 
     spark = (SparkSession.builder.master("local[2]").config("spark.driver.memory", "6g")
@@ -127,7 +130,10 @@ def run_spark(n_rows, parts, depth, max_bins):
     sdf = spark.createDataFrame(frame).repartition(parts).cache()
     sdf.count()
     features = [c for c in frame.columns if c != "y"]
-    data = VectorAssembler(inputCols=features, outputCol="features").transform(sdf).cache()
+    raw = VectorAssembler(inputCols=features, outputCol="raw").transform(sdf)
+    # the code columns as categorical features (Spark's metadata), as rootwise sees them
+    indexer = VectorIndexer(inputCol="raw", outputCol="features", maxCategories=max(CATS))
+    data = indexer.fit(raw).transform(raw).cache()
     data.count()
     model_spec = DecisionTreeClassifier(labelCol="y", featuresCol="features", maxDepth=depth,
                                         maxBins=max(max_bins, max(CATS)), maxMemoryInMB=256)
@@ -135,8 +141,9 @@ def run_spark(n_rows, parts, depth, max_bins):
     model = model_spec.fit(data)
     seconds = time.time() - t0
     pred = model.transform(data).select("prediction", "y").toPandas()
+    nodes = model.numNodes
     spark.stop()
-    return seconds, float((pred["prediction"] == pred["y"]).mean()), model.numNodes
+    return seconds, float((pred["prediction"] == pred["y"]).mean()), nodes
 
 
 def main():
@@ -154,11 +161,12 @@ def main():
     for n in (int(r) for r in a.rows):
         trees = []
         for k in a.workers:
-            total, rows, share, rss, est, _ = run_dask(n, k, a.parts, a.depth, a.max_bins)
+            total, rows, share, rss, est, setup = run_dask(n, k, a.parts, a.depth, a.max_bins)
             trees.append(est.tree_)
             print(f"\n## rows={n:,} workers={k} parts={a.parts} depth={a.depth} "
-                  f"max_bins={a.max_bins}: fit {total:.1f} s, reduction share {share:.1%}, "
-                  f"max worker RSS {rss / 2**20:.0f} MiB, nodes {est.tree_.node_count}")
+                  f"max_bins={a.max_bins}: fit {total:.1f} s (scan + prepare {setup:.1f} s), "
+                  f"reduction share {share:.1%}, "
+                  f"max worker peak RSS {rss / 2**20:.0f} MiB, nodes {est.tree_.node_count}")
             print("level  open  seconds  bytes_moved  bytes_to_client")
             for level, n_open, sec, moved, to_client in rows:
                 print(f"{level:5d} {n_open:5d} {sec:8.2f} {moved:12,d} {to_client:16,d}")
@@ -168,7 +176,6 @@ def main():
                    for t in trees)
         print(f"# same tree for every worker count: {same}")
         if a.spark:
-            X, y = None, None
             seconds, acc, nodes = run_spark(n, a.parts, a.depth, a.max_bins)
             import pandas as pd
 
