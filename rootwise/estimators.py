@@ -84,7 +84,8 @@ class _TreeEstimator(Estimator):
             raise ValueError(f"{name}: max_leaf_nodes must be None or an integer >= 2, got {mln!r}.")
 
     # ---------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None, *, bin_edges=None):
+    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None, *, bin_edges=None,
+            folds=None):
         """Grow (and prune) the tree on a table (DataFrame, array or list of rows) and ``y``.
 
         ``X_val``, ``y_val``: validation data for ``pruning="pre"`` or ``"reduced-error"``; without
@@ -93,13 +94,15 @@ class _TreeEstimator(Estimator):
         with one entry per column, None for a categorical one, or a dict by column name or index)
         instead of edges learnt from X; every tree of the fit (CV folds included) uses them.
 
-        A Dask DataFrame or Array X (with a dask y) is fitted on its cluster (``rootwise.dask``)."""
+        ``folds`` (CART, alpha by cross-validation): each row's CV fold number; fold k is held out
+        once (instead of ``cv``'s folds). A Dask DataFrame or Array X (with a dask y, weights and
+        folds) is fitted on its cluster (``rootwise.dask``)."""
         if _dask(X):
             from .dask import fit as fit_on_cluster
 
             if X_val is not None or bin_edges is not None:
                 raise ValueError("X_val / bin_edges are not taken with a Dask collection X.")
-            return fit_on_cluster(self, X, y, sample_weight)
+            return fit_on_cluster(self, X, y, sample_weight, folds=folds)
         self._check_params()
         frame = tables.as_table(X)
         mask = resolve_categorical(frame, self.categorical_features)
@@ -157,7 +160,8 @@ class _TreeEstimator(Estimator):
             elif self.pruning is None and policy.release8:  # J48 -U collapses too
                 tree = collapse_tree(tree, grow.training_rows(train), w[train])
             elif self.pruning == "cost-complexity":
-                tree, cptable = self._cost_complexity(tree, grow, train, yt, w, priority)
+                tree, cptable = self._cost_complexity(tree, grow, train, yt, w, priority,
+                                                      self._fold_pairs(folds, n_rows))
 
         # every check has passed: only now replace the fitted state
         self.tree_ = tree
@@ -246,13 +250,29 @@ class _TreeEstimator(Estimator):
             raise ValueError(f"cannot hold out validation_fraction={self.validation_fraction} of "
                              f"{len(yt)} rows: {e}") from None
 
-    def _cost_complexity(self, tree, grow, train, yt, w, priority):
+    def _fold_pairs(self, folds, n_rows):
+        """(training rows, held-out rows) of each fold number of the ``folds`` column, in
+        ascending fold order; None when no column is given."""
+        if folds is None:
+            return None
+        f = np.asarray(folds.to_numpy() if hasattr(folds, "to_numpy") else folds).ravel()
+        if len(f) != n_rows or f.dtype.kind not in "iu":
+            raise ValueError(f"folds must hold one integer fold number per row ({n_rows} rows), "
+                             f"got {len(f)} value(s) of dtype {f.dtype}.")
+        labels = np.unique(f)
+        if len(labels) < 2:
+            raise ValueError(f"folds holds {len(labels)} fold number(s); alpha by "
+                             "cross-validation needs at least 2.")
+        return [(np.flatnonzero(f != k), np.flatnonzero(f == k)) for k in labels]
+
+    def _cost_complexity(self, tree, grow, train, yt, w, priority, fold_pairs=None):
         """Fixed ``ccp_alpha``, or alpha chosen by (repeated) K-fold cross-validation ("cv-min",
-        "cv-1se"), pruning on the cost ``ccp_cost`` (regression: the squared error)."""
+        "cv-1se"), pruning on the cost ``ccp_cost`` (regression: the squared error); the folds
+        of ``fold_pairs`` when given."""
         alpha, cost = self.ccp_alpha, self._ccp_cost()
         if not isinstance(alpha, str):
             return prune_to_alpha(tree, float(alpha), cost), None
-        folds = self._cv_folds(train, yt)
+        folds = self._cv_folds(train, yt) if fold_pairs is None else fold_pairs
         if folds is None:
             return tree, None  # a single row: nothing to cross-validate (the tree is one leaf)
         table = choose_alpha_by_cv(tree, folds, grow, grow.X, self._row_losses(yt, w, priority),

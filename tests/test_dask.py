@@ -169,3 +169,28 @@ def test_worker_killed_mid_fit_never_gives_a_wrong_tree(client):
     else:
         assert isinstance(outcome["error"], Exception) and str(outcome["error"])
     client.wait_for_workers(2, timeout=60)
+
+
+@pytest.mark.parametrize("rule", ["cv-1se", "cv-min"])
+def test_alpha_by_cv_with_folds_as_a_column(client, rule):
+    """CART's cost-complexity pruning with alpha by CV: the folds are a column, so each fold
+    tree grows on the other folds' rows where they are, and its held-out rows are scored there."""
+    _scale(client, 2)
+    sizes = [700, 150, 900, 250]
+    X, y, w = _table(sum(sizes), 5)
+    folds = pd.Series(np.random.default_rng(9).integers(0, 5, sum(sizes)))
+    params = dict(splitter="hist", max_bins=16, max_depth=7, ccp_alpha=rule)
+    est = CARTClassifier(**params).fit(_uneven(X, sizes), _uneven(y, sizes),
+                                       sample_weight=_uneven(w, sizes), folds=_uneven(folds, sizes))
+    local = CARTClassifier(**params).fit(X, y, sample_weight=w, bin_edges=est.bin_edges_,
+                                         folds=folds)
+    a, b = est.cp_table_, local.cp_table_
+    assert len(a.alpha) > 3 and 0 < a.chosen < len(a.alpha) - 1  # a real choice was made
+    for name in ("alpha", "n_leaves", "train_cost", "cv_error", "cv_std_error"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    assert a.chosen == b.chosen
+    assert_same_tree(est.tree_, local.tree_)
+    # the fold column is what is used: other folds, another CV error
+    other = CARTClassifier(**params).fit(X, y, sample_weight=w, bin_edges=est.bin_edges_,
+                                         folds=(folds + 1) % 3)
+    assert not np.array_equal(other.cp_table_.cv_error, a.cv_error)

@@ -22,8 +22,8 @@ def _pieces(x, what: str):
     return list(np.asarray(d, dtype=object).ravel()) if hasattr(x, "chunks") else list(d)
 
 
-def partitions(X, y, sample_weight):
-    """(X pieces, y pieces, weight pieces or Nones, X's zero-row meta)."""
+def partitions(X, y, sample_weight, folds=None):
+    """(X pieces, y pieces, weight pieces or Nones, fold pieces or Nones, X's zero-row meta)."""
     if hasattr(X, "chunks"):
         if X.ndim != 2:
             raise ValueError(f"X must be a 2-D dask array, got {X.ndim} dimension(s).")
@@ -38,7 +38,10 @@ def partitions(X, y, sample_weight):
     wp = [None] * len(Xp) if sample_weight is None else _pieces(sample_weight, "sample_weight")
     if len(wp) != len(Xp):
         raise ValueError(f"X has {len(Xp)} partitions and sample_weight has {len(wp)}.")
-    return Xp, yp, wp, meta
+    fp = [None] * len(Xp) if folds is None else _pieces(folds, "folds")
+    if len(fp) != len(Xp):
+        raise ValueError(f"X has {len(Xp)} partitions and folds has {len(fp)}.")
+    return Xp, yp, wp, fp, meta
 
 
 def _predict_block(part, estimator, method):

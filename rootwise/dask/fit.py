@@ -16,7 +16,13 @@ from .._config import CATEGORICAL, CONTINUOUS
 from ..engine.dispatch import params_of
 from ..input import tables, target
 from ..input.schema import Schema, learn_column, resolve_categorical
-from ..prune.cost_complexity import prune_to_alpha
+from ..prune.cost_complexity import (
+    CPTable,
+    chosen_row,
+    cv_error_and_se,
+    cv_probes,
+    prune_to_alpha,
+)
 from . import edges, worker
 from .collections import partitions
 from .grow import LevelGrower, features_of
@@ -25,7 +31,7 @@ from .reduce import tree_reduce
 DEFAULT_MEMORY_MB = 256  # histogram memory per round (Spark's maxMemoryInMB plays this part)
 
 
-def check_estimator(estimator, policy) -> None:
+def check_estimator(estimator, policy, has_folds=False) -> None:
     """What a distributed fit does not do, refused by name."""
     name = type(estimator).__name__
     if policy.splitter != "hist":
@@ -42,26 +48,33 @@ def check_estimator(estimator, policy) -> None:
     if estimator.pruning not in (None, "cost-complexity"):
         raise ValueError(f"{name}: pruning={estimator.pruning!r} is not available on a Dask "
                          "collection (None or 'cost-complexity').")
-    if estimator.pruning == "cost-complexity" and isinstance(estimator.ccp_alpha, str):
+    if (estimator.pruning == "cost-complexity" and isinstance(estimator.ccp_alpha, str)
+            and not has_folds):
         raise ValueError(f"{name}: ccp_alpha={estimator.ccp_alpha!r} (alpha by cross-validation) "
-                         "is not available on a Dask collection yet: give a number, or "
-                         "pruning=None.")
+                         "on a Dask collection needs folds=, a dask Series or array of CV fold "
+                         "numbers partitioned as X (rows do not move between folds); or give "
+                         "a number, or pruning=None.")
     if getattr(estimator, "class_weight", None) == "balanced":
         raise ValueError(f"{name}: class_weight='balanced' is not available on a Dask collection:"
                          " give a dict of class weights.")
 
 
-def fit(estimator, X, y, sample_weight=None, *, client=None, memory_limit_mb=DEFAULT_MEMORY_MB,
-        log=None):
-    """Grow ``estimator``'s tree on the Dask collection ``X`` (rows never leave their workers)."""
+def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
+        memory_limit_mb=DEFAULT_MEMORY_MB, log=None):
+    """Grow ``estimator``'s tree on the Dask collection ``X`` (rows never leave their workers).
+
+    ``folds``: each row's CV fold number (a dask collection partitioned as X), for alpha by
+    cross-validation (``ccp_alpha="cv-min"`` / ``"cv-1se"``): fold k's tree grows on the rows of
+    the other folds and is scored on fold k's rows, where they are. The same as the local fit
+    with ``folds=`` (``cv`` pairs made from the column)."""
     from distributed import get_client
 
     estimator._check_params()
     policy = estimator._policy()
-    check_estimator(estimator, policy)
+    check_estimator(estimator, policy, folds is not None)
     client = client or get_client()
     regression = estimator._regression
-    Xp, yp, wp, meta = partitions(X, y, sample_weight)
+    Xp, yp, wp, fp, meta = partitions(X, y, sample_weight, folds)
     frame = tables.as_table(meta) if meta.shape[0] else meta
     names = tables.feature_names_of(frame)
     mask = resolve_categorical(frame, estimator.categorical_features)
@@ -94,9 +107,9 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, memory_limit_mb=DEF
     class_weight = getattr(estimator, "class_weight", None)
 
     # pass 2: each partition encoded and binned, kept on its worker
-    parts = client.compute([delayed(worker.prepare)(xp, ypp, wpp, schema, classes, class_weight,
-                                                    bin_edges, policy.max_bins)
-                            for xp, ypp, wpp in zip(Xp, yp, wp, strict=True)])
+    parts = client.compute([delayed(worker.prepare)(xp, ypp, wpp, fpp, schema, classes,
+                                                    class_weight, bin_edges, policy.max_bins)
+                            for xp, ypp, wpp, fpp in zip(Xp, yp, wp, fp, strict=True)])
     extremes = [client.submit(worker.bin_extremes, p, key=f"{key}-extremes-{i}", pure=False)
                 for i, p in enumerate(parts)]
     bin_min, bin_max = tree_reduce(client, extremes, ("min", "max"), f"{key}-extremes").result()
@@ -113,16 +126,22 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, memory_limit_mb=DEF
     grower = LevelGrower(client, parts, feat, params, n_classes, schema.n_categories,
                          nodes_per_round, key, log)
     tree = grower.grow()
-    client.cancel(parts)
+    priority = None if classes is None else estimator._class_priority(classes, meta_y(y))
     cptable = None
     if estimator.pruning == "cost-complexity":
-        tree = prune_to_alpha(tree, float(estimator.ccp_alpha), estimator._ccp_cost())
+        cost = estimator._ccp_cost()
+        alpha = estimator.ccp_alpha
+        if isinstance(alpha, str):
+            cptable = _alpha_by_cv(client, parts, tree, feat, params, n_classes, schema, priority,
+                                   nodes_per_round, key, cost, alpha, log)
+            alpha = cptable.alpha[cptable.chosen]
+        tree = prune_to_alpha(tree, float(alpha), cost)
+    client.cancel(parts)
 
     estimator.tree_ = tree
     estimator.schema_ = schema
     estimator.n_features_in_ = schema.n_features
     if classes is not None:
-        priority = estimator._class_priority(classes, meta_y(y))
         estimator.classes_ = classes
         estimator.n_classes_ = len(classes)
         estimator.class_order_ = classes[priority]
@@ -136,6 +155,38 @@ def fit(estimator, X, y, sample_weight=None, *, client=None, memory_limit_mb=DEF
     elif hasattr(estimator, "feature_names_in_"):
         del estimator.feature_names_in_
     return estimator
+
+
+def _alpha_by_cv(client, parts, tree, feat, params, n_classes, schema, priority,
+                 nodes_per_round, key, cost, rule, log):
+    """``prune.cost_complexity.choose_alpha_by_cv`` with one fold per fold number: each fold
+    tree grows on the other folds' rows (bins holding only their values), its held-out rows are
+    scored where they are, and the per-probe sums come back added up."""
+    labels = client.gather([client.submit(worker.fold_labels, p, key=f"{key}-labels-{i}",
+                                          pure=False) for i, p in enumerate(parts)])
+    labels = np.unique(np.concatenate(labels))
+    if len(labels) < 2:
+        raise ValueError(f"folds holds {len(labels)} fold number(s); alpha by cross-validation "
+                         "needs at least 2.")
+    path, probe = cv_probes(tree, cost)
+    sums = []
+    for k in labels:
+        fkey = f"{key}-fold{k}"
+        extremes = [client.submit(worker.fold_extremes, p, k, key=f"{fkey}-extremes-{i}",
+                                  pure=False) for i, p in enumerate(parts)]
+        bin_min, bin_max = tree_reduce(client, extremes, ("min", "max"),
+                                       f"{fkey}-extremes").result()
+        fold_feat = feat._replace(bin_min=bin_min, bin_max=bin_max)
+        fold_tree = LevelGrower(client, parts, fold_feat, params, n_classes, schema.n_categories,
+                                nodes_per_round, fkey, log).grow(hold_out=k)
+        partial = [client.submit(worker.cv_sums, p, fold_tree, k, cost, probe, priority,
+                                 n_classes == 0, key=f"{fkey}-cv-{i}", pure=False)
+                   for i, p in enumerate(parts)]
+        sums.append(tree_reduce(client, partial, ("sum", "sum", "sum"), f"{fkey}-cv"))
+    first, second, total = tree_reduce(client, sums, ("sum", "sum", "sum"), f"{key}-cv").result()
+    cv_error, se = cv_error_and_se(first, second, float(total[0]))
+    return CPTable(path.alphas, path.n_leaves, path.impurities, cv_error, se,
+                   chosen_row(cv_error, se, rule), rule)
 
 
 def meta_y(y):

@@ -86,11 +86,12 @@ class LevelGrower:
                     for i, (p, m) in enumerate(zip(self.parts, nodes, strict=True))]
         return tree_reduce(self.client, partials, ops, f"{self.key}-{name}").result()
 
-    def grow(self):
-        """The tree (``Tree``)."""
+    def grow(self, hold_out=None):
+        """The tree (``Tree``) of every row but those of CV fold ``hold_out`` (None: all)."""
         c = self.client
         nodes = [Node(-1, 0, 1.0)]
-        node_maps = [c.submit(worker.root_nodes, p, key=f"{self.key}-root-{i}", pure=False)
+        node_maps = [c.submit(worker.root_nodes, p, hold_out, key=f"{self.key}-root-{i}",
+                              pure=False)
                      for i, p in enumerate(self.parts)]
         open_ids = [0]
         total_weight = None

@@ -26,6 +26,7 @@ class Part:
     w: np.ndarray  # float64 weights (class weights applied)
     bin_min: np.ndarray  # (d, 256) the partition's smallest value per bin
     bin_max: np.ndarray
+    fold: np.ndarray  # int64 CV fold of each row (empty: no folds given)
 
 
 def _frame(part):
@@ -51,8 +52,9 @@ def scan(part, y, categorical, names, regression, max_bins):
     return n, categories, classes, summaries
 
 
-def prepare(part, y, sample_weight, schema, classes, class_weight, bin_edges, max_bins):
-    """The partition encoded (``input.encode``) and binned with the fit's edges."""
+def prepare(part, y, sample_weight, folds, schema, classes, class_weight, bin_edges, max_bins):
+    """The partition encoded (``input.encode``) and binned with the fit's edges; ``folds``: its
+    rows' CV fold numbers, or None."""
     Xe = encode.encode(_frame(part), schema)
     n = Xe.shape[0]
     if classes is None:
@@ -71,16 +73,68 @@ def prepare(part, y, sample_weight, schema, classes, class_weight, bin_edges, ma
     for j in np.flatnonzero(kinds == CATEGORICAL):  # a category's code, missing = the count
         col = Xe[:, j]
         codes[:, j] = np.where(np.isnan(col), n_categories[j], np.nan_to_num(col)).astype(np.uint8)
-    return Part(Xe, codes, yc, yr, np.ascontiguousarray(w), bins.bin_min, bins.bin_max)
+    fold = np.zeros(0, dtype=np.int64)
+    if folds is not None:
+        fold = np.asarray(folds.to_numpy() if hasattr(folds, "to_numpy") else folds).ravel()
+        if len(fold) != n or fold.dtype.kind not in "iu":
+            raise ValueError(f"folds must hold one integer fold number per row; a partition of "
+                             f"{n} rows got {len(fold)} value(s) of dtype {fold.dtype}.")
+        fold = fold.astype(np.int64)
+    return Part(Xe, codes, yc, yr, np.ascontiguousarray(w), bins.bin_min, bins.bin_max, fold)
 
 
 def bin_extremes(part):
     return part.bin_min, part.bin_max
 
 
-def root_nodes(part):
-    """Every row starts at the root (node 0)."""
-    return np.zeros(part.X.shape[0], dtype=np.int64)
+def root_nodes(part, hold_out=None):
+    """Every row starts at the root (node 0), but those of fold ``hold_out`` (-1: not in the
+    fit)."""
+    node = np.zeros(part.X.shape[0], dtype=np.int64)
+    if hold_out is not None:
+        node[part.fold == hold_out] = -1
+    return node
+
+
+def fold_labels(part):
+    return np.unique(part.fold)
+
+
+def fold_extremes(part, hold_out):
+    """``bin_extremes`` of the rows outside fold ``hold_out`` (a fold tree's bins hold only its
+    training rows' values, as the local fold fit bins them)."""
+    keep = part.fold != hold_out
+    bin_min = np.full_like(part.bin_min, np.inf)
+    bin_max = np.full_like(part.bin_max, -np.inf)
+    for j in range(part.X.shape[1]):
+        x, c = part.X[keep, j], part.codes[keep, j].astype(np.int64)
+        known = ~np.isnan(x)
+        np.minimum.at(bin_min[j], c[known], x[known])
+        np.maximum.at(bin_max[j], c[known], x[known])
+    return bin_min, bin_max
+
+
+def cv_sums(part, fold_tree, hold_out, cost, probe, priority, regression):
+    """``prune.cost_complexity.probe_sums`` of this partition's rows of fold ``hold_out``
+    predicted by the fold tree (the local fit's ``row_losses``: squared error, or the 0/1 error
+    of the node's majority class)."""
+    from ..estimators import majority_class
+    from ..prune.cost_complexity import fold_pieces, probe_sums
+
+    test = np.flatnonzero(part.fold == hold_out)
+
+    def row_losses(tree, rows, nodes):
+        w = part.w[rows]
+        if regression:
+            return w * (part.yr[rows] - tree.value[nodes, 0]) ** 2, w
+        return w * (majority_class(tree.value[nodes], priority) != part.yc[rows]), w
+
+    copies = np.zeros(part.X.shape[0], dtype=np.int64)
+    copies[test] = 1
+    pieces = [] if len(test) == 0 else [fold_pieces(fold_tree, cost, part.X[test], test,
+                                                    row_losses, probe)]
+    first, second, total = probe_sums(pieces, copies, len(probe))
+    return first, second, np.array([total])
 
 
 def node_stats(part, node, slot_of, n_slots, n_classes):
