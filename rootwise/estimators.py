@@ -85,11 +85,25 @@ class _TreeEstimator(Estimator):
             raise ValueError(f"{name}: max_leaf_nodes must be None or an integer >= 2, got {mln!r}.")
 
     # ---------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None):
+    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None, *, bin_edges=None,
+            folds=None):
         """Grow (and prune) the tree on a table (DataFrame, array or list of rows) and ``y``.
 
         ``X_val``, ``y_val``: validation data for ``pruning="pre"`` or ``"reduced-error"``; without
-        them a stratified ``validation_fraction`` of the training rows is held out."""
+        them a stratified ``validation_fraction`` of the training rows is held out.
+        ``bin_edges`` (``splitter="hist"``): each continuous column's upper bin edges (a sequence
+        with one entry per column, None for a categorical one, or a dict by column name or index)
+        instead of edges learnt from X; every tree of the fit (CV folds included) uses them.
+
+        ``folds`` (CART, alpha by cross-validation): each row's CV fold number; fold k is held out
+        once (instead of ``cv``'s folds). A Dask DataFrame or Array X (with a dask y, weights and
+        folds) is fitted on its cluster (``rootwise.dask``)."""
+        if _dask(X):
+            from .dask import fit as fit_on_cluster
+
+            if X_val is not None or bin_edges is not None:
+                raise ValueError("X_val / bin_edges are not taken with a Dask collection X.")
+            return fit_on_cluster(self, X, y, sample_weight, folds=folds)
         self._check_params()
         frame = tables.as_table(X)
         mask = resolve_categorical(frame, self.categorical_features)
@@ -101,6 +115,7 @@ class _TreeEstimator(Estimator):
         classes, yt = target.encode_fit_target(y, n_rows, self._regression)
         priority = None if classes is None else self._class_priority(classes, y)
         w = target.check_sample_weight(sample_weight, n_rows)
+        edges = self._bin_edges(bin_edges, schema, policy)
         if not self._regression:
             w = target.class_weighted(w, yt, getattr(self, "class_weight", None), classes,
                                       f"{type(self).__name__}: class_weight")
@@ -127,7 +142,7 @@ class _TreeEstimator(Estimator):
                 validation = (Xe[held], yt[held], w[held])
 
         grow = _Grower(Xe, yt, w, schema, 0 if classes is None else len(classes), policy,
-                       self.n_jobs)
+                       self.n_jobs, edges)
         steps, cptable = None, None
         if self.pruning == "pre":
             tree = grow(train, validation=validation)
@@ -147,7 +162,8 @@ class _TreeEstimator(Estimator):
             elif self.pruning is None and policy.release8:  # J48 -U collapses too
                 tree = collapse_tree(tree, grow.training_rows(train), w[train])
             elif self.pruning == "cost-complexity":
-                tree, cptable = self._cost_complexity(tree, grow, train, yt, w, priority)
+                tree, cptable = self._cost_complexity(tree, grow, train, yt, w, priority,
+                                                      self._fold_pairs(folds, n_rows))
 
         # every check has passed: only now replace the fitted state
         self.tree_ = tree
@@ -165,6 +181,29 @@ class _TreeEstimator(Estimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return self
+
+    def _bin_edges(self, bin_edges, schema, policy):
+        """``bin_edges`` as a list with one entry per column (None where categorical)."""
+        if bin_edges is None:
+            return None
+        if policy.splitter != "hist":
+            raise ValueError(f"{type(self).__name__}: bin_edges needs splitter='hist', got "
+                             f"splitter={policy.splitter!r}.")
+        names = list(schema.feature_names)
+        if isinstance(bin_edges, dict):
+            edges = [None] * schema.n_features
+            for key, e in bin_edges.items():
+                j = names.index(key) if key in names else key
+                if not isinstance(j, numbers.Integral) or not 0 <= j < schema.n_features:
+                    raise ValueError(f"bin_edges: {key!r} is neither a column name nor a column "
+                                     f"index of X ({schema.n_features} columns).")
+                edges[int(j)] = e
+        else:
+            edges = list(bin_edges)
+            if len(edges) != schema.n_features:
+                raise ValueError(f"bin_edges has {len(edges)} entries; X has "
+                                 f"{schema.n_features} columns (give None for a categorical one).")
+        return edges
 
     @property
     def pruning_steps_(self):
@@ -213,13 +252,29 @@ class _TreeEstimator(Estimator):
             raise ValueError(f"cannot hold out validation_fraction={self.validation_fraction} of "
                              f"{len(yt)} rows: {e}") from None
 
-    def _cost_complexity(self, tree, grow, train, yt, w, priority):
+    def _fold_pairs(self, folds, n_rows):
+        """(training rows, held-out rows) of each fold number of the ``folds`` column, in
+        ascending fold order; None when no column is given."""
+        if folds is None:
+            return None
+        f = np.asarray(folds.to_numpy() if hasattr(folds, "to_numpy") else folds).ravel()
+        if len(f) != n_rows or f.dtype.kind not in "iu":
+            raise ValueError(f"folds must hold one integer fold number per row ({n_rows} rows), "
+                             f"got {len(f)} value(s) of dtype {f.dtype}.")
+        labels = np.unique(f)
+        if len(labels) < 2:
+            raise ValueError(f"folds holds {len(labels)} fold number(s); alpha by "
+                             "cross-validation needs at least 2.")
+        return [(np.flatnonzero(f != k), np.flatnonzero(f == k)) for k in labels]
+
+    def _cost_complexity(self, tree, grow, train, yt, w, priority, fold_pairs=None):
         """Fixed ``ccp_alpha``, or alpha chosen by (repeated) K-fold cross-validation ("cv-min",
-        "cv-1se"), pruning on the cost ``ccp_cost`` (regression: the squared error)."""
+        "cv-1se"), pruning on the cost ``ccp_cost`` (regression: the squared error); the folds
+        of ``fold_pairs`` when given."""
         alpha, cost = self.ccp_alpha, self._ccp_cost()
         if not isinstance(alpha, str):
             return prune_to_alpha(tree, float(alpha), cost), None
-        folds = self._cv_folds(train, yt)
+        folds = self._cv_folds(train, yt) if fold_pairs is None else fold_pairs
         if folds is None:
             return tree, None  # a single row: nothing to cross-validate (the tree is one leaf)
         table = choose_alpha_by_cv(tree, folds, grow, grow.X, self._row_losses(yt, w, priority),
@@ -325,6 +380,10 @@ class _TreeEstimator(Estimator):
     def apply(self, X) -> np.ndarray:
         """Index of the node each row ends in: a leaf, or the split node where it stops (a category
         unseen in training; a missing value at a C4.5 node, which sends it down every branch)."""
+        if _dask(X):
+            from .dask import lazy
+
+            return lazy(self, X, "apply")
         check_is_fitted(self, "tree_")
         return self._route(X, np.empty((self.tree_.node_count, 0), dtype=np.int64))[0]
 
@@ -375,6 +434,11 @@ class _TreeEstimator(Estimator):
         return tags
 
 
+def _dask(X) -> bool:
+    """A Dask collection (checked by its type's module: dask need not be imported)."""
+    return type(X).__module__.split(".")[0] == "dask"
+
+
 def _impurity_decrease_per_feature(t, n_features: int) -> np.ndarray:
     """Sum over each feature's split nodes t of w_t I(t) - sum_children w_c I(c)."""
     out = np.zeros(n_features)
@@ -389,10 +453,11 @@ def _impurity_decrease_per_feature(t, n_features: int) -> np.ndarray:
 class _Grower:
     """Grows unpruned trees on subsets of the training rows (the full fit, CV folds)."""
 
-    def __init__(self, X, y, w, schema, n_classes, policy, n_jobs=None):
+    def __init__(self, X, y, w, schema, n_classes, policy, n_jobs=None, bin_edges=None):
         self.X, self.y, self.w, self.schema = X, y, w, schema
         self.n_classes, self.policy = n_classes, policy
         self.n_jobs = n_jobs
+        self.bin_edges = bin_edges
         self.prepruning_steps = None
 
     def __call__(self, rows, validation=None):
@@ -405,7 +470,7 @@ class _Grower:
             tree, steps = build_tree_with_report(
                 X, y, w, self.schema.kinds_array,
                 self.schema.n_categories, self.n_classes, self.policy, validation,
-                names=self.schema.feature_names)
+                names=self.schema.feature_names, bin_edges=self.bin_edges)
         if validation is not None:
             self.prepruning_steps = steps
         return tree
@@ -422,6 +487,10 @@ class _ClassificationTree(Classifier, _TreeEstimator):
     def predict_proba(self, X) -> np.ndarray:
         """Class distribution of the node each row ends in (weighted class counts, normalised);
         for C4.5, rows with missing values combine the branches' distributions by r_v."""
+        if _dask(X):
+            from .dask import lazy
+
+            return lazy(self, X, "predict_proba")
         check_is_fitted(self, "tree_")
         if self._fractional():
             return self._fractional_distribution(X)
@@ -429,6 +498,10 @@ class _ClassificationTree(Classifier, _TreeEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Most probable class; ties go to the first class in ``class_order_``."""
+        if _dask(X):
+            from .dask import lazy
+
+            return lazy(self, X, "predict")
         check_is_fitted(self, "tree_")
         priority = tie_priority(self)
         if self._fractional():
@@ -955,5 +1028,9 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
 
     def predict(self, X) -> np.ndarray:
         """The value (mean or median of the training rows) of the node each row ends in."""
+        if _dask(X):
+            from .dask import lazy
+
+            return lazy(self, X, "predict")
         check_is_fitted(self, "tree_")
         return self._route(X, self.tree_.value)[1].reshape(-1)  # value has one column here

@@ -127,16 +127,18 @@ def map_rows(X, columns, upper, n_bins, exact, categorical, codes, n_chunks):
     alone. Returns per continuous column the smallest and largest training value of each
     bin, and whether a value meant for an exact bin matched no edge (the sample missed it).
 
-    The largest value of bin b < last is upper[b] itself (an edge is a training value, and the
-    bin ends there); only the smallest values, and the largest of the last bin, are tracked."""
+    Both extremes are tracked from the rows: an edge learnt here is a training value (the largest
+    of its bin), but edges given by the caller (``hist.make_bins(edges=...)``, a distributed fit's
+    edges) need not be, and a bin they leave empty keeps (+inf, -inf)."""
     n, d_all = X.shape
     d = columns.shape[0]
     lo = np.full((n_chunks, d, SEARCH_SIZE), np.inf)
-    top = np.full((n_chunks, d), -np.inf)
+    hi = np.full((n_chunks, d, SEARCH_SIZE), -np.inf)
     missed = np.zeros((n_chunks, d), dtype=np.bool_)
     size = (n + n_chunks - 1) // n_chunks
     for chunk in prange(n_chunks):
         low = lo[chunk]
+        high = hi[chunk]
         for i in range(chunk * size, min(n, (chunk + 1) * size)):
             c = 0
             for j in range(d_all):
@@ -149,7 +151,7 @@ def map_rows(X, columns, upper, n_bins, exact, categorical, codes, n_chunks):
                     b = bin_of(upper[c], n_bins[c], x)
                     codes[i, j] = b
                     low[c, b] = min(low[c, b], x)
-                    top[chunk, c] = max(top[chunk, c], x)
+                    high[c, b] = max(high[c, b], x)
                     if exact[c] and upper[c, b] != x:
                         missed[chunk, c] = True
                 c += 1
@@ -161,10 +163,5 @@ def map_rows(X, columns, upper, n_bins, exact, categorical, codes, n_chunks):
             any_missed[c] |= missed[chunk, c]
             for b in range(SEARCH_SIZE):
                 bin_min[c, b] = min(bin_min[c, b], lo[chunk, c, b])
-        nb = n_bins[c]
-        for b in range(nb - 1):
-            bin_max[c, b] = upper[c, b]
-        if nb > 0:
-            for chunk in range(n_chunks):
-                bin_max[c, nb - 1] = max(bin_max[c, nb - 1], top[chunk, c])
+                bin_max[c, b] = max(bin_max[c, b], hi[chunk, c, b])
     return bin_min, bin_max, any_missed

@@ -42,11 +42,12 @@ _NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
 
 def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Policy,
-                           validation=None, names=None) -> tuple[Tree, list[PruningStep]]:
+                           validation=None, names=None,
+                           bin_edges=None) -> tuple[Tree, list[PruningStep]]:
     """(tree, pre-pruning steps): the tree of ``policy`` on the encoded matrix ``X`` (rows
     weighted by ``w``; ``y`` class codes when n_classes > 0, else regression targets).
     ``validation`` = (X_val, y_val, w_val) turns on pre-pruning; ``names`` name the columns in
-    messages."""
+    messages; ``bin_edges``: splitter="hist" with the caller's bin edges (``hist.make_bins``)."""
     from .loop import fit
     from .node_table import to_tree
 
@@ -63,8 +64,8 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     kinds = np.asarray(kinds, dtype=np.int64)
     n_categories = np.asarray(n_categories, dtype=np.int64)
     rows = _rows(X, y, w, n_classes, policy)
-    features, binned_codes = _features(X, kinds, n_categories, policy)
-    params = _params(policy, n_classes, validation is not None)
+    features, binned_codes = _features(X, kinds, n_categories, policy, bin_edges)
+    params = params_of(policy, n_classes, validation is not None)
     holdout = _holdout(validation, d, n_classes)
 
     binned = np.flatnonzero(features.search == BINNED).astype(np.int64)
@@ -97,7 +98,7 @@ def _rows(X, y, w, n_classes, policy) -> Rows:
     return Rows(X, np.ascontiguousarray(y, dtype=np.int64), np.zeros(0), w)
 
 
-def _features(X, kinds, n_categories, policy) -> tuple[Features, np.ndarray]:
+def _features(X, kinds, n_categories, policy, bin_edges=None) -> tuple[Features, np.ndarray]:
     """How each column is searched, and the histogram codes of binned continuous columns."""
     n, d = X.shape
     categorical = kinds == CATEGORICAL
@@ -109,7 +110,7 @@ def _features(X, kinds, n_categories, policy) -> tuple[Features, np.ndarray]:
     if policy.splitter == "hist":
         from .hist import make_bins
 
-        bins = make_bins(X, kinds, n_categories, policy.max_bins)
+        bins = make_bins(X, kinds, n_categories, policy.max_bins, bin_edges)
         search[~categorical] = BINNED
         n_values = bins.n_bins.astype(np.int64)
         bin_min, bin_max, binned_codes = bins.bin_min, bins.bin_max, bins.codes
@@ -135,7 +136,8 @@ def _features(X, kinds, n_categories, policy) -> tuple[Features, np.ndarray]:
     return features, np.ascontiguousarray(binned_codes)
 
 
-def _params(policy: Policy, n_classes: int, prepruning: bool) -> Params:
+def params_of(policy: Policy, n_classes: int, prepruning: bool) -> Params:
+    """The ``Policy`` as the engine's ``Params`` (``prepruning``: validation rows are given)."""
     surrogate = policy.missing == "surrogate"
     return Params(
         n_classes=int(n_classes), criterion=int(policy.criterion_code),

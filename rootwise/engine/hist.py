@@ -42,22 +42,59 @@ class Bins:
     bin_max: np.ndarray
 
 
-def make_bins(X: np.ndarray, kinds: np.ndarray, n_categories: np.ndarray, max_bins: int) -> Bins:
-    """Bin every continuous column of the encoded matrix (see the module docstring)."""
+def make_bins(X: np.ndarray, kinds: np.ndarray, n_categories: np.ndarray, max_bins: int,
+              edges=None) -> Bins:
+    """Bin every continuous column of the encoded matrix (see the module docstring).
+
+    ``edges``: the continuous columns' upper bin edges given by the caller, one entry per column
+    (``None`` for a categorical one; ``given_edges`` checks them), instead of learning them from X:
+    the same edges give the same bins on any rows (a distributed fit's edges, ``rootwise.dask``)."""
     n, d = X.shape
     categorical = np.asarray(kinds) == CATEGORICAL
     n_categories = np.asarray(n_categories, dtype=np.int64)
     X = np.ascontiguousarray(X, dtype=np.float64)
     columns = np.flatnonzero(~categorical).astype(np.int64)
+    codes = np.zeros((n, d), dtype=np.uint8)
+    if edges is not None:
+        upper, nb = given_edges(edges, columns, max_bins)
+        exact = np.zeros(len(columns), dtype=bool)  # given edges are used as they are
+        bin_min, bin_max, _ = map_rows(X, columns, upper, nb, exact, categorical, codes, _CHUNKS)
+        return _bins(codes, n_categories, categorical, columns, nb, upper, bin_min, bin_max)
     step = max(1, -(-n // SAMPLE_ROWS))
     upper, nb, exact = all_upper(X, columns, step, max_bins)
-    codes = np.zeros((n, d), dtype=np.uint8)
     bin_min, bin_max, missed = map_rows(X, columns, upper, nb, exact, categorical, codes, _CHUNKS)
     if missed.any():  # the sample missed a value of a column meant to be exact: bin it from all rows
         again = np.flatnonzero(missed)
         u2, nb2, ex2 = all_upper(X, columns[again], 1, max_bins)
         upper[again], nb[again], exact[again] = u2, nb2, ex2
         bin_min, bin_max, _ = map_rows(X, columns, upper, nb, exact, categorical, codes, _CHUNKS)
+    return _bins(codes, n_categories, categorical, columns, nb, upper, bin_min, bin_max)
+
+
+def given_edges(edges, columns: np.ndarray, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """(upper edges padded with +inf to SEARCH_SIZE, bins per column) of the continuous
+    ``columns`` from the caller's ``edges`` (one entry per column of X): each a non-empty,
+    strictly ascending sequence of finite numbers, at most ``max_bins`` long."""
+    upper = np.full((len(columns), SEARCH_SIZE), np.inf)
+    nb = np.zeros(len(columns), dtype=np.int64)
+    for c, j in enumerate(columns):
+        e = edges[j]
+        if e is None:
+            raise ValueError(f"bin_edges[{j}] is None, but column {j} is continuous: give its "
+                             "upper bin edges.")
+        e = np.asarray(e, dtype=np.float64).reshape(-1)
+        if not 1 <= e.size <= max_bins:
+            raise ValueError(f"bin_edges[{j}] holds {e.size} edges; expected 1 to max_bins="
+                             f"{max_bins}.")
+        if not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0):
+            raise ValueError(f"bin_edges[{j}] must be finite and strictly ascending.")
+        upper[c, :e.size] = e
+        nb[c] = e.size
+    return upper, nb
+
+
+def _bins(codes, n_categories, categorical, columns, nb, upper, bin_min, bin_max) -> Bins:
+    d = codes.shape[1]
     n_bins = n_categories.copy()
     n_bins[columns] = nb
     full = lambda a, fill: _per_feature(a, columns, d, fill)  # noqa: E731

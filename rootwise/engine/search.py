@@ -243,3 +243,31 @@ def chosen_sides(seg, start, end, j, rows, feat, params, scr, out):
     _subset_sides(stats, p, params, scr.side, scr.subset)
     for e in range(p):
         out[codes[e]] = scr.side[e]
+
+
+@njit(cache=True)
+def search_entries(ent_code, ent_stats, ent_n, feat, params, scr, cand, W):
+    """``search`` on entries summed elsewhere (a distributed fit adds the partitions' histograms,
+    ``rootwise.dask``): every column binned, column j's entries in row ``feat.slot[j]`` of the
+    entry arrays. The same column kernels and selection rule as ``search``; returns (chosen
+    column or -1, its score)."""
+    d = feat.search.shape[0]
+    for j in range(d):
+        cand.found[j] = False
+        q = feat.slot[j]
+        codes, stats, p = ent_code[q], ent_stats[q], ent_n[q]
+        if feat.categorical[j]:
+            _categorical_column(j, codes, stats, p, feat, params, scr, cand, W)
+        else:
+            _binned_threshold(j, codes, stats, p, feat, params, scr, cand, W)
+    return choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
+
+
+@njit(cache=True)
+def entry_sides(codes, stats, p, params, scr, out):
+    """``chosen_sides`` from a column's summed entries: out[code] = 0, 1, or -1 when absent."""
+    for c in range(out.shape[0]):
+        out[c] = -1
+    _subset_sides(stats, p, params, scr.side, scr.subset)
+    for e in range(p):
+        out[codes[e]] = scr.side[e]

@@ -95,32 +95,58 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
                 p, side0, side1 = wide_surrogate_entries(seg, start, end, direction, rows.X, f,
                                                          scr)
                 codes, se_w, se_n = scr.wide_se_code, scr.wide_se_w, scr.wide_se_n
-            known_rows = 0
-            for e in range(p):
-                known_rows += se_n[e, 0] + se_n[e, 1]
-            if known_rows < 2 * min_side:
+            agree = _entry_surrogate(f, codes, se_w, se_n, p, side0, side1, majority_branch,
+                                     feat, params, scr, sc)
+            if agree < 0.0:
                 continue
-            if feat.categorical[f]:
-                tie = heavier(side0, side1)
-                if tie < 0:
-                    tie = max(majority_branch, 0)
-                agree = surrogate_subset(se_w, se_n, p, tie, min_side, scr.side)
-                if agree < 0.0:
-                    continue
-                sc.kind[f] = SUBSET
-                sc.tie_branch[f] = tie
-                sc.threshold[f] = np.nan
-                sc.left_branch[f] = 0
-            else:
-                e, left, agree, _ = surrogate_threshold(se_w, se_n, p, min_side)
-                if e < 0:
-                    continue
-                sc.kind[f] = THRESHOLD
-                sc.left_branch[f] = left
-                sc.threshold[f] = midpoint(feat.bin_max[f, codes[e]], feat.bin_min[f, codes[e + 1]])
-        agreement = agree / total
-        if (agreement - majority) / (1.0 - majority) > params.min_adjusted:
-            sc.agreement[f] = agreement
+        _keep(sc, f, agree, total, majority, params)
+    return _rank(sc, d, params)
+
+
+@njit(cache=True)
+def _entry_surrogate(f, codes, se_w, se_n, p, side0, side1, majority_branch, feat, params, scr,
+                     sc):
+    """Column f's surrogate from its p surrogate entries (side0/side1: its known weight per
+    primary side): its test into ``sc``, and the agreeing weight, or -1 when it has none."""
+    min_side = params.min_side
+    known_rows = 0
+    for e in range(p):
+        known_rows += se_n[e, 0] + se_n[e, 1]
+    if known_rows < 2 * min_side:
+        return -1.0
+    if feat.categorical[f]:
+        tie = heavier(side0, side1)
+        if tie < 0:
+            tie = max(majority_branch, 0)
+        agree = surrogate_subset(se_w, se_n, p, tie, min_side, scr.side)
+        if agree < 0.0:
+            return -1.0
+        sc.kind[f] = SUBSET
+        sc.tie_branch[f] = tie
+        sc.threshold[f] = np.nan
+        sc.left_branch[f] = 0
+        return agree
+    e, left, agree, _ = surrogate_threshold(se_w, se_n, p, min_side)
+    if e < 0:
+        return -1.0
+    sc.kind[f] = THRESHOLD
+    sc.left_branch[f] = left
+    sc.threshold[f] = midpoint(feat.bin_max[f, codes[e]], feat.bin_min[f, codes[e + 1]])
+    return agree
+
+
+@njit(cache=True)
+def _keep(sc, f, agree, total, majority, params):
+    """Column f's surrogate is a candidate when its adjusted agreement is high enough."""
+    agreement = agree / total
+    if (agreement - majority) / (1.0 - majority) > params.min_adjusted:
+        sc.agreement[f] = agreement
+
+
+@njit(cache=True)
+def _rank(sc, d, params):
+    """The kept candidates ranked (agreement to 12 decimals, ties to the lower column) into
+    sc.order; returns how many, at most max_surrogates."""
     for f in range(d):
         sc.taken[f] = False
     count = 0
@@ -156,3 +182,37 @@ def surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc, out):
     surrogate_subset(se_w, se_n, p, sc.tie_branch[f], 0, scr.side)
     for e in range(p):
         out[codes[e]] = scr.side[e]
+
+
+@njit(cache=True)
+def surrogates_from_entries(primary, mass0, mass1, majority_branch, feat, params, scr, sc):
+    """``search_surrogates`` on surrogate entries summed elsewhere (every column binned, column
+    f's entries in row ``feat.slot[f]`` of scr.se_*; a distributed fit's histograms): the same
+    column kernels and ranking; returns how many are kept (sc.order)."""
+    d = feat.search.shape[0]
+    total = mass0 + mass1
+    majority = max(mass0, mass1) / total
+    for f in range(d):
+        sc.agreement[f] = -1.0
+        if f == primary:
+            continue
+        q = feat.slot[f]
+        agree = _entry_surrogate(f, scr.se_code[q], scr.se_w[q], scr.se_n[q],
+                                 scr.se_n_entries[q], scr.se_side[q, 0], scr.se_side[q, 1],
+                                 majority_branch, feat, params, scr, sc)
+        if agree < 0.0:
+            continue
+        _keep(sc, f, agree, total, majority, params)
+    return _rank(sc, d, params)
+
+
+@njit(cache=True)
+def entry_surrogate_sides(f, feat, scr, sc, out):
+    """``surrogate_sides`` from column f's summed surrogate entries."""
+    for c in range(out.shape[0]):
+        out[c] = -1
+    q = feat.slot[f]
+    p = scr.se_n_entries[q]
+    surrogate_subset(scr.se_w[q], scr.se_n[q], p, sc.tie_branch[f], 0, scr.side)
+    for e in range(p):
+        out[scr.se_code[q, e]] = scr.side[e]

@@ -121,6 +121,20 @@ def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule:
 
     rule "cv-min": the lowest CV error; "cv-1se": the simplest tree within one standard error
     of it. Ties go to the simpler tree."""
+    path, probe = cv_probes(tree, cost)
+    pieces = []
+    copies = np.zeros(X.shape[0], dtype=np.int64)  # held-out copies of each row
+    for train, test in folds:
+        pieces.append(fold_pieces(grow(train), cost, X[test], test, row_losses, probe))
+        np.add.at(copies, test, 1)
+    cv_error, se = cv_error_and_se(*probe_sums(pieces, copies, len(probe)))
+    return CPTable(path.alphas, path.n_leaves, path.impurities, cv_error, se,
+                   chosen_row(cv_error, se, rule), rule)
+
+
+def cv_probes(tree: Tree, cost: str) -> tuple[PruningPath, np.ndarray]:
+    """The full tree's pruning path (rows with an empty alpha interval dropped) and the alpha at
+    which each fold tree is pruned to stand for its row (``choose_alpha_by_cv``)."""
     path = cost_complexity_path(tree, cost=cost)
     # A weakest link whose alpha equals the next one's is cut at that same alpha: its subtree is
     # optimal on an empty interval and prune_to_alpha never returns it, so it gets no row.
@@ -131,40 +145,49 @@ def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule:
     # T_k is optimal on [alpha_k, alpha_k+1); the last, the root alone, on [alpha_m, inf).
     # Round-off can leave an alpha at -1e-17: clip before the square root.
     nonneg = np.maximum(a, 0.0)
-    probe = np.append(np.sqrt(nonneg[:-1] * nonneg[1:]), np.inf)
-    pieces = []
-    copies = np.zeros(X.shape[0], dtype=np.int64)  # held-out copies of each row
-    for train, test in folds:
-        fold_tree = grow(train)
-        lower, upper, rows, nodes = _endings(fold_tree, cost_complexity_path(fold_tree, cost=cost),
-                                             fold_tree.decision_path_parts(X[test]))
-        loss, w = row_losses(fold_tree, test[rows], nodes)
-        rate = np.divide(loss, w, out=np.zeros_like(loss), where=w > 0)
-        # row i ends in nodes[i] for the probes in [lower, upper): probe indices [lo, hi)
-        lo = np.searchsorted(probe, lower, side="left")
-        hi = np.where(np.isposinf(upper), len(probe), np.searchsorted(probe, upper, side="left"))
-        pieces.append((test[rows], lo, hi, rate, w))
-        np.add.at(copies, test, 1)
-    cv_error, se = _mean_and_standard_error(pieces, copies, len(probe))
+    return path, np.append(np.sqrt(nonneg[:-1] * nonneg[1:]), np.inf)
+
+
+def fold_pieces(fold_tree: Tree, cost: str, X_test: np.ndarray, test: np.ndarray, row_losses,
+                probe: np.ndarray):
+    """One fold's pieces (row, lo, hi, rate, w): held-out row ``row`` (an index of ``test``'s
+    numbering) has loss rate ``rate`` under the fold tree pruned at the probes [lo, hi)."""
+    lower, upper, rows, nodes = _endings(fold_tree, cost_complexity_path(fold_tree, cost=cost),
+                                         fold_tree.decision_path_parts(X_test))
+    loss, w = row_losses(fold_tree, test[rows], nodes)
+    rate = np.divide(loss, w, out=np.zeros_like(loss), where=w > 0)
+    # row i ends in nodes[i] for the probes in [lower, upper): probe indices [lo, hi)
+    lo = np.searchsorted(probe, lower, side="left")
+    hi = np.where(np.isposinf(upper), len(probe), np.searchsorted(probe, upper, side="left"))
+    return test[rows], lo, hi, rate, w
+
+
+def chosen_row(cv_error: np.ndarray, se: np.ndarray, rule: str) -> int:
+    """rule "cv-min": the lowest CV error; "cv-1se": the simplest tree within one standard error
+    of it. Ties go to the simpler tree (later rows)."""
     best = cv_error.min()
     within = cv_error <= best + 1e-12 * max(1.0, abs(best))
     if rule == "cv-1se":
         k_min = int(np.flatnonzero(within)[-1])
         within = cv_error <= best + se[k_min] + 1e-12 * max(1.0, abs(best))
-    chosen = int(np.flatnonzero(within)[-1])  # later rows are simpler trees
-    return CPTable(a, path.n_leaves, path.impurities, cv_error, se, chosen, rule)
+    return int(np.flatnonzero(within)[-1])
 
 
-def _mean_and_standard_error(pieces, copies: np.ndarray, n_probes: int):
-    """cv_error_k and se_k of ``choose_alpha_by_cv`` from the pieces (row, lo, hi, rate, w) of
-    all folds: row ``row`` has loss rate ``rate`` for the probes in [lo, hi); the pieces of one
-    held-out copy of a row tile [0, n_probes), and row i has ``copies[i]`` such copies."""
+def probe_sums(pieces, copies: np.ndarray, n_probes: int):
+    """(first, second, W): per probe, the difference arrays of sum_i w_i m_ik and
+    sum_i w_i m_ik^2, and W = sum w_i over the held-out rows, from the pieces (row, lo, hi, rate,
+    w) of all folds: row ``row`` has loss rate ``rate`` for the probes in [lo, hi); the pieces of
+    one held-out copy of a row tile [0, n_probes), and row i has ``copies[i]`` such copies. The
+    sums of several sets of rows add up (a distributed fit adds its partitions')."""
+    first, second = np.zeros(n_probes + 1), np.zeros(n_probes + 1)
+    if not pieces:
+        return first, second, 0.0
     rows, lo, hi, rate, w = (np.concatenate(p) for p in zip(*pieces, strict=True))
     weight = np.zeros(len(copies))
     weight[rows] = w
     total = float(weight[copies > 0].sum())
-    if total <= 0:
-        return np.zeros(n_probes), np.zeros(n_probes)
+    if len(rows) == 0:
+        return first, second, total
     # m_ik as a step function of k per row: +rate/copies at lo, -rate/copies at hi, sorted by
     # (row, probe); within a row the running sum is m_ik on [pos_j, pos_j+1)
     share = rate / copies[rows]
@@ -179,11 +202,18 @@ def _mean_and_standard_error(pieces, copies: np.ndarray, n_probes: int):
     before = (level - step)[starts]
     level = level - np.repeat(before, np.diff(np.append(starts, len(who))))
     seg = np.flatnonzero((who[:-1] == who[1:]) & (pos[:-1] < pos[1:]))
-    first, second = np.zeros(n_probes + 1), np.zeros(n_probes + 1)
     mass = weight[who[seg]]
     for acc, v in ((first, mass * level[seg]), (second, mass * level[seg] ** 2)):
         np.add.at(acc, pos[seg], v)
         np.add.at(acc, pos[seg + 1], -v)
+    return first, second, total
+
+
+def cv_error_and_se(first: np.ndarray, second: np.ndarray, total: float):
+    """cv_error_k and se_k of ``choose_alpha_by_cv`` from ``probe_sums``."""
+    n_probes = len(first) - 1
+    if total <= 0:
+        return np.zeros(n_probes), np.zeros(n_probes)
     cv_error = np.cumsum(first)[:-1] / total
     second = np.cumsum(second)[:-1]
     if total <= 1.0:

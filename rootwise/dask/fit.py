@@ -1,0 +1,210 @@
+"""``fit`` of a CART estimator on a Dask collection: the set-up around ``grow.LevelGrower``.
+
+Two passes over the raw partitions: a scan (categories, classes, bin-edge summaries) and the
+preparation of each partition (encoded, binned: ``worker.prepare``), which stays on its worker.
+Then the tree is grown level by level (``grow``) and, with a numeric ``ccp_alpha``, pruned on the
+client (the tree alone holds what cost-complexity pruning reads).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+
+from .._config import CATEGORICAL, CONTINUOUS
+from ..engine.dispatch import params_of
+from ..input import tables, target
+from ..input.schema import Schema, learn_column, resolve_categorical
+from ..prune.cost_complexity import (
+    CPTable,
+    chosen_row,
+    cv_error_and_se,
+    cv_probes,
+    prune_to_alpha,
+)
+from . import edges, worker
+from .collections import partitions
+from .grow import LevelGrower, features_of
+from .reduce import tree_reduce
+
+DEFAULT_MEMORY_MB = 256  # histogram memory per round (Spark's maxMemoryInMB plays this part)
+
+
+def check_estimator(estimator, policy, has_folds=False) -> None:
+    """What a distributed fit does not do, refused by name."""
+    name = type(estimator).__name__
+    if policy.splitter != "hist":
+        raise ValueError(f"{name}: a fit on a Dask collection needs splitter='hist', got "
+                         f"splitter={policy.splitter!r}.")
+    if not hasattr(estimator, "ccp_alpha") or policy.categorical_split != "subset":
+        raise ValueError(f"{name}: only CARTClassifier and CARTRegressor fit on Dask collections.")
+    if policy.max_leaf_nodes is not None:
+        raise ValueError(f"{name}: max_leaf_nodes (best-first growth) is not available on a Dask "
+                         "collection; the fit grows level by level.")
+    if policy.leaf_value == "median":
+        raise ValueError(f"{name}: leaf_value='median' needs every row of a leaf in one place; "
+                         "use leaf_value='mean' on a Dask collection.")
+    if estimator.pruning not in (None, "cost-complexity"):
+        raise ValueError(f"{name}: pruning={estimator.pruning!r} is not available on a Dask "
+                         "collection (None or 'cost-complexity').")
+    if (estimator.pruning == "cost-complexity" and isinstance(estimator.ccp_alpha, str)
+            and not has_folds):
+        raise ValueError(f"{name}: ccp_alpha={estimator.ccp_alpha!r} (alpha by cross-validation) "
+                         "on a Dask collection needs folds=, a dask Series or array of CV fold "
+                         "numbers partitioned as X (rows do not move between folds); or give "
+                         "a number, or pruning=None.")
+    if getattr(estimator, "class_weight", None) == "balanced":
+        raise ValueError(f"{name}: class_weight='balanced' is not available on a Dask collection:"
+                         " give a dict of class weights.")
+
+
+def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
+        memory_limit_mb=DEFAULT_MEMORY_MB, log=None):
+    """Grow ``estimator``'s tree on the Dask collection ``X`` (rows never leave their workers).
+
+    ``folds``: each row's CV fold number (a dask collection partitioned as X), for alpha by
+    cross-validation (``ccp_alpha="cv-min"`` / ``"cv-1se"``): fold k's tree grows on the rows of
+    the other folds and is scored on fold k's rows, where they are. The same as the local fit
+    with ``folds=`` (``cv`` pairs made from the column)."""
+    from distributed import get_client
+
+    estimator._check_params()
+    policy = estimator._policy()
+    check_estimator(estimator, policy, folds is not None)
+    client = client or get_client()
+    regression = estimator._regression
+    Xp, yp, wp, fp, meta = partitions(X, y, sample_weight, folds)
+    frame = tables.as_table(meta) if meta.shape[0] else meta
+    names = tables.feature_names_of(frame)
+    mask = resolve_categorical(frame, estimator.categorical_features)
+    key = f"rootwise-{uuid.uuid4().hex[:12]}"
+
+    # pass 1: categories, classes, edge summaries
+    from dask import delayed
+
+    scans = client.gather(client.compute([delayed(worker.scan)(xp, ypp, mask, names, regression,
+                                                               policy.max_bins)
+                                          for xp, ypp in zip(Xp, yp, strict=True)]))
+    kinds = [CATEGORICAL if mask[j] else CONTINUOUS for j in range(len(names))]
+    categories = [_merged_categories(meta, j, names[j], [s[1][j] for s in scans])
+                  if mask[j] else None for j in range(len(names))]
+    schema = Schema(tuple(names), tuple(kinds), tuple(categories),
+                    tables.input_feature_names(meta) is not None)
+    too_many = [names[j] for j in range(len(names)) if mask[j] and len(categories[j]) > 255]
+    if too_many:
+        raise ValueError(f"column(s) {too_many} hold more than 255 categories; a fit on a Dask "
+                         "collection bins categories in one byte.")
+    classes = None
+    if not regression:
+        classes = target.encode_target(np.concatenate([np.asarray(s[2], dtype=object)
+                                                       for s in scans]), sum(len(s[2])
+                                                                             for s in scans))[0]
+    n_rows = sum(s[0] for s in scans)
+    bin_edges = [None if mask[j] else edges.column_edges([s[3][j] for s in scans],
+                                                         policy.max_bins)
+                 for j in range(len(names))]
+    class_weight = getattr(estimator, "class_weight", None)
+
+    # pass 2: each partition encoded and binned, kept on its worker
+    parts = client.compute([delayed(worker.prepare)(xp, ypp, wpp, fpp, schema, classes,
+                                                    class_weight, bin_edges, policy.max_bins)
+                            for xp, ypp, wpp, fpp in zip(Xp, yp, wp, fp, strict=True)])
+    extremes = [client.submit(worker.bin_extremes, p, key=f"{key}-extremes-{i}", pure=False)
+                for i, p in enumerate(parts)]
+    bin_min, bin_max = tree_reduce(client, extremes, ("min", "max"), f"{key}-extremes").result()
+    n_values = schema.n_categories.copy()
+    for j in range(len(names)):
+        if not mask[j]:
+            n_values[j] = len(bin_edges[j])
+    feat = features_of(mask, n_values, bin_min, bin_max)
+    n_classes = 0 if classes is None else len(classes)
+    params = params_of(policy, n_classes, False)
+    width = 3 if regression else n_classes
+    per_node = len(names) * (int(n_values.max(initial=1)) + 1) * width * 8
+    nodes_per_round = max(1, int(memory_limit_mb * 2**20 // per_node))
+    grower = LevelGrower(client, parts, feat, params, n_classes, schema.n_categories,
+                         nodes_per_round, key, log)
+    tree = grower.grow()
+    priority = None if classes is None else estimator._class_priority(classes, meta_y(y))
+    cptable = None
+    if estimator.pruning == "cost-complexity":
+        cost = estimator._ccp_cost()
+        alpha = estimator.ccp_alpha
+        if isinstance(alpha, str):
+            cptable = _alpha_by_cv(client, parts, tree, feat, params, n_classes, schema, priority,
+                                   nodes_per_round, key, cost, alpha, log)
+            alpha = cptable.alpha[cptable.chosen]
+        tree = prune_to_alpha(tree, float(alpha), cost)
+    client.cancel(parts)
+
+    estimator.tree_ = tree
+    estimator.schema_ = schema
+    estimator.n_features_in_ = schema.n_features
+    if classes is not None:
+        estimator.classes_ = classes
+        estimator.n_classes_ = len(classes)
+        estimator.class_order_ = classes[priority]
+    estimator.pruning_steps_ = None
+    estimator.cp_table_ = cptable
+    estimator.bin_edges_ = bin_edges
+    estimator.n_rows_ = n_rows
+    feature_names = tables.input_feature_names(meta)
+    if feature_names is not None:
+        estimator.feature_names_in_ = feature_names
+    elif hasattr(estimator, "feature_names_in_"):
+        del estimator.feature_names_in_
+    return estimator
+
+
+def _alpha_by_cv(client, parts, tree, feat, params, n_classes, schema, priority,
+                 nodes_per_round, key, cost, rule, log):
+    """``prune.cost_complexity.choose_alpha_by_cv`` with one fold per fold number: each fold
+    tree grows on the other folds' rows (bins holding only their values), its held-out rows are
+    scored where they are, and the per-probe sums come back added up."""
+    labels = client.gather([client.submit(worker.fold_labels, p, key=f"{key}-labels-{i}",
+                                          pure=False) for i, p in enumerate(parts)])
+    labels = np.unique(np.concatenate(labels))
+    if len(labels) < 2:
+        raise ValueError(f"folds holds {len(labels)} fold number(s); alpha by cross-validation "
+                         "needs at least 2.")
+    path, probe = cv_probes(tree, cost)
+    sums = []
+    for k in labels:
+        fkey = f"{key}-fold{k}"
+        extremes = [client.submit(worker.fold_extremes, p, k, key=f"{fkey}-extremes-{i}",
+                                  pure=False) for i, p in enumerate(parts)]
+        bin_min, bin_max = tree_reduce(client, extremes, ("min", "max"),
+                                       f"{fkey}-extremes").result()
+        fold_feat = feat._replace(bin_min=bin_min, bin_max=bin_max)
+        fold_tree = LevelGrower(client, parts, fold_feat, params, n_classes, schema.n_categories,
+                                nodes_per_round, fkey, log).grow(hold_out=k)
+        partial = [client.submit(worker.cv_sums, p, fold_tree, k, cost, probe, priority,
+                                 n_classes == 0, key=f"{fkey}-cv-{i}", pure=False)
+                   for i, p in enumerate(parts)]
+        sums.append(tree_reduce(client, partial, ("sum", "sum", "sum"), f"{fkey}-cv"))
+    first, second, total = tree_reduce(client, sums, ("sum", "sum", "sum"), f"{key}-cv").result()
+    cv_error, se = cv_error_and_se(first, second, float(total[0]))
+    return CPTable(path.alphas, path.n_leaves, path.impurities, cv_error, se,
+                   chosen_row(cv_error, se, rule), rule)
+
+
+def meta_y(y):
+    """A zero-row stand-in of y with its dtype (a categorical y's declared order)."""
+    return getattr(y, "_meta", None)
+
+
+def _merged_categories(meta, j, name, per_partition) -> tuple:
+    """Categories in order of first appearance over the partitions in order (the order of the
+    concatenated table), with the types the local encoder gives them."""
+    seen, merged = set(), []
+    for cats in per_partition:
+        for c in cats:
+            if c not in seen:
+                seen.add(c)
+                merged.append(c)
+    import pandas as pd
+
+    column = meta.iloc[:, j] if hasattr(meta, "columns") else None
+    series = pd.Series(merged, dtype=column.dtype if column is not None else object)
+    return learn_column(series, name, True, False)[1]
