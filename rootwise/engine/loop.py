@@ -69,7 +69,7 @@ class Growth(NamedTuple):
     n_steps: int
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _visit(nodes, node, seg, start, end, params, scr):
     """Record the node's statistics; returns (weight W, whether it may be split)."""
     value = nodes.value[node]
@@ -99,7 +99,7 @@ def _visit(nodes, node, seg, start, end, params, scr):
     return W, True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _weights_by_row(seg, start, end, rows, params, scr):
     """The rows' weights at the node by row id, and whether each row of positive weight weighs 1.
     CART's weights never change; C4.5's are scattered from the segment."""
@@ -114,7 +114,7 @@ def _weights_by_row(seg, start, end, rows, params, scr):
     return scr.w_node, unit
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr, cand):
     """The node's chosen column (-1: none) after the selection rule, epsilon and
     min_impurity_decrease."""

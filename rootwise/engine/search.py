@@ -62,7 +62,7 @@ def new_candidates(d):
                       np.full(d, np.nan), np.zeros(d), np.zeros(d, dtype=np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def available_columns(nodes, node, out):
     """Columns a node may test: all but those a multiway test above it used up."""
     for j in range(out.shape[0]):
@@ -74,7 +74,7 @@ def available_columns(nodes, node, out):
         a = nodes.parent[a]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _record(cand, j, gain, iv, ratio, rho, admissible):
     cand.found[j] = True
     cand.gain[j] = gain
@@ -84,7 +84,7 @@ def _record(cand, j, gain, iv, ratio, rho, admissible):
     cand.admissible[j] = admissible
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sorted_column(seg, start, end, j, rows, feat, params, scr, cand, W, w_row, unit):
     """A presorted continuous column's best cut."""
     s = feat.slot[j]
@@ -141,7 +141,7 @@ def _sorted_column(seg, start, end, j, rows, feat, params, scr, cand, W, w_row, 
                                  rows.X[words[s, i + 1] & ROW_MASK, j])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _categorical_column(j, codes, stats, p, feat, params, scr, cand, W):
     """A categorical column's test from its p entries: one branch per category, or the best
     subset against the rest."""
@@ -168,7 +168,7 @@ def _categorical_column(j, codes, stats, p, feat, params, scr, cand, W):
     _record(cand, j, gain, iv, ratio, rho, admissible)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _subset_sides(stats, p, params, side, sub):
     """The best subset's side of each entry (``subsets``); False when none is admissible."""
     if params.regression:
@@ -177,7 +177,7 @@ def _subset_sides(stats, p, params, side, sub):
                                      params.max_exhaustive, side, sub)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _binned_threshold(j, codes, stats, p, feat, params, scr, cand, W):
     """A binned continuous column's best cut between two bins present at the node, placed at the
     midpoint of the largest training value of the lower bin and the smallest of the upper."""
@@ -196,7 +196,7 @@ def _binned_threshold(j, codes, stats, p, feat, params, scr, cand, W):
     cand.threshold[j] = midpoint(feat.bin_max[j, codes[e]], feat.bin_min[j, codes[e + 1]])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, unit):
     """Every available column's best test at the node [start, end) of weight W; returns (chosen
     column or -1, its score) under the selection rule. ``w_row``: the rows' weights at the node
@@ -228,7 +228,7 @@ def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, 
     return choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def chosen_sides(seg, start, end, j, rows, feat, params, scr, out):
     """The branch of each category of the chosen subset test on column j (out[code]: 0, 1, or
     -1 for a category absent at the node), remade from the column's entries."""

@@ -44,7 +44,7 @@ def new_surrogate_candidates(d, max_surrogates):
                                np.zeros(max(max_surrogates, 1), dtype=np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def heavier(m0, m1):
     """0 or 1 for the heavier of two weights, -1 when they tie up to rounding."""
     if abs(m0 - m1) <= 1e-12 * max(1.0, max(m0, m1)):
@@ -52,7 +52,7 @@ def heavier(m0, m1):
     return 1 if m1 > m0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majority_branch, rows,
                       feat, params, scr, sc):
     """Every other column's surrogate of the primary split on column ``primary``; returns how
@@ -140,7 +140,7 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc, out):
     """The branch of each category of the SUBSET surrogate on column f (out[code]; -1: none),
     remade from its surrogate entries."""
