@@ -70,11 +70,12 @@ class Growth(NamedTuple):
 
 
 @njit(cache=True, _nrt=False)
-def _visit(nodes, node, seg, start, end, params, scr):
-    """Record the node's statistics; returns (weight W, whether it may be split)."""
+def _visit(nodes, node, seg, start, end, params, ys, ws):
+    """Record the node's statistics; returns (weight W, whether it may be split). ``ys``, ``ws``:
+    scratch per position."""
     value = nodes.value[node]
     if params.regression:
-        W, imp, pure = regression_stats(seg, start, end, params.median, value, scr.ys, scr.ws)
+        W, imp, pure = regression_stats(seg, start, end, params.median, value, ys, ws)
     else:
         W, imp, pure = class_stats(seg, start, end, params.criterion, value)
     nodes.n_samples[node] = end - start
@@ -202,7 +203,7 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     n_leaves = 1
 
     if best_first:
-        W, ok = _visit(nodes, 0, seg, 0, n, params, scr)
+        W, ok = _visit(nodes, 0, seg, 0, n, params, scr.ys, scr.ws)
         if ok:
             j = _find_split(nodes, 0, seg, 0, n, W, total_weight, rows, feat, params, scr, cand)
             if j >= 0:
@@ -240,7 +241,7 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
             top -= 1
             node = stack[top]
             start, end = seg_start[node], seg_end[node]
-            W, ok = _visit(nodes, node, seg, start, end, params, scr)
+            W, ok = _visit(nodes, node, seg, start, end, params, scr.ys, scr.ws)
             if not ok:
                 continue
             j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params,
@@ -459,7 +460,8 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
             n_leaves += n_b - 1
             for b in range(n_b):
                 c = first + b
-                Wc, ok = _visit(nodes, c, seg, seg_start[c], seg_end[c], params, scr)
+                Wc, ok = _visit(nodes, c, seg, seg_start[c], seg_end[c], params, scr.ys,
+                                scr.ws)
                 if not ok:
                     continue
                 jc = _find_split(nodes, c, seg, seg_start[c], seg_end[c], Wc, total_weight, rows,

@@ -65,8 +65,9 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
     for t in range(start, end):  # by row id, for the presorted columns' scans
         scr.dir_row[seg.row[t]] = direction[t - start]
     skip = feat.slot[primary] if feat.search[primary] == BINNED else -1
-    if scr.binned.shape[0] > 0:
-        binned_surrogate_entries(seg, start, end, direction, scr.binned, feat.n_values, skip, scr)
+    ent = scr.ent
+    if ent.binned.shape[0] > 0:
+        binned_surrogate_entries(seg, start, end, direction, ent.binned, feat.n_values, skip, ent)
     for f in range(d):
         sc.agreement[f] = -1.0
         if f == primary:
@@ -88,13 +89,13 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
         else:
             if kind == BINNED:
                 q = feat.slot[f]
-                p = scr.se_n_entries[q]
-                codes, se_w, se_n = scr.se_code[q], scr.se_w[q], scr.se_n[q]
-                side0, side1 = scr.se_side[q, 0], scr.se_side[q, 1]
+                p = ent.se_n_entries[q]
+                codes, se_w, se_n = ent.se_code[q], ent.se_w[q], ent.se_n[q]
+                side0, side1 = ent.se_side[q, 0], ent.se_side[q, 1]
             else:
                 p, side0, side1 = wide_surrogate_entries(seg, start, end, direction, rows.X, f,
-                                                         scr)
-                codes, se_w, se_n = scr.wide_se_code, scr.wide_se_w, scr.wide_se_n
+                                                         scr.wide)
+                codes, se_w, se_n = scr.wide.wide_se_code, scr.wide.wide_se_w, scr.wide.wide_se_n
             known_rows = 0
             for e in range(p):
                 known_rows += se_n[e, 0] + se_n[e, 1]
@@ -148,11 +149,11 @@ def surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc, out):
         out[c] = -1
     if feat.search[f] == BINNED:
         q = feat.slot[f]
-        p = scr.se_n_entries[q]
-        codes, se_w, se_n = scr.se_code[q], scr.se_w[q], scr.se_n[q]
+        p = scr.ent.se_n_entries[q]
+        codes, se_w, se_n = scr.ent.se_code[q], scr.ent.se_w[q], scr.ent.se_n[q]
     else:
-        p, _, _ = wide_surrogate_entries(seg, start, end, direction, rows.X, f, scr)
-        codes, se_w, se_n = scr.wide_se_code, scr.wide_se_w, scr.wide_se_n
+        p, _, _ = wide_surrogate_entries(seg, start, end, direction, rows.X, f, scr.wide)
+        codes, se_w, se_n = scr.wide.wide_se_code, scr.wide.wide_se_w, scr.wide.wide_se_n
     surrogate_subset(se_w, se_n, p, sc.tie_branch[f], 0, scr.side)
     for e in range(p):
         out[codes[e]] = scr.side[e]
