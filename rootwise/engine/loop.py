@@ -494,11 +494,12 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
 
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fit(rows, feat, params, holdout, layout, n_out, unit_input):
     """Everything a fit runs in numba, in one call from Python: the root's segments (``layout``:
     sorted columns, binned columns, which come from histogram bins, their codes, the most
-    categories of any column and of a WIDE one), the working memory, and the growth."""
+    categories of any column and of a WIDE one), the working memory, and the growth. It releases
+    the GIL: cross-validation grows its folds on several threads."""
     (sorted_columns, binned, from_bins, binned_codes, max_categories, max_wide) = layout
     n, d = rows.X.shape
     seg = root_segments(rows.X, rows.yc, rows.yr, rows.w, sorted_columns, binned, from_bins,
