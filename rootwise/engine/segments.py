@@ -233,7 +233,7 @@ def split_binary(seg, start, end, direction, goes_left, g, buf_i, buf_f, buf_cod
     m = end - start
     for t in range(m):
         g[t] = 1 - direction[t]
-        goes_left[seg.row[start + t]] = g[t]
+        goes_left[seg.row[start + t]] = np.int8(g[t])
     n_left = _split_1d(seg.row, start, m, g, buf_i)
     _split_1d(seg.w, start, m, g, buf_f)
     if seg.yc.shape[0] > 0:

@@ -262,9 +262,10 @@ def beats(a, b):
 
 
 @njit(cache=True, _nrt=False)
-def scan_surrogate(words, s, start, n, w_row, dir_row, min_side):
+def scan_surrogate(words, s, start, n, w_row, unit, dir_row, min_side):
     """Column s as a surrogate of the primary split (``surrogates.best_surrogate_threshold`` over
-    the words): ``dir_row`` is each row's primary branch (-1: primary missing), by row id.
+    the words): ``dir_row`` is each row's primary branch (-1: primary missing), by row id;
+    ``unit``: every weight in ``w_row`` is 0 or 1 (a known word's weight is then 1, not read).
     Returns (position of the last row below the cut or -1, left branch, agreeing weight, number
     of primary-known rows)."""
     end = start + n
@@ -274,10 +275,10 @@ def scan_surrogate(words, s, start, n, w_row, dir_row, min_side):
         r = words[s, i] & ROW_MASK
         d = dir_row[r]
         if d == 0:
-            w0 += w_row[r]
+            w0 += 1.0 if unit else w_row[r]
             n_dir += 1
         elif d == 1:
-            w1 += w_row[r]
+            w1 += 1.0 if unit else w_row[r]
             n_dir += 1
     best = max(w0, w1)
     best_i, best_left = -1, 0
@@ -287,10 +288,10 @@ def scan_surrogate(words, s, start, n, w_row, dir_row, min_side):
         r = words[s, i - 1] & ROW_MASK
         d = dir_row[r]
         if d == 0:
-            below0 += w_row[r]
+            below0 += 1.0 if unit else w_row[r]
             n_below += 1
         elif d == 1:
-            below1 += w_row[r]
+            below1 += 1.0 if unit else w_row[r]
             n_below += 1
         if tied(words[s, i]) or n_below < min_side or n_dir - n_below < min_side:
             continue

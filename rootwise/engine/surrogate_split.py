@@ -63,7 +63,7 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
     majority = max(mass0, mass1) / total
     min_side = params.min_side
     for t in range(start, end):  # by row id, for the presorted columns' scans
-        scr.dir_row[seg.row[t]] = direction[t - start]
+        scr.dir_row[seg.row[t]] = np.int8(direction[t - start])
     skip = feat.slot[primary] if feat.search[primary] == BINNED else -1
     ent = scr.ent
     if ent.binned.shape[0] > 0:
@@ -77,8 +77,8 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
         if kind == SORTED:
             s = feat.slot[f]
             n = known_length(seg.words, s, start, end)
-            i, left, a, n_dir = scan_surrogate(seg.words, s, start, n, rows.w, scr.dir_row,
-                                               min_side)
+            i, left, a, n_dir = scan_surrogate(seg.words, s, start, n, rows.w, scr.unit_input,
+                                               scr.dir_row, min_side)
             if n_dir < 2 * min_side or i < 0:
                 continue
             sc.kind[f] = THRESHOLD
