@@ -14,6 +14,7 @@ validation data given to ``fit`` (``X_val``, ``y_val``) or carved from the train
 from __future__ import annotations
 
 import numbers
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -277,8 +278,9 @@ class _TreeEstimator(Estimator):
         folds = self._cv_folds(train, yt) if fold_pairs is None else fold_pairs
         if folds is None:
             return tree, None  # a single row: nothing to cross-validate (the tree is one leaf)
-        table = choose_alpha_by_cv(tree, folds, grow, grow.X, self._row_losses(yt, w, priority),
-                                   alpha, cost)
+        table = choose_alpha_by_cv(tree, folds, grow.fold, grow.X,
+                                   self._row_losses(yt, w, priority), alpha, cost,
+                                   n_jobs=resolve_threads(self.n_jobs))
         return prune_to_alpha(tree, float(table.alpha[table.chosen]), cost), table
 
     def _ccp_cost(self) -> str:
@@ -461,19 +463,29 @@ class _Grower:
         self.prepruning_steps = None
 
     def __call__(self, rows, validation=None):
+        tree, steps = self._grow(rows, validation, self.n_jobs)
+        if validation is not None:
+            self.prepruning_steps = steps
+        return tree
+
+    def fold(self, rows):
+        """A CV fold's tree; safe to call from several threads at once (``choose_alpha_by_cv``
+        grows folds on ``n_jobs`` threads, each binning, for hist, on one)."""
+        return self._grow(rows, None, 1)[0]
+
+    def _grow(self, rows, validation, n_jobs):
         from .engine.dispatch import build_tree_with_report
 
         X, y, w = self.X, self.y, self.w
         if not (len(rows) == len(y) and np.array_equal(rows, np.arange(len(y)))):
             X, y, w = X[rows], y[rows], w[rows]  # a subset (CV fold, validation carved out)
-        with threads(self.n_jobs):  # the fast builder searches features in parallel
-            tree, steps = build_tree_with_report(
+        # only hist's binning runs parallel kernels: exact growth takes no part in ``threads``
+        # (and so no lock), which lets CV folds grow side by side
+        with threads(n_jobs) if self.policy.splitter == "hist" else nullcontext():
+            return build_tree_with_report(
                 X, y, w, self.schema.kinds_array,
                 self.schema.n_categories, self.n_classes, self.policy, validation,
                 names=self.schema.feature_names, bin_edges=self.bin_edges)
-        if validation is not None:
-            self.prepruning_steps = steps
-        return tree
 
     def training_rows(self, rows) -> TrainingRows:
         """The rows a tree was grown on, for C4.5's pruning (no copy when they are all rows)."""

@@ -420,3 +420,20 @@ def test_regression_has_one_cost():
     """The squared error is both the impurity and the loss: CARTRegressor has no ccp_cost."""
     assert "ccp_cost" not in CARTRegressor().get_params()
     assert "cv_repeats" in CARTRegressor().get_params()
+
+
+@pytest.mark.parametrize("estimator, cost", [(CARTClassifier, "misclassification"),
+                                             (CARTClassifier, "impurity"),
+                                             (CARTRegressor, "impurity")])
+def test_folds_grown_on_two_threads_give_the_same_table(estimator, cost):
+    """n_jobs=2 grows the fold trees on two threads; the pieces are put together in fold order,
+    so the table is the one-thread table, number for number."""
+    X, y, _ = (parity.classification_case if estimator is CARTClassifier
+               else parity.regression_case)(5)
+    X = np.where(np.random.default_rng(0).random(X.shape) < 0.1, np.nan, X)  # surrogates too
+    extra = {"ccp_cost": cost} if estimator is CARTClassifier else {}
+    tables = [estimator(ccp_alpha="cv-min", random_state=3, n_jobs=k, **extra).fit(X, y).cp_table_
+              for k in (1, 2)]
+    for field in ("alpha", "n_leaves", "train_cost", "cv_error", "cv_std_error"):
+        np.testing.assert_array_equal(getattr(tables[0], field), getattr(tables[1], field))
+    assert tables[0].chosen == tables[1].chosen

@@ -205,28 +205,28 @@ class LevelGrower:
             present = np.flatnonzero(mass[j] > 0.0)
             present = present[present != feat.n_values[j]]
             p = len(present)
-            scr.ent_code[j, :p] = present
-            scr.ent_stats[j, :p] = h[j, present]
-            scr.ent_n[j] = p
+            scr.ent.ent_code[j, :p] = present
+            scr.ent.ent_stats[j, :p] = h[j, present]
+            scr.ent.ent_n[j] = p
 
     def _find_split(self, node, h, total_weight) -> bool:
         """The local loop's ``_find_split`` on the node's summed histogram; records the test."""
         params, feat, scr, cand = self.params, self.feat, self.scr, self.cand
         self._entries(h)
         W = node.weight
-        j, score = search_entries(scr.ent_code, scr.ent_stats, scr.ent_n, feat, params, scr, cand,
+        j, score = search_entries(scr.ent.ent_code, scr.ent.ent_stats, scr.ent.ent_n, feat, params, scr, cand,
                                   W)
         if j < 0 or score < params.epsilon:
             return False
         if cand.gain[j] * W / total_weight < params.min_impurity_decrease:
             return False
-        p = scr.ent_n[j]
-        codes, stats = scr.ent_code[j, :p], scr.ent_stats[j, :p]
+        p = scr.ent.ent_n[j]
+        codes, stats = scr.ent.ent_code[j, :p], scr.ent.ent_stats[j, :p]
         sizes = stats[:, 0] if self.n_classes == 0 else stats.sum(axis=1)
         if feat.categorical[j]:
             kind, threshold = SUBSET, np.nan
             sides = np.full(feat.n_values[j], -1, dtype=np.int64)
-            entry_sides(scr.ent_code[j], scr.ent_stats[j], p, params, scr, sides)
+            entry_sides(scr.ent.ent_code[j], scr.ent.ent_stats[j], p, params, scr, sides)
             side = sides[codes]
         else:
             kind, threshold = THRESHOLD, float(cand.threshold[j])
@@ -316,21 +316,21 @@ class LevelGrower:
         scr, feat = self.scr, self.feat
         rows = h[:, :, 2] + h[:, :, 3] + h[:, :, 4]
         for j in range(h.shape[0]):
-            scr.se_n_entries[j] = 0
-            scr.se_side[j, 0] = scr.se_side[j, 1] = 0.0
+            scr.ent.se_n_entries[j] = 0
+            scr.ent.se_side[j, 0] = scr.ent.se_side[j, 1] = 0.0
             if j == primary:
                 continue
             present = np.flatnonzero(rows[j] > 0.0)
             present = present[present != feat.n_values[j]]
             p = len(present)
-            scr.se_code[j, :p] = present
-            scr.se_w[j, :p] = h[j, present, 0:2]
-            scr.se_n[j, :p] = h[j, present, 2:4].astype(np.int64)
-            scr.se_pm[j, :p] = h[j, present, 4].astype(np.int64)
-            scr.se_n_entries[j] = p
+            scr.ent.se_code[j, :p] = present
+            scr.ent.se_w[j, :p] = h[j, present, 0:2]
+            scr.ent.se_n[j, :p] = h[j, present, 2:4].astype(np.int64)
+            scr.ent.se_pm[j, :p] = h[j, present, 4].astype(np.int64)
+            scr.ent.se_n_entries[j] = p
             for e in range(p):  # the column's known weight per primary side, entry by entry
-                scr.se_side[j, 0] += h[j, present[e], 0]
-                scr.se_side[j, 1] += h[j, present[e], 1]
+                scr.ent.se_side[j, 0] += h[j, present[e], 0]
+                scr.ent.se_side[j, 1] += h[j, present[e], 1]
 
     def _route(self, nodes, splits, node_maps, tag):
         arrays = self._split_arrays(nodes, splits)

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def total(a):
     """``a.sum()`` of a 1-D float array, bit for bit as numba computes it."""
     s = 0.0
@@ -20,7 +20,7 @@ def total(a):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def table_total(t):
     """``t.sum()`` of a 2-D float array (row by row, as numba computes it)."""
     s = 0.0
@@ -30,7 +30,7 @@ def table_total(t):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def copy_into(dst, start, src):
     """``dst[start:start + len(src)] = src`` for 1-D arrays."""
     for i in range(src.shape[0]):

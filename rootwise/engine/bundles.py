@@ -9,6 +9,15 @@
 
 numba types a NamedTuple by its fields, so each bundle compiles once per combination of field
 types; the fields are fixed dtypes (``_config``) so that there is one combination per task.
+
+Reference counting. A numba function increments the reference count of every array it receives
+on entry and decrements it on exit, atomically: a call that passes the working memory (about 60
+arrays) cost some 120 locked instructions, and the per-node and per-column calls made 35 % of a
+regression fit at 10^5 rows. The kernels on that path are compiled with ``_nrt=False`` (no
+reference counting): they allocate nothing and return no array, so the counts they would have
+kept balance out anyway; every array they see belongs to ``loop.fit``'s caller for the whole
+fit. numba lets a function without the flag inherit it from the first caller that compiles it,
+so a kernel that allocates and is called from one of them says ``_nrt=True`` explicitly.
 """
 
 from typing import NamedTuple

@@ -11,7 +11,7 @@ from .._config import ENTROPY
 from .arrays import table_total, total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def entropy(counts):
     """Ent(D) = -sum_k p_k log2 p_k, with 0 log 0 = 0."""
     w = total(counts)
@@ -25,7 +25,7 @@ def entropy(counts):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gini(counts):
     """Gini(D) = 1 - sum_k p_k^2."""
     w = total(counts)
@@ -38,14 +38,14 @@ def gini(counts):
     return 1.0 - s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def impurity(counts, criterion):
     if criterion == ENTROPY:
         return entropy(counts)
     return gini(counts)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def conditional_impurity(table, criterion):
     """sum_v |D^v|/|D| * I(D^v): the weighted impurity of the branches (H(D|A) or Gini_index)."""
     w = table_total(table)

@@ -16,7 +16,7 @@ from .sorted_scan import beats
 from .thresholds import children_decrease
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def threshold_class(stats, p, n_classes, criterion, min_leaf, scratch):
     """Best cut between the p entries of ``stats`` (ascending codes) for classification: the last
     entry on the left, or -1; the branch table into scratch.branches."""
@@ -54,7 +54,7 @@ def threshold_class(stats, p, n_classes, criterion, min_leaf, scratch):
     return best_e
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def threshold_regression(stats, p, min_leaf, scratch):
     """Best cut between the p entries (w, wy, wy^2) for squared error (``thresholds.
     best_threshold_regression`` over entries); the branch rows into scratch.branches."""
@@ -82,7 +82,7 @@ def threshold_regression(stats, p, min_leaf, scratch):
     return best_e
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def entry_sizes(stats, p, regression, sizes):
     """|D^v| of each entry (its class weights added in order, or its weight); returns how many
     entries hold weight."""
@@ -100,7 +100,7 @@ def entry_sizes(stats, p, regression, sizes):
     return present
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def subset_branches(stats, p, side, branches):
     """The two branches' sums: each entry added to its side, in code order."""
     for b in range(2):
@@ -112,7 +112,7 @@ def subset_branches(stats, p, side, branches):
                 branches[side[e], k] += stats[e, k]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def surrogate_threshold(se_w, se_n, p, min_side):
     """A binned continuous column as a surrogate (``surrogates.best_surrogate_threshold`` over
     entries: a cut between two codes present, rows without a primary value included among the
@@ -143,7 +143,7 @@ def surrogate_threshold(se_w, se_n, p, min_side):
     return best_e, best_left, best, n_dir
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def surrogate_subset(se_w, se_n, p, tie_branch, min_side, side):
     """A categorical column as a surrogate (``surrogates.best_surrogate_subset`` over entries):
     each category goes where the primary sends more of its weight (``tie_branch`` on a tie; a

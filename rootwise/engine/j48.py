@@ -33,7 +33,7 @@ MIN_SPLIT_CAP = 25.0  # ... at most 25
 AVERAGE_SLACK = 1e-3  # J48: "gain >= average - 1e-3" to approximate the original C code
 _LN2 = np.log(2.0)
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def xlog2x(v):
     """v log2 v, or 0 when v < 1e-6 (J48's ``logFunc``)."""
     if v < SMALL:
@@ -41,7 +41,7 @@ def xlog2x(v):
     return v * np.log(v) / _LN2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def old_ent(class_totals):
     """W * Ent(D) in count units: xlog2x(W) - sum_k xlog2x(W_k)."""
     s = 0.0
@@ -52,7 +52,7 @@ def old_ent(class_totals):
     return xlog2x(total) - s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def new_ent(table):
     """sum_v W_v Ent(D^v) in count units, from a (branches x classes) table."""
     s = 0.0
@@ -65,7 +65,7 @@ def new_ent(table):
     return -s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def info_gain(table, total_w, old):
     """J48's ``InfoGainSplitCrit.splitCritValue``: rho (old - new) / W~, where the table holds the
     known rows (W~ = its total), ``total_w`` is the node's whole weight (rho = W~ / total_w) and
@@ -82,7 +82,7 @@ def info_gain(table, total_w, old):
     return numerator / known
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def split_info(sizes, total_w):
     """J48's split information, unknown rows as an extra branch, divided by |D| (the IV of the
     textbook when nothing is missing). 0 when the split is trivial."""
@@ -101,7 +101,7 @@ def split_info(sizes, total_w):
     return s / total_w
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def min_split_size(known_w, n_classes, min_objects, share, cap):
     """J48's minimum split size: share * known weight / classes, clamped to [min_objects, cap]."""
     min_split = share * known_w / n_classes
@@ -159,7 +159,7 @@ def numeric_split(xs, ys, ws, n_classes, min_split, total_w):
     return best_i, best, cuts, branches
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def release8_midpoint(a, b):
     """J48's cut between sorted neighbours a < b: (a + b) / 2, or a when that rounds to b."""
     mid = (a + b) / 2.0
@@ -168,7 +168,7 @@ def release8_midpoint(a, b):
     return mid
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def multiway_scores(known, sizes, total_w, min_objects):
     """A categorical test's (gain, iv, rho, admissible) from its table of known rows (one row per
     category) and their ``sizes``: two branches need ``min_objects`` (within 1e-6)."""
@@ -188,7 +188,7 @@ def multiway_scores(known, sizes, total_w, min_objects):
     return gain, split_info(sizes, total_w), rho, enough >= 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def split_point(column, point):
     """J48's ``C45Split.setSplitPoint``: scanning the training values of the attribute in row
     order, keep a value when it exceeds the one kept by more than 1e-6 and is not above ``point``
@@ -201,7 +201,7 @@ def split_point(column, point):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def split_point_sorted(distinct, column, point):
     """``split_point(column, point)`` in O(log n) from ``distinct``, the sorted distinct known values
     of ``column``. fl(v - point) grows with v, so the values not above the point form a prefix of
@@ -224,7 +224,7 @@ def split_point_sorted(distinct, column, point):
     return split_point(column, point)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose(found, gain, ratio, admissible, in_average):
     """J48's choice among candidates in column order (``found[f]``: f has a test): the average
     gain over the admissible candidates ``in_average``; among the admissible candidates whose gain

@@ -69,12 +69,13 @@ class Growth(NamedTuple):
     n_steps: int
 
 
-@njit(cache=True)
-def _visit(nodes, node, seg, start, end, params, scr):
-    """Record the node's statistics; returns (weight W, whether it may be split)."""
+@njit(cache=True, _nrt=False)
+def _visit(nodes, node, seg, start, end, params, ys, ws):
+    """Record the node's statistics; returns (weight W, whether it may be split). ``ys``, ``ws``:
+    scratch per position."""
     value = nodes.value[node]
     if params.regression:
-        W, imp, pure = regression_stats(seg, start, end, params.median, value, scr.ys, scr.ws)
+        W, imp, pure = regression_stats(seg, start, end, params.median, value, ys, ws)
     else:
         W, imp, pure = class_stats(seg, start, end, params.criterion, value)
     nodes.n_samples[node] = end - start
@@ -99,7 +100,7 @@ def _visit(nodes, node, seg, start, end, params, scr):
     return W, True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _weights_by_row(seg, start, end, rows, params, scr):
     """The rows' weights at the node by row id, and whether each row of positive weight weighs 1.
     CART's weights never change; C4.5's are scattered from the segment."""
@@ -114,7 +115,7 @@ def _weights_by_row(seg, start, end, rows, params, scr):
     return scr.w_node, unit
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr, cand):
     """The node's chosen column (-1: none) after the selection rule, epsilon and
     min_impurity_decrease."""
@@ -202,7 +203,7 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     n_leaves = 1
 
     if best_first:
-        W, ok = _visit(nodes, 0, seg, 0, n, params, scr)
+        W, ok = _visit(nodes, 0, seg, 0, n, params, scr.ys, scr.ws)
         if ok:
             j = _find_split(nodes, 0, seg, 0, n, W, total_weight, rows, feat, params, scr, cand)
             if j >= 0:
@@ -240,7 +241,7 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
             top -= 1
             node = stack[top]
             start, end = seg_start[node], seg_end[node]
-            W, ok = _visit(nodes, node, seg, start, end, params, scr)
+            W, ok = _visit(nodes, node, seg, start, end, params, scr.ys, scr.ws)
             if not ok:
                 continue
             j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params,
@@ -459,7 +460,8 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
             n_leaves += n_b - 1
             for b in range(n_b):
                 c = first + b
-                Wc, ok = _visit(nodes, c, seg, seg_start[c], seg_end[c], params, scr)
+                Wc, ok = _visit(nodes, c, seg, seg_start[c], seg_end[c], params, scr.ys,
+                                scr.ws)
                 if not ok:
                     continue
                 jc = _find_split(nodes, c, seg, seg_start[c], seg_end[c], Wc, total_weight, rows,
@@ -492,11 +494,12 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
 
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fit(rows, feat, params, holdout, layout, n_out, unit_input):
     """Everything a fit runs in numba, in one call from Python: the root's segments (``layout``:
     sorted columns, binned columns, which come from histogram bins, their codes, the most
-    categories of any column and of a WIDE one), the working memory, and the growth."""
+    categories of any column and of a WIDE one), the working memory, and the growth. It releases
+    the GIL: cross-validation grows its folds on several threads."""
     (sorted_columns, binned, from_bins, binned_codes, max_categories, max_wide) = layout
     n, d = rows.X.shape
     seg = root_segments(rows.X, rows.yc, rows.yr, rows.w, sorted_columns, binned, from_bins,

@@ -13,8 +13,9 @@ from .entries import CODES
 from .subsets import SubsetScratch, new_subset_scratch
 
 
-class Scratch(NamedTuple):
-    # per class (or the 3 regression sums): scans and scores
+class ScanScratch(NamedTuple):
+    """Per class (or the 3 regression sums): threshold scans and scores."""
+
     total: np.ndarray
     left: np.ndarray
     right: np.ndarray
@@ -26,10 +27,11 @@ class Scratch(NamedTuple):
     xlogx: np.ndarray  # k log2 k for k = 0..n
     sizes: np.ndarray  # per entry
     parent: np.ndarray  # per class: a test's union of branches
-    subset: SubsetScratch  # the subset search's
-    side: np.ndarray  # per entry, int64
-    sides: np.ndarray  # per category of the chosen test, int64
-    # binned columns' entries (``entries``)
+
+
+class EntryScratch(NamedTuple):
+    """The binned columns' entries (``entries``)."""
+
     binned: np.ndarray  # column of each code byte
     ent_code: np.ndarray
     ent_stats: np.ndarray
@@ -42,7 +44,11 @@ class Scratch(NamedTuple):
     se_pm: np.ndarray
     se_n_entries: np.ndarray
     se_side: np.ndarray
-    # WIDE columns' entries
+
+
+class WideScratch(NamedTuple):
+    """A WIDE column's entries, one column at a time (``entries``)."""
+
     wide_table: np.ndarray
     wide_mark: np.ndarray
     wide_touched: np.ndarray
@@ -51,6 +57,20 @@ class Scratch(NamedTuple):
     wide_se_code: np.ndarray
     wide_se_w: np.ndarray
     wide_se_n: np.ndarray
+
+
+class Scratch(NamedTuple):
+    """All of it. A kernel called per column receives only the part it reads (``scan``,
+    ``subset``, ``ent``, ``wide``): numba passes a bundle as its arrays' fields one by one, so
+    handing the whole of it to a per-column call cost more than the column's scan at small
+    nodes."""
+
+    scan: ScanScratch
+    subset: SubsetScratch  # the subset search's
+    ent: EntryScratch
+    wide: WideScratch
+    side: np.ndarray  # per entry, int64
+    sides: np.ndarray  # per category of the chosen test, int64
     # per node
     ys: np.ndarray  # per position: a regression node's targets (median, impurity)
     ws: np.ndarray
@@ -59,8 +79,8 @@ class Scratch(NamedTuple):
     available: np.ndarray  # (d,) bool
     direction: np.ndarray  # per position: the chosen test's branch
     flags: np.ndarray  # per position: a binary partition's sides
-    dir_row: np.ndarray  # by row: the primary's branch (surrogate scans)
-    goes_left: np.ndarray  # by row: binary partition
+    dir_row: np.ndarray  # by row, int8: the primary's branch (surrogate scans)
+    goes_left: np.ndarray  # by row, int8: binary partition
     branch_of_row: np.ndarray  # by row: multiway partition
     buf_i: np.ndarray  # partition buffers
     buf_f: np.ndarray
@@ -81,25 +101,30 @@ def new_scratch(n, d, n_classes, width, binned, max_categories, max_wide, n_code
     for k in range(1, n + 2):
         xlogx[k] = k * np.log2(k)
     wide_rows = max_wide + 1 if max_wide > 0 else 1
-    return Scratch(
+    scan = ScanScratch(
         np.zeros(width), np.zeros(width), np.zeros(width), np.zeros(width, dtype=np.int64),
         np.zeros(width), np.zeros((2, width)), np.zeros((2, C)), np.empty(max(n, 1)), xlogx,
-        np.zeros(per_entry), np.zeros(width), new_subset_scratch(per_entry, width),
-        np.zeros(per_entry, dtype=np.int64),
-        np.full(max(max_categories, 2), -1, dtype=np.int64),
+        np.zeros(per_entry), np.zeros(width))
+    ent = EntryScratch(
         binned, np.zeros((nb, CODES), dtype=np.int64), np.zeros((nb, CODES, width)),
         np.zeros(nb, dtype=np.int64), np.zeros(nb * CODES * cells),
         np.zeros(nb * 4, dtype=np.uint64),
         np.zeros((nb, CODES), dtype=np.int64), np.zeros((nb, CODES, 2)),
         np.zeros((nb, CODES, 2), dtype=np.int64), np.zeros((nb, CODES), dtype=np.int64),
-        np.zeros(nb, dtype=np.int64), np.zeros((nb, 2)),
+        np.zeros(nb, dtype=np.int64), np.zeros((nb, 2)))
+    wide = WideScratch(
         np.zeros(wide_rows * cells), np.zeros(wide_rows, dtype=np.bool_),
         np.zeros(wide_rows, dtype=np.int64), np.zeros(wide_rows, dtype=np.int64),
         np.zeros((wide_rows, width)), np.zeros(wide_rows, dtype=np.int64),
-        np.zeros((wide_rows, 2)), np.zeros((wide_rows, 2), dtype=np.int64),
+        np.zeros((wide_rows, 2)), np.zeros((wide_rows, 2), dtype=np.int64))
+    return Scratch(
+        scan, new_subset_scratch(per_entry, width), ent, wide,
+        np.zeros(per_entry, dtype=np.int64), np.full(max(max_categories, 2), -1, dtype=np.int64),
         np.empty(max(n, 1)), np.empty(max(n, 1)), np.zeros(max(n, 1)), unit_input,
         np.zeros(d, dtype=np.bool_), np.zeros(max(n, 1), dtype=np.int64),
         np.zeros(max(n, 1), dtype=np.int64),
-        np.zeros(max(n, 1), dtype=np.int64), np.zeros(max(n, 1), dtype=np.int64),
+        # read by row id in the order of a sorted column, i.e. at random: one byte per row
+        # keeps them in cache (an int64 array of 10^5 rows is 800 kB)
+        np.zeros(max(n, 1), dtype=np.int8), np.zeros(max(n, 1), dtype=np.int8),
         np.zeros(max(n, 1), dtype=np.int64), np.empty(max(n, 1), dtype=np.int64),
         np.empty(max(n, 1)), np.zeros((max(n, 1), n_code_words), dtype=np.int64))

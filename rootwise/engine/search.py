@@ -62,7 +62,7 @@ def new_candidates(d):
                       np.full(d, np.nan), np.zeros(d), np.zeros(d, dtype=np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def available_columns(nodes, node, out):
     """Columns a node may test: all but those a multiway test above it used up."""
     for j in range(out.shape[0]):
@@ -74,7 +74,7 @@ def available_columns(nodes, node, out):
         a = nodes.parent[a]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _record(cand, j, gain, iv, ratio, rho, admissible):
     cand.found[j] = True
     cand.gain[j] = gain
@@ -84,69 +84,107 @@ def _record(cand, j, gain, iv, ratio, rho, admissible):
     cand.admissible[j] = admissible
 
 
-@njit(cache=True)
-def _sorted_column(seg, start, end, j, rows, feat, params, scr, cand, W, w_row, unit):
-    """A presorted continuous column's best cut."""
-    s = feat.slot[j]
-    n = known_length(seg.words, s, start, end)
-    if n < 2:
+@njit(cache=True, _nrt=False)
+def _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W):
+    """J48's cut on presorted column j (slot s, its n known words from ``start``)."""
+    known_w = 0.0
+    for i in range(start, start + n):
+        known_w += w_row[words[s, i] & ROW_MASK]
+    min_split = min_split_size(known_w, params.n_classes, params.r8_min_objects,
+                               MIN_SPLIT_SHARE, MIN_SPLIT_CAP)
+    if 2.0 * min_split - n > SMALL:  # J48 counts rows here, not weight
         return
+    i, gain, cuts = scan_release8(words, s, start, n, X, j, w_row, params.n_classes, min_split, W,
+                                  scan)
+    if cuts == 0 or i < 0:
+        return
+    penalty = feat.log2_cuts[cuts] / W
+    gain -= penalty
+    if gain < SMALL:
+        return
+    b = scan.branches
+    sizes = scan.sizes
+    sizes[0], sizes[1] = 0.0, 0.0
+    for v in range(2):
+        for k in range(params.n_classes):
+            sizes[v] += b[v, k]
+    rho = (sizes[0] + sizes[1]) / W if W > 0.0 else 0.0
+    iv = split_info(sizes[:2], W)
+    _record(cand, j, gain, iv, gain / iv if iv > 0.0 else 0.0, rho, True)
+    mid = release8_midpoint(X[words[s, i] & ROW_MASK, j], X[words[s, i + 1] & ROW_MASK, j])
+    lo, hi = feat.distinct_at[j], feat.distinct_at[j + 1]
+    value = split_point_sorted(feat.distinct[lo:hi], X[:, j], mid)
+    cand.threshold[j] = value if np.isfinite(value) else mid
+    cand.midpoint[j] = mid
+    cand.penalty[j] = penalty
+    cand.cuts[j] = cuts
+
+
+@njit(cache=True, _nrt=False)
+def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, W, w_row, unit):
+    """Every available presorted continuous column's best cut. One call per node: the loop over
+    columns is here so that the calls per column pass a few arrays (``scratch.Scratch``)."""
     words = seg.words
-    if params.release8:
-        known_w = 0.0
-        for i in range(start, start + n):
-            known_w += w_row[words[s, i] & ROW_MASK]
-        min_split = min_split_size(known_w, params.n_classes, params.r8_min_objects,
-                                   MIN_SPLIT_SHARE, MIN_SPLIT_CAP)
-        if 2.0 * min_split - n > SMALL:  # J48 counts rows here, not weight
-            return
-        i, gain, cuts = scan_release8(words, s, start, n, rows.X, j, w_row, params.n_classes,
-                                      min_split, W, scr)
-        if cuts == 0 or i < 0:
-            return
-        penalty = feat.log2_cuts[cuts] / W
-        gain -= penalty
-        if gain < SMALL:
-            return
-        b = scr.branches
-        sizes = scr.sizes
-        sizes[0], sizes[1] = 0.0, 0.0
-        for v in range(2):
-            for k in range(params.n_classes):
-                sizes[v] += b[v, k]
-        rho = (sizes[0] + sizes[1]) / W if W > 0.0 else 0.0
-        iv = split_info(sizes[:2], W)
-        _record(cand, j, gain, iv, gain / iv if iv > 0.0 else 0.0, rho, True)
-        mid = release8_midpoint(rows.X[words[s, i] & ROW_MASK, j],
-                                rows.X[words[s, i + 1] & ROW_MASK, j])
-        lo, hi = feat.distinct_at[j], feat.distinct_at[j + 1]
-        value = split_point_sorted(feat.distinct[lo:hi], rows.X[:, j], mid)
-        cand.threshold[j] = value if np.isfinite(value) else mid
-        cand.midpoint[j] = mid
-        cand.penalty[j] = penalty
-        cand.cuts[j] = cuts
-        return
+    X = rows.X
+    for j in range(feat.search.shape[0]):
+        if not available[j] or feat.search[j] != SORTED:
+            continue
+        s = feat.slot[j]
+        n = known_length(words, s, start, end)
+        if n < 2:
+            continue
+        if params.release8:
+            _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W)
+            continue
+        if params.regression:
+            i = scan_regression(words, s, start, n, w_row, rows.yr, unit, params.min_leaf, scan)
+        else:
+            i = scan_class(words, s, start, n, w_row, unit, params.n_classes, params.criterion,
+                           params.min_leaf, scan)
+        if i < 0:
+            continue
+        gain, iv, ratio, rho, admissible = score(scan.branches, W, params.criterion,
+                                                 params.regression, params.min_leaf,
+                                                 params.two_branches, scan.sizes, scan.parent)
+        _record(cand, j, gain, iv, ratio, rho, admissible)
+        cand.threshold[j] = midpoint(X[words[s, i] & ROW_MASK, j], X[words[s, i + 1] & ROW_MASK, j])
+
+
+@njit(cache=True, _nrt=False)
+def _subset_sides(stats, p, params, side, sub):
+    """The best subset's side of each entry (``subsets``); False when none is admissible."""
     if params.regression:
-        i = scan_regression(words, s, start, n, w_row, rows.yr, unit, params.min_leaf, scr)
-    else:
-        i = scan_class(words, s, start, n, w_row, unit, params.n_classes, params.criterion,
-                       params.min_leaf, scr)
-    if i < 0:
-        return
-    gain, iv, ratio, rho, admissible = score(scr.branches, W, params.criterion, params.regression,
-                                             params.min_leaf, params.two_branches, scr.sizes,
-                                             scr.parent)
-    _record(cand, j, gain, iv, ratio, rho, admissible)
-    cand.threshold[j] = midpoint(rows.X[words[s, i] & ROW_MASK, j],
-                                 rows.X[words[s, i + 1] & ROW_MASK, j])
+        return best_subset_regression_entries(stats, p, params.min_leaf, side, sub)
+    return best_subset_class_entries(stats, p, params.criterion, params.min_leaf,
+                                     params.max_exhaustive, side, sub)
 
 
-@njit(cache=True)
-def _categorical_column(j, codes, stats, p, feat, params, scr, cand, W):
-    """A categorical column's test from its p entries: one branch per category, or the best
-    subset against the rest."""
-    sizes = scr.sizes
-    if params.multiway:
+@njit(cache=True, _nrt=False)
+def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W):
+    """Every available BINNED or WIDE column's best test from its entries (``_coded_test``)."""
+    ent = scr.ent
+    for j in range(feat.search.shape[0]):
+        kind = feat.search[j]
+        if not available[j] or kind == SORTED:
+            continue
+        if kind == BINNED:
+            q = feat.slot[j]
+            codes, stats, p = ent.ent_code[q], ent.ent_stats[q], ent.ent_n[q]
+        else:
+            p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr.wide)
+            codes, stats = scr.wide.wide_code, scr.wide.wide_stats
+        _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand, W)
+
+
+@njit(cache=True, _nrt=False)
+def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W):
+    """Column j's best test from its p entries: a categorical column's test (one branch per
+    category, or the best subset against the rest), or a binned continuous column's cut between
+    two bins present at the node, placed at the midpoint of the largest training value of the
+    lower bin and the smallest of the upper. Only the scratch parts it reads are passed: numba
+    passes a bundle field by field on every call."""
+    sizes = scan.sizes
+    if feat.categorical[j] and params.multiway:
         if entry_sizes(stats, p, params.regression, sizes) < 2:
             return
         if params.release8:
@@ -156,79 +194,53 @@ def _categorical_column(j, codes, stats, p, feat, params, scr, cand, W):
         else:
             gain, iv, ratio, rho, admissible = score(stats[:p], W, params.criterion,
                                                      params.regression, params.min_leaf,
-                                                     params.two_branches, scr.sizes, scr.parent)
+                                                     params.two_branches, sizes, scan.parent)
             _record(cand, j, gain, iv, ratio, rho, admissible)
         return
-    if not _subset_sides(stats, p, params, scr.side, scr.subset):
-        return
-    subset_branches(stats, p, scr.side, scr.branches)
-    gain, iv, ratio, rho, admissible = score(scr.branches, W, params.criterion, params.regression,
-                                             params.min_leaf, params.two_branches, scr.sizes,
-                                             scr.parent)
-    _record(cand, j, gain, iv, ratio, rho, admissible)
-
-
-@njit(cache=True)
-def _subset_sides(stats, p, params, side, sub):
-    """The best subset's side of each entry (``subsets``); False when none is admissible."""
-    if params.regression:
-        return best_subset_regression_entries(stats, p, params.min_leaf, side, sub)
-    return best_subset_class_entries(stats, p, params.criterion, params.min_leaf,
-                                     params.max_exhaustive, side, sub)
-
-
-@njit(cache=True)
-def _binned_threshold(j, codes, stats, p, feat, params, scr, cand, W):
-    """A binned continuous column's best cut between two bins present at the node, placed at the
-    midpoint of the largest training value of the lower bin and the smallest of the upper."""
-    if p < 2:
-        return
-    if params.regression:
-        e = threshold_regression(stats, p, params.min_leaf, scr)
+    e = 0
+    if feat.categorical[j]:
+        if not _subset_sides(stats, p, params, side, sub):
+            return
+        subset_branches(stats, p, side, scan.branches)
     else:
-        e = threshold_class(stats, p, params.n_classes, params.criterion, params.min_leaf, scr)
-    if e < 0:
-        return
-    gain, iv, ratio, rho, admissible = score(scr.branches, W, params.criterion, params.regression,
-                                             params.min_leaf, params.two_branches, scr.sizes,
-                                             scr.parent)
+        if p < 2:
+            return
+        if params.regression:
+            e = threshold_regression(stats, p, params.min_leaf, scan)
+        else:
+            e = threshold_class(stats, p, params.n_classes, params.criterion, params.min_leaf,
+                                scan)
+        if e < 0:
+            return
+    gain, iv, ratio, rho, admissible = score(scan.branches, W, params.criterion,
+                                             params.regression, params.min_leaf,
+                                             params.two_branches, sizes, scan.parent)
     _record(cand, j, gain, iv, ratio, rho, admissible)
-    cand.threshold[j] = midpoint(feat.bin_max[j, codes[e]], feat.bin_min[j, codes[e + 1]])
+    if not feat.categorical[j]:
+        cand.threshold[j] = midpoint(feat.bin_max[j, codes[e]], feat.bin_min[j, codes[e + 1]])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, unit):
     """Every available column's best test at the node [start, end) of weight W; returns (chosen
     column or -1, its score) under the selection rule. ``w_row``: the rows' weights at the node
     by row id; ``unit``: all of them are 1."""
     d = feat.search.shape[0]
-    if scr.binned.shape[0] > 0:
-        binned_split_entries(seg, start, end, scr.binned, feat.n_values, params.regression, scr)
     for j in range(d):
         cand.found[j] = False
-        if not available[j]:
-            continue
-        kind = feat.search[j]
-        if kind == SORTED:
-            _sorted_column(seg, start, end, j, rows, feat, params, scr, cand, W, w_row, unit)
-            continue
-        if kind == BINNED:
-            q = feat.slot[j]
-            codes, stats, p = scr.ent_code[q], scr.ent_stats[q], scr.ent_n[q]
-        else:
-            p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr)
-            codes, stats = scr.wide_code, scr.wide_stats
-        if feat.categorical[j]:
-            _categorical_column(j, codes, stats, p, feat, params, scr, cand, W)
-        else:
-            _binned_threshold(j, codes, stats, p, feat, params, scr, cand, W)
+    ent = scr.ent
+    if ent.binned.shape[0] > 0:
+        binned_split_entries(seg, start, end, ent.binned, feat.n_values, params.regression, ent)
+    _sorted_columns(seg, start, end, available, rows, feat, params, scr.scan, cand, W, w_row,
+                    unit)
+    _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W)
     if params.release8:
         return release8_choose(cand.found, cand.gain, cand.ratio, cand.admissible,
                                feat.in_average)
     return choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def chosen_sides(seg, start, end, j, rows, feat, params, scr, out):
     """The branch of each category of the chosen subset test on column j (out[code]: 0, 1, or
     -1 for a category absent at the node), remade from the column's entries."""
@@ -236,10 +248,10 @@ def chosen_sides(seg, start, end, j, rows, feat, params, scr, out):
         out[c] = -1
     if feat.search[j] == BINNED:
         q = feat.slot[j]
-        codes, stats, p = scr.ent_code[q], scr.ent_stats[q], scr.ent_n[q]
+        codes, stats, p = scr.ent.ent_code[q], scr.ent.ent_stats[q], scr.ent.ent_n[q]
     else:
-        p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr)
-        codes, stats = scr.wide_code, scr.wide_stats
+        p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr.wide)
+        codes, stats = scr.wide.wide_code, scr.wide.wide_stats
     _subset_sides(stats, p, params, scr.side, scr.subset)
     for e in range(p):
         out[codes[e]] = scr.side[e]
@@ -255,11 +267,8 @@ def search_entries(ent_code, ent_stats, ent_n, feat, params, scr, cand, W):
     for j in range(d):
         cand.found[j] = False
         q = feat.slot[j]
-        codes, stats, p = ent_code[q], ent_stats[q], ent_n[q]
-        if feat.categorical[j]:
-            _categorical_column(j, codes, stats, p, feat, params, scr, cand, W)
-        else:
-            _binned_threshold(j, codes, stats, p, feat, params, scr, cand, W)
+        _coded_test(j, ent_code[q], ent_stats[q], ent_n[q], feat, params, scr.scan, scr.side,
+                    scr.subset, cand, W)
     return choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
 
 

@@ -54,28 +54,28 @@ class Segments(NamedTuple):
     words: np.ndarray  # (n_sorted, cap) int64
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def class_of(word):
     return (word >> CODE_SHIFT) & CODE_MASK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def row_of(word):
     return word & ROW_MASK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def tied(word):
     """1 when the word's value equals the previous word's (in its column's order)."""
     return (word >> TIE_SHIFT) & 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_end(word):
     return (word & END_BIT) != 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def code_at(codes, t, slot):
     """The byte code of binned column ``slot`` for segment position t."""
     return (codes[t, slot >> 3] >> ((slot & 7) * 8)) & 0xFF
@@ -161,7 +161,7 @@ def root_segments(X, yc, yr, w, sorted_columns, binned_columns, from_bins, binne
 # ----------------------------------------------------------------------------- binary splits
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _split_1d(a, start, m, g, buf):
     """Stable partition of a[start:start + m] by the flags g (1 = left), left first, branch-free
     (left or right is close to random: a branch would be mispredicted half the time)."""
@@ -179,7 +179,7 @@ def _split_1d(a, start, m, g, buf):
     return n_left
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _split_codes(codes, start, m, g, buf):
     """``_split_1d`` for whole rows of the codes."""
     k_words = codes.shape[1]
@@ -198,7 +198,7 @@ def _split_codes(codes, start, m, g, buf):
             codes[start + n_left + t, k] = buf[t, k]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _split_words(words, s, start, end, goes_left, buf):
     """Stable partition of column s's words by the row's side (``goes_left`` by row id), each side
     still sorted; a word's TIE flag in its child is the AND of the flags from its side's previous
@@ -225,7 +225,7 @@ def _split_words(words, s, start, end, goes_left, buf):
         words[s, start + n_left + t] = buf[t]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def split_binary(seg, start, end, direction, goes_left, g, buf_i, buf_f, buf_codes):
     """Partition the segment stably by ``direction`` (0 left, 1 right, per segment position):
     returns the first position of the right child. ``goes_left``: scratch by row id; ``g``: per
@@ -233,7 +233,7 @@ def split_binary(seg, start, end, direction, goes_left, g, buf_i, buf_f, buf_cod
     m = end - start
     for t in range(m):
         g[t] = 1 - direction[t]
-        goes_left[seg.row[start + t]] = g[t]
+        goes_left[seg.row[start + t]] = np.int8(g[t])
     n_left = _split_1d(seg.row, start, m, g, buf_i)
     _split_1d(seg.w, start, m, g, buf_f)
     if seg.yc.shape[0] > 0:

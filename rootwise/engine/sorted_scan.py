@@ -34,12 +34,12 @@ from .thresholds import children_decrease
 WINDOW = 1000.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _xlogx(c):
     return c * np.log2(c) if c > 0.0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def known_length(words, s, start, end):
     """How many words at the start of the segment are known values of positive weight."""
     i = start
@@ -48,7 +48,7 @@ def known_length(words, s, start, end):
     return i - start
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, scratch):
     """Best cut of column s's n known words from ``start`` for classification: returns the segment
     position i of the last row on the left (-1: none admissible); the branch table goes to
@@ -167,7 +167,7 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
     return top_i
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, scratch):
     """Best cut for squared error (``thresholds.best_threshold_regression`` over the words): the
     first boundary whose proxy (sum_l wy)^2 / W_l + (sum_r wy)^2 / W_r beats the best by
@@ -206,7 +206,7 @@ def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, scratch):
     return best_i
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def scan_release8(words, s, start, n, X, j, w_row, n_classes, min_split, total_w, scratch):
     """J48's scan (``j48.numeric_split``) over the words of column s (X's column j).
     Returns (last left position or -1, gain before the MDL penalty, cuts); the left and right
@@ -255,16 +255,17 @@ def scan_release8(words, s, start, n, X, j, w_row, n_classes, min_split, total_w
     return best_i, best, cuts
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def beats(a, b):
     """a > b beyond rounding (``surrogates._beats``)."""
     return a > b + TIE_TOLERANCE * max(1.0, abs(b))
 
 
-@njit(cache=True)
-def scan_surrogate(words, s, start, n, w_row, dir_row, min_side):
+@njit(cache=True, _nrt=False)
+def scan_surrogate(words, s, start, n, w_row, unit, dir_row, min_side):
     """Column s as a surrogate of the primary split (``surrogates.best_surrogate_threshold`` over
-    the words): ``dir_row`` is each row's primary branch (-1: primary missing), by row id.
+    the words): ``dir_row`` is each row's primary branch (-1: primary missing), by row id;
+    ``unit``: every weight in ``w_row`` is 0 or 1 (a known word's weight is then 1, not read).
     Returns (position of the last row below the cut or -1, left branch, agreeing weight, number
     of primary-known rows)."""
     end = start + n
@@ -274,10 +275,10 @@ def scan_surrogate(words, s, start, n, w_row, dir_row, min_side):
         r = words[s, i] & ROW_MASK
         d = dir_row[r]
         if d == 0:
-            w0 += w_row[r]
+            w0 += 1.0 if unit else w_row[r]
             n_dir += 1
         elif d == 1:
-            w1 += w_row[r]
+            w1 += 1.0 if unit else w_row[r]
             n_dir += 1
     best = max(w0, w1)
     best_i, best_left = -1, 0
@@ -287,10 +288,10 @@ def scan_surrogate(words, s, start, n, w_row, dir_row, min_side):
         r = words[s, i - 1] & ROW_MASK
         d = dir_row[r]
         if d == 0:
-            below0 += w_row[r]
+            below0 += 1.0 if unit else w_row[r]
             n_below += 1
         elif d == 1:
-            below1 += w_row[r]
+            below1 += 1.0 if unit else w_row[r]
             n_below += 1
         if tied(words[s, i]) or n_below < min_side or n_dir - n_below < min_side:
             continue

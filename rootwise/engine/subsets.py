@@ -54,7 +54,7 @@ def new_subset_scratch(n_entries, width):
                          np.empty(width), np.empty(width), np.empty(width), np.empty(width))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sum(a):
     s = 0.0
     for k in range(a.shape[0]):
@@ -62,7 +62,7 @@ def _sum(a):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _decrease(parent, left, total, right, criterion):
     """I(D) - W_l/W I(D_l) - W_r/W I(D_r) for left side ``left`` of ``total``; ``right``:
     scratch for total - left."""
@@ -75,7 +75,7 @@ def _decrease(parent, left, total, right, criterion):
         - (w_right / w_all) * impurity(right, criterion)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stable_order(key, items, m, order, spare):
     """order[:m] = items[:m] sorted by key[item], ties keeping their order (``np.argsort(...,
     kind="mergesort")`` of the keys, applied to the items): insertion sort for a few, else a
@@ -124,7 +124,7 @@ def stable_order(key, items, m, order, spare):
             order[i] = spare[i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _prefix_scan(order, m, stats, parent, criterion, min_leaf, scr):
     """Best prefix of order[:m] (entries) as the left side: (cut, decrease); cut = 0 when none
     is admissible."""
@@ -150,7 +150,7 @@ def _prefix_scan(order, m, stats, parent, criterion, min_leaf, scr):
     return best_cut, best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, side_of, scr):
     """The best subset split of p entries (rows of ``stats``: class weights, ascending codes):
     writes each entry's side into ``side_of`` (0 left, 1 right, -1 for an entry without weight)
@@ -236,7 +236,7 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, scr):
     """Move single categories (in code order) across while that raises the decrease; the best
     partition is scr.best_in_left, updated in place. Returns its decrease."""
@@ -276,7 +276,7 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
     return current
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_subset_regression_entries(stats, p, min_leaf, side_of, scr):
     """The best subset split of p entries of (sum w, sum w y, sum w y^2), categories ordered by
     mean y (Breiman): writes each entry's side into ``side_of`` (0 left, 1 right, -1 without

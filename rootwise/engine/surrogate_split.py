@@ -52,7 +52,7 @@ def heavier(m0, m1):
     return 1 if m1 > m0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majority_branch, rows,
                       feat, params, scr, sc):
     """Every other column's surrogate of the primary split on column ``primary``; returns how
@@ -63,10 +63,11 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
     majority = max(mass0, mass1) / total
     min_side = params.min_side
     for t in range(start, end):  # by row id, for the presorted columns' scans
-        scr.dir_row[seg.row[t]] = direction[t - start]
+        scr.dir_row[seg.row[t]] = np.int8(direction[t - start])
     skip = feat.slot[primary] if feat.search[primary] == BINNED else -1
-    if scr.binned.shape[0] > 0:
-        binned_surrogate_entries(seg, start, end, direction, scr.binned, feat.n_values, skip, scr)
+    ent = scr.ent
+    if ent.binned.shape[0] > 0:
+        binned_surrogate_entries(seg, start, end, direction, ent.binned, feat.n_values, skip, ent)
     for f in range(d):
         sc.agreement[f] = -1.0
         if f == primary:
@@ -76,8 +77,8 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
         if kind == SORTED:
             s = feat.slot[f]
             n = known_length(seg.words, s, start, end)
-            i, left, a, n_dir = scan_surrogate(seg.words, s, start, n, rows.w, scr.dir_row,
-                                               min_side)
+            i, left, a, n_dir = scan_surrogate(seg.words, s, start, n, rows.w, scr.unit_input,
+                                               scr.dir_row, min_side)
             if n_dir < 2 * min_side or i < 0:
                 continue
             sc.kind[f] = THRESHOLD
@@ -88,23 +89,23 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
         else:
             if kind == BINNED:
                 q = feat.slot[f]
-                p = scr.se_n_entries[q]
-                codes, se_w, se_n = scr.se_code[q], scr.se_w[q], scr.se_n[q]
-                side0, side1 = scr.se_side[q, 0], scr.se_side[q, 1]
+                p = ent.se_n_entries[q]
+                codes, se_w, se_n = ent.se_code[q], ent.se_w[q], ent.se_n[q]
+                side0, side1 = ent.se_side[q, 0], ent.se_side[q, 1]
             else:
                 p, side0, side1 = wide_surrogate_entries(seg, start, end, direction, rows.X, f,
-                                                         scr)
-                codes, se_w, se_n = scr.wide_se_code, scr.wide_se_w, scr.wide_se_n
+                                                         scr.wide)
+                codes, se_w, se_n = scr.wide.wide_se_code, scr.wide.wide_se_w, scr.wide.wide_se_n
             agree = _entry_surrogate(f, codes, se_w, se_n, p, side0, side1, majority_branch,
-                                     feat, params, scr, sc)
+                                     feat, params, scr.side, sc)
             if agree < 0.0:
                 continue
         _keep(sc, f, agree, total, majority, params)
     return _rank(sc, d, params)
 
 
-@njit(cache=True)
-def _entry_surrogate(f, codes, se_w, se_n, p, side0, side1, majority_branch, feat, params, scr,
+@njit(cache=True, _nrt=False)
+def _entry_surrogate(f, codes, se_w, se_n, p, side0, side1, majority_branch, feat, params, side,
                      sc):
     """Column f's surrogate from its p surrogate entries (side0/side1: its known weight per
     primary side): its test into ``sc``, and the agreeing weight, or -1 when it has none."""
@@ -118,7 +119,7 @@ def _entry_surrogate(f, codes, se_w, se_n, p, side0, side1, majority_branch, fea
         tie = heavier(side0, side1)
         if tie < 0:
             tie = max(majority_branch, 0)
-        agree = surrogate_subset(se_w, se_n, p, tie, min_side, scr.side)
+        agree = surrogate_subset(se_w, se_n, p, tie, min_side, side)
         if agree < 0.0:
             return -1.0
         sc.kind[f] = SUBSET
@@ -135,7 +136,7 @@ def _entry_surrogate(f, codes, se_w, se_n, p, side0, side1, majority_branch, fea
     return agree
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _keep(sc, f, agree, total, majority, params):
     """Column f's surrogate is a candidate when its adjusted agreement is high enough."""
     agreement = agree / total
@@ -143,7 +144,7 @@ def _keep(sc, f, agree, total, majority, params):
         sc.agreement[f] = agreement
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _rank(sc, d, params):
     """The kept candidates ranked (agreement to 12 decimals, ties to the lower column) into
     sc.order; returns how many, at most max_surrogates."""
@@ -166,7 +167,7 @@ def _rank(sc, d, params):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc, out):
     """The branch of each category of the SUBSET surrogate on column f (out[code]; -1: none),
     remade from its surrogate entries."""
@@ -174,11 +175,11 @@ def surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc, out):
         out[c] = -1
     if feat.search[f] == BINNED:
         q = feat.slot[f]
-        p = scr.se_n_entries[q]
-        codes, se_w, se_n = scr.se_code[q], scr.se_w[q], scr.se_n[q]
+        p = scr.ent.se_n_entries[q]
+        codes, se_w, se_n = scr.ent.se_code[q], scr.ent.se_w[q], scr.ent.se_n[q]
     else:
-        p, _, _ = wide_surrogate_entries(seg, start, end, direction, rows.X, f, scr)
-        codes, se_w, se_n = scr.wide_se_code, scr.wide_se_w, scr.wide_se_n
+        p, _, _ = wide_surrogate_entries(seg, start, end, direction, rows.X, f, scr.wide)
+        codes, se_w, se_n = scr.wide.wide_se_code, scr.wide.wide_se_w, scr.wide.wide_se_n
     surrogate_subset(se_w, se_n, p, sc.tie_branch[f], 0, scr.side)
     for e in range(p):
         out[codes[e]] = scr.side[e]
@@ -197,9 +198,10 @@ def surrogates_from_entries(primary, mass0, mass1, majority_branch, feat, params
         if f == primary:
             continue
         q = feat.slot[f]
-        agree = _entry_surrogate(f, scr.se_code[q], scr.se_w[q], scr.se_n[q],
-                                 scr.se_n_entries[q], scr.se_side[q, 0], scr.se_side[q, 1],
-                                 majority_branch, feat, params, scr, sc)
+        ent = scr.ent
+        agree = _entry_surrogate(f, ent.se_code[q], ent.se_w[q], ent.se_n[q],
+                                 ent.se_n_entries[q], ent.se_side[q, 0], ent.se_side[q, 1],
+                                 majority_branch, feat, params, scr.side, sc)
         if agree < 0.0:
             continue
         _keep(sc, f, agree, total, majority, params)
@@ -212,7 +214,8 @@ def entry_surrogate_sides(f, feat, scr, sc, out):
     for c in range(out.shape[0]):
         out[c] = -1
     q = feat.slot[f]
-    p = scr.se_n_entries[q]
-    surrogate_subset(scr.se_w[q], scr.se_n[q], p, sc.tie_branch[f], 0, scr.side)
+    ent = scr.ent
+    p = ent.se_n_entries[q]
+    surrogate_subset(ent.se_w[q], ent.se_n[q], p, sc.tie_branch[f], 0, scr.side)
     for e in range(p):
-        out[scr.se_code[q, e]] = scr.side[e]
+        out[ent.se_code[q, e]] = scr.side[e]

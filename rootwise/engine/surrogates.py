@@ -16,13 +16,13 @@ from .._config import TIE_TOLERANCE
 from .thresholds import midpoint
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _beats(a, b):
     """a > b beyond rounding: equal weight sums added in another order may differ in the last bits."""
     return a > b + TIE_TOLERANCE * max(1.0, abs(b))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def agreement_key(agreement):
     """The key surrogates are ranked by: the agreement rounded to 12 decimals (as an integer), so
     that agreements equal up to rounding rank by feature."""

@@ -17,7 +17,7 @@ from .._config import TIE_TOLERANCE
 from .criteria import impurity
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def midpoint(a, b):
     """(a + b) / 2, kept strictly below b: for adjacent floats the midpoint can round up to b,
     which would send b's rows to the wrong side."""
@@ -27,7 +27,7 @@ def midpoint(a, b):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def children_decrease(parent, left, right, w_left, w_right, w_all, criterion):
     """I(D) - W_l/W I(D_l) - W_r/W I(D_r): the impurity decrease of a cut."""
     return parent - (w_left / w_all) * impurity(left, criterion) \

@@ -11,9 +11,11 @@ where w_tk is the weight of class k at t.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from .._config import LEAF
 from ..tree import Tree
@@ -96,7 +98,7 @@ class CPTable:
 
 
 def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule: str,
-                       cost: str = "impurity") -> CPTable:
+                       cost: str = "impurity", n_jobs: int = 1) -> CPTable:
     """Breiman's cross-validated choice of alpha (seed 001 §2.6).
 
     ``folds``: (train_rows, test_rows) pairs of rows of the encoded matrix ``X``, one K-fold
@@ -120,12 +122,25 @@ def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule:
     the row, a zero weight leaving it out.
 
     rule "cv-min": the lowest CV error; "cv-1se": the simplest tree within one standard error
-    of it. Ties go to the simpler tree."""
+    of it. Ties go to the simpler tree.
+
+    ``n_jobs`` threads grow and score the fold trees (``grow`` must then be safe to call from
+    several threads; the growth kernel releases the GIL). The pieces are put together in fold
+    order, so the table does not depend on it."""
     path, probe = cv_probes(tree, cost)
-    pieces = []
+
+    def one_fold(fold):
+        train, test = fold
+        return fold_pieces(grow(train), cost, X[test], test, row_losses, probe)
+
+    folds = list(folds)
+    if n_jobs > 1 and len(folds) > 1:
+        with ThreadPoolExecutor(max_workers=min(n_jobs, len(folds))) as pool:
+            pieces = list(pool.map(one_fold, folds))  # in fold order
+    else:
+        pieces = [one_fold(fold) for fold in folds]
     copies = np.zeros(X.shape[0], dtype=np.int64)  # held-out copies of each row
-    for train, test in folds:
-        pieces.append(fold_pieces(grow(train), cost, X[test], test, row_losses, probe))
+    for _, test in folds:
         np.add.at(copies, test, 1)
     cv_error, se = cv_error_and_se(*probe_sums(pieces, copies, len(probe)))
     return CPTable(path.alphas, path.n_leaves, path.impurities, cv_error, se,
@@ -188,24 +203,9 @@ def probe_sums(pieces, copies: np.ndarray, n_probes: int):
     total = float(weight[copies > 0].sum())
     if len(rows) == 0:
         return first, second, total
-    # m_ik as a step function of k per row: +rate/copies at lo, -rate/copies at hi, sorted by
-    # (row, probe); within a row the running sum is m_ik on [pos_j, pos_j+1)
     share = rate / copies[rows]
-    pos = np.concatenate([lo, hi])
-    who = np.concatenate([rows, rows])
-    step = np.concatenate([share, -share])
-    order = np.argsort(who * (n_probes + 1) + pos, kind="stable")
-    pos, who, step = pos[order], who[order], step[order]
-    level = np.cumsum(step)
-    starts = np.flatnonzero(np.r_[True, who[1:] != who[:-1]])
-    # subtract the running sum before each row's first step: earlier rows' round-off
-    before = (level - step)[starts]
-    level = level - np.repeat(before, np.diff(np.append(starts, len(who))))
-    seg = np.flatnonzero((who[:-1] == who[1:]) & (pos[:-1] < pos[1:]))
-    mass = weight[who[seg]]
-    for acc, v in ((first, mass * level[seg]), (second, mass * level[seg] ** 2)):
-        np.add.at(acc, pos[seg], v)
-        np.add.at(acc, pos[seg + 1], -v)
+    first, second = _step_moments(rows.astype(np.int64), lo.astype(np.int64),
+                                  hi.astype(np.int64), share, weight, n_probes)
     return first, second, total
 
 
@@ -221,6 +221,71 @@ def cv_error_and_se(first: np.ndarray, second: np.ndarray, total: float):
     # sum w (m - mean)^2 = sum w m^2 - W mean^2, weights read as frequencies
     spread = np.maximum(second - total * cv_error ** 2, 0.0) / total
     return cv_error, np.sqrt(spread / (total - 1.0))
+
+
+@njit(cache=True)
+def _step_moments(rows, lo, hi, share, weight, n_probes):
+    """The differences (over probes) of sum_i w_i m_ik and sum_i w_i m_ik^2.
+
+    m_ik as a step function of k per row: +share at lo, -share at hi, the steps in (row, probe)
+    order (a stable two-pass counting sort); within a row the running sum of its steps is m_ik
+    on [pos_j, pos_j+1). The running sum is taken over all rows and the sum before each row's
+    first step subtracted (the same operations, in the same order, as the numpy version this
+    replaced, so the CV errors are the same numbers)."""
+    m = rows.shape[0]
+    n_steps = 2 * m
+    n_rows = weight.shape[0]
+    pos = np.empty(n_steps, dtype=np.int64)
+    who = np.empty(n_steps, dtype=np.int64)
+    step = np.empty(n_steps)
+    for i in range(m):
+        pos[i], who[i], step[i] = lo[i], rows[i], share[i]
+        pos[m + i], who[m + i], step[m + i] = hi[i], rows[i], -share[i]
+    # stable sort by probe, then stably by row: (row, probe) order, ties in input order
+    by_pos = _counting_order(pos, n_probes + 1, np.arange(n_steps))
+    order = _counting_order(who, n_rows, by_pos)
+    first = np.zeros(n_probes + 1)
+    second = np.zeros(n_probes + 1)
+    level = np.empty(n_steps)
+    running = 0.0
+    for t in range(n_steps):
+        running += step[order[t]]
+        level[t] = running
+    before = 0.0
+    for t in range(n_steps):  # the level within the row: minus the sum before its first step
+        if t == 0 or who[order[t]] != who[order[t - 1]]:
+            before = level[t] - step[order[t]]
+        level[t] -= before
+    # each step j with a later step of the same row at a larger probe holds m on [pos_j, pos_j+1)
+    for sign in (1.0, -1.0):
+        for t in range(n_steps - 1):
+            a, b = order[t], order[t + 1]
+            if who[a] == who[b] and pos[a] < pos[b]:
+                mass = weight[who[a]]
+                first[pos[a] if sign > 0 else pos[b]] += sign * (mass * level[t])
+    for sign in (1.0, -1.0):
+        for t in range(n_steps - 1):
+            a, b = order[t], order[t + 1]
+            if who[a] == who[b] and pos[a] < pos[b]:
+                mass = weight[who[a]]
+                second[pos[a] if sign > 0 else pos[b]] += sign * (mass * (level[t] * level[t]))
+    return first, second
+
+
+@njit(cache=True)
+def _counting_order(key, n_keys, order):
+    """``order`` stably re-sorted by key[order[i]] (keys in [0, n_keys))."""
+    count = np.zeros(n_keys + 1, dtype=np.int64)
+    for i in range(order.shape[0]):
+        count[key[order[i]] + 1] += 1
+    for k in range(n_keys):
+        count[k + 1] += count[k]
+    out = np.empty(order.shape[0], dtype=np.int64)
+    for i in range(order.shape[0]):
+        k = key[order[i]]
+        out[count[k]] = order[i]
+        count[k] += 1
+    return out
 
 
 def _endings(tree: Tree, path: PruningPath, paths: tuple[np.ndarray, np.ndarray]):
