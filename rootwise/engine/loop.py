@@ -138,8 +138,11 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     total_weight = 0.0  # W of the root, added in row order (min_impurity_decrease)
     for r in range(n):
         total_weight += rows.w[r]
+    # literal constants would compile kernels a second time (numba specialises on a literal
+    # argument): the root's ids are typed int64 like every other node's
+    root = np.int64(0)
     nodes = new_nodes(64, n_out)
-    init_leaf(nodes, 0, -1, 0, 1.0)
+    init_leaf(nodes, root, np.int64(-1), root, 1.0)
     n_nodes = 1
     pool = np.zeros(64, dtype=np.int64)
     n_pool = 0
@@ -202,9 +205,10 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     n_leaves = 1
 
     if best_first:
-        W, ok = _visit(nodes, 0, seg, 0, n, params, scr)
+        W, ok = _visit(nodes, root, seg, root, n, params, scr)
         if ok:
-            j = _find_split(nodes, 0, seg, 0, n, W, total_weight, rows, feat, params, scr, cand)
+            j = _find_split(nodes, root, seg, root, n, W, total_weight, rows, feat, params, scr,
+                            cand)
             if j >= 0:
                 heap_key[0], heap_node[0] = -cand.gain[j] * W, 0
                 n_heap = 1
@@ -339,9 +343,9 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
                              sur_sides, vdir)
             own = nodes.value[node]
             as_leaf = loss(own, vrow, vw, vstart, vend, holdout.yc, holdout.yr,
-                           params.regression, vdir, -3, 1.0)
+                           params.regression, vdir, np.int64(-3), 1.0)
             as_split = loss(own, vrow, vw, vstart, vend, holdout.yc, holdout.yr,
-                            params.regression, vdir, -1, 1.0)
+                            params.regression, vdir, np.int64(-1), 1.0)
             for b in range(n_b):
                 if params.regression:
                     cw, _, _ = regression_stats(seg, c_start[b], c_end[b], params.median,

@@ -116,7 +116,7 @@ def _sorted_column(seg, start, end, j, rows, feat, params, scr, cand, W, w_row, 
                 sizes[v] += b[v, k]
         rho = (sizes[0] + sizes[1]) / W if W > 0.0 else 0.0
         iv = split_info(sizes[:2], W)
-        _record(cand, j, gain, iv, gain / iv if iv > 0.0 else 0.0, rho, True)
+        _record(cand, j, gain, iv, gain / iv if iv > 0.0 else 0.0, rho, np.bool_(True))
         mid = release8_midpoint(rows.X[words[s, i] & ROW_MASK, j],
                                 rows.X[words[s, i + 1] & ROW_MASK, j])
         lo, hi = feat.distinct_at[j], feat.distinct_at[j + 1]

@@ -153,6 +153,7 @@ def surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc, out):
     else:
         p, _, _ = wide_surrogate_entries(seg, start, end, direction, rows.X, f, scr)
         codes, se_w, se_n = scr.wide_se_code, scr.wide_se_w, scr.wide_se_n
-    surrogate_subset(se_w, se_n, p, sc.tie_branch[f], 0, scr.side)
+    # min_side as an int64, not a literal 0: a literal argument would compile the kernel twice
+    surrogate_subset(se_w, se_n, p, sc.tie_branch[f], np.int64(0), scr.side)
     for e in range(p):
         out[codes[e]] = scr.side[e]
