@@ -33,6 +33,7 @@ _LAZY = {
     "DataFileError": (".input.files", "DataFileError"),
     "export_html": (".export.html", "export_html"),  # the report; no matplotlib needed
     "plot_tree": (".export.plot", "plot_tree"),  # imports matplotlib when called
+    "compile_kernels": (".precompile", "compile_kernels"),  # fills numba's cache ahead of use
 }
 
 __all__ = ["C45Classifier", "CARTClassifier", "CARTRegressor", "ID3Classifier", "explain",

@@ -13,6 +13,7 @@ import pytest
 
 import rootwise
 from rootwise.cli import main
+from rootwise.cli.first_compile import NOTICE
 
 WATERMELON = str(rootwise.datasets.path("watermelon_2_0"))
 FIT = ["fit", WATERMELON, "--target", "好瓜", "--ignore", "编号"]
@@ -21,7 +22,8 @@ FIT = ["fit", WATERMELON, "--target", "好瓜", "--ignore", "编号"]
 def run(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
-    return code, out, err
+    # the line while kernels compile for their first use (a cold numba cache) is not an error
+    return code, out, err.replace("\r" + NOTICE + "\n", "")
 
 
 def rows(text: str) -> list[dict]:
@@ -232,7 +234,9 @@ def test_console_script(tmp_path):
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
     done = subprocess.run([sys.executable, "-m", "rootwise.cli", *FIT, "--out", str(target)],
                           capture_output=True, env=env, timeout=120)
-    assert done.returncode == 0 and done.stderr == b""
+    # nothing on stderr but, on a cold numba cache, the line saying that kernels compile
+    stderr = done.stderr.decode("utf-8").replace(NOTICE + "\n", "").replace("\r", "")
+    assert done.returncode == 0 and stderr == ""
     assert done.stdout.decode("utf-8").startswith("├── 纹理 = 清晰\n")
     assert rootwise.load(target).tree_.node_count == 14
 

@@ -1,5 +1,5 @@
-"""Command line: rootwise fit | predict | show | explain | evaluate | cv | report (public API
-only).
+"""Command line: rootwise fit | predict | show | explain | evaluate | cv | report | compile
+(public API only).
 
     rootwise fit DATA --target COL [--ignore COL ...] [--algorithm ALG] [tree options]
                  [--out MODEL.json] [--decimals D] [--counts] [--show-depth N] [--node-ids]
@@ -10,6 +10,7 @@ only).
     rootwise evaluate MODEL.json DATA [--target COL] [--json FILE]
     rootwise cv DATA --target COL [--folds K] [--random-state N] [tree options] [--json FILE]
     rootwise report DATA --target COL [tree options] --out REPORT.html [--title T]
+    rootwise compile [--quiet]
 
 DATA is a CSV, TSV, ARFF or Parquet file (by extension). ALG is id3 (default), c4.5, cart or
 cart-regressor; every estimator parameter is a tree option (``--max-depth``, ``--criterion``,
@@ -19,7 +20,9 @@ command is a module of this package with ``add(commands)`` and ``run(args)``.
 A user error prints one line starting ``rootwise: error:`` and exits with status 2 (set
 ROOTWISE_DEBUG=1 to see the traceback). No output file may be one of the command's inputs
 unless --force is given, and every output file is written atomically. SIGINT and SIGTERM stop
-a command with status 130 / 143, leaving every file as it was.
+a command with status 130 / 143, leaving every file as it was. While numba compiles kernels for
+their first use, one line on stderr says so (``first_compile``); ``rootwise compile`` does it
+ahead of time.
 """
 
 from __future__ import annotations
@@ -32,10 +35,11 @@ import threading
 
 import rootwise
 
-from . import cv, evaluate, explain, fit, predict, report, show
+from . import cv, evaluate, explain, fit, precompile, predict, report, show
 from .common import Parser, UserError
+from .first_compile import notice_while
 
-COMMANDS = (fit, predict, show, explain, evaluate, cv, report)
+COMMANDS = (fit, predict, show, explain, evaluate, cv, report, precompile)
 
 
 def parser() -> Parser:
@@ -80,6 +84,8 @@ def main(argv=None) -> int:
     try:
         with _sigterm_raises():
             args = parser().parse_args(argv)
+            if getattr(args, "notice", True):
+                return notice_while(args.run, args)
             return args.run(args)
     except SystemExit as e:  # --help and --version
         return e.code if isinstance(e.code, int) else 0

@@ -62,7 +62,8 @@ HELP = {
     "validation_fraction": "share of the rows held out to judge pre / reduced-error pruning",
 }
 
-METAVARS = {"categorical_features": "COL", "class_order": "CLASS", "cv_repeats": "R", "class_weight": "W", "max_depth": "N", "cv": "K",
+METAVARS = {"categorical_features": "COL", "class_order": "CLASS", "cv_repeats": "R",
+            "class_weight": "W", "max_depth": "N", "cv": "K",
             "n_jobs": "N", "random_state": "N", "max_leaf_nodes": "N", "max_bins": "N",
             "max_surrogates": "N", "max_exhaustive": "N", "criterion": "NAME", "splitter": "NAME",
             "leaf_value": "NAME", "pruning": "NAME", "ccp_alpha": "A"}

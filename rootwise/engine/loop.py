@@ -1,4 +1,4 @@
-"""TreeGenerate (seed 000, figure 2) in one numba call: the engine's only growth loop.
+"""TreeGenerate (seed 000, figure 2) in one numba kernel: the engine's only growth loop.
 
 A node becomes a leaf when
   1. all its rows belong to one class, or share one target value (stopping case 1);
@@ -130,7 +130,7 @@ def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, param
     return j
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def grow(rows, feat, params, holdout, seg, scr, n_out):
     """Grow the tree of ``params`` on ``rows`` from the root segment ``seg`` (``segments.
     root_segments``); ``holdout``: validation rows (empty X: no pre-pruning)."""
@@ -139,8 +139,11 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     total_weight = 0.0  # W of the root, added in row order (min_impurity_decrease)
     for r in range(n):
         total_weight += rows.w[r]
+    # literal constants would compile kernels a second time (numba specialises on a literal
+    # argument): the root's ids are typed int64 like every other node's
+    root = np.int64(0)
     nodes = new_nodes(64, n_out)
-    init_leaf(nodes, 0, -1, 0, 1.0)
+    init_leaf(nodes, root, np.int64(-1), root, 1.0)
     n_nodes = 1
     pool = np.zeros(64, dtype=np.int64)
     n_pool = 0
@@ -203,9 +206,10 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     n_leaves = 1
 
     if best_first:
-        W, ok = _visit(nodes, 0, seg, 0, n, params, scr.ys, scr.ws)
+        W, ok = _visit(nodes, root, seg, root, n, params, scr.ys, scr.ws)
         if ok:
-            j = _find_split(nodes, 0, seg, 0, n, W, total_weight, rows, feat, params, scr, cand)
+            j = _find_split(nodes, root, seg, root, n, W, total_weight, rows, feat, params, scr,
+                            cand)
             if j >= 0:
                 heap_key[0], heap_node[0] = -cand.gain[j] * W, 0
                 n_heap = 1
@@ -340,9 +344,9 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
                              sur_sides, vdir)
             own = nodes.value[node]
             as_leaf = loss(own, vrow, vw, vstart, vend, holdout.yc, holdout.yr,
-                           params.regression, vdir, -3, 1.0)
+                           params.regression, vdir, np.int64(-3), 1.0)
             as_split = loss(own, vrow, vw, vstart, vend, holdout.yc, holdout.yr,
-                            params.regression, vdir, -1, 1.0)
+                            params.regression, vdir, np.int64(-1), 1.0)
             for b in range(n_b):
                 if params.regression:
                     cw, _, _ = regression_stats(seg, c_start[b], c_end[b], params.median,
@@ -493,13 +497,13 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
                   step_leaf, step_pruned, n_steps)
 
 
-
-@njit(cache=True, nogil=True)
 def fit(rows, feat, params, holdout, layout, n_out, unit_input):
-    """Everything a fit runs in numba, in one call from Python: the root's segments (``layout``:
-    sorted columns, binned columns, which come from histogram bins, their codes, the most
-    categories of any column and of a WIDE one), the working memory, and the growth. It releases
-    the GIL: cross-validation grows its folds on several threads."""
+    """Everything a fit runs in numba, in three calls from Python: the root's segments
+    (``layout``: sorted columns, binned columns, which come from histogram bins, their codes, the
+    most categories of any column and of a WIDE one), the working memory, and the growth.
+    Not one kernel around the three: numba links and optimises a kernel together with everything
+    it calls, so a wrapper kernel would compile the whole engine a second time (12 s of CPU).
+    The three release the GIL: cross-validation grows its folds on several threads."""
     (sorted_columns, binned, from_bins, binned_codes, max_categories, max_wide) = layout
     n, d = rows.X.shape
     seg = root_segments(rows.X, rows.yc, rows.yr, rows.w, sorted_columns, binned, from_bins,

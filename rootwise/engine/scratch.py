@@ -87,7 +87,7 @@ class Scratch(NamedTuple):
     buf_codes: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def new_scratch(n, d, n_classes, width, binned, max_categories, max_wide, n_code_words,
                 unit_input):
     """Working memory for a fit on n rows and d columns: ``width`` = classes or 3 (regression),

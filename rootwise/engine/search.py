@@ -110,7 +110,7 @@ def _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W):
             sizes[v] += b[v, k]
     rho = (sizes[0] + sizes[1]) / W if W > 0.0 else 0.0
     iv = split_info(sizes[:2], W)
-    _record(cand, j, gain, iv, gain / iv if iv > 0.0 else 0.0, rho, True)
+    _record(cand, j, gain, iv, gain / iv if iv > 0.0 else 0.0, rho, np.bool_(True))
     mid = release8_midpoint(X[words[s, i] & ROW_MASK, j], X[words[s, i + 1] & ROW_MASK, j])
     lo, hi = feat.distinct_at[j], feat.distinct_at[j + 1]
     value = split_point_sorted(feat.distinct[lo:hi], X[:, j], mid)

@@ -121,7 +121,7 @@ def presort_column(column, w, yc, out):
             p += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def root_segments(X, yc, yr, w, sorted_columns, binned_columns, from_bins, binned_codes, n_values,
                   capacity):
     """The root's segment arrays, with room for ``capacity`` rows. Binned column s is column

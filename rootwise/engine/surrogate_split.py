@@ -180,7 +180,8 @@ def surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc, out):
     else:
         p, _, _ = wide_surrogate_entries(seg, start, end, direction, rows.X, f, scr.wide)
         codes, se_w, se_n = scr.wide.wide_se_code, scr.wide.wide_se_w, scr.wide.wide_se_n
-    surrogate_subset(se_w, se_n, p, sc.tie_branch[f], 0, scr.side)
+    # min_side as an int64, not a literal 0: a literal argument would compile the kernel twice
+    surrogate_subset(se_w, se_n, p, sc.tie_branch[f], np.int64(0), scr.side)
     for e in range(p):
         out[codes[e]] = scr.side[e]
 
@@ -216,6 +217,6 @@ def entry_surrogate_sides(f, feat, scr, sc, out):
     q = feat.slot[f]
     ent = scr.ent
     p = ent.se_n_entries[q]
-    surrogate_subset(ent.se_w[q], ent.se_n[q], p, sc.tie_branch[f], 0, scr.side)
+    surrogate_subset(ent.se_w[q], ent.se_n[q], p, sc.tie_branch[f], np.int64(0), scr.side)
     for e in range(p):
         out[ent.se_code[q, e]] = scr.side[e]

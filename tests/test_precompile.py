@@ -1,0 +1,131 @@
+"""``rootwise compile`` fills numba's on-disk cache so that a later process compiles nothing; the
+CLI's one-line notice appears when (and only when) a kernel compiles; the cache follows
+``NUMBA_CACHE_DIR`` and drops kernels compiled from other sources.
+
+Compilations are counted by numba's "numba:compile" events in the child, not by a clock. One
+``rootwise compile`` into a new empty NUMBA_CACHE_DIR is shared by the tests (it compiles every
+kernel: about a minute or two of CPU); the others work on copies of that cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import rootwise
+from rootwise.cli.first_compile import NOTICE
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(rootwise.__file__)))
+WATERMELON = str(rootwise.datasets.path("watermelon_2_0"))
+FIT_C45 = ["fit", WATERMELON, "--target", "好瓜", "--ignore", "编号", "--algorithm", "c4.5"]
+
+
+def _run(argv: list[str], cache, code: str | None = None) -> subprocess.CompletedProcess:
+    """A fresh interpreter with NUMBA_CACHE_DIR=cache: ``python -m rootwise.cli argv`` or the
+    ``code``."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONIOENCODING": "utf-8",
+           "PYTHONPATH": HERE + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    command = [sys.executable, "-c", code] if code else [sys.executable, "-m", "rootwise.cli", *argv]
+    done = subprocess.run(command, capture_output=True, env=env, timeout=1800, cwd=HERE,
+                          text=True, encoding="utf-8")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """(cache directory, stdout) of ``rootwise compile`` into a new empty NUMBA_CACHE_DIR."""
+    cache = tmp_path_factory.mktemp("numba-cache")
+    done = _run(["compile"], cache)
+    return cache, done.stdout
+
+
+# Every algorithm, the default options and a few others, numeric and categorical columns with
+# missing cells, and every prediction: the kernels it needs must all load, none compile.
+USE = r"""
+import json
+import numpy as np
+import rootwise
+from numba.core import event
+from rootwise.precompile import CompileCounter
+
+counter = CompileCounter()
+event.register("numba:compile", counter)
+rng = np.random.default_rng(7)
+X = np.round(rng.normal(size=(200, 4)), 2)
+X[:, 3] = rng.integers(0, 6, 200)
+X[rng.random(X.shape) < 0.05] = np.nan
+y = (np.nan_to_num(X[:, 0]) > 0).astype(int) + (X[:, 3] == 2)
+levels = np.clip(np.round(np.nan_to_num(X[:, :3])), -1, 1)
+fits = [(rootwise.ID3Classifier(), levels, y),
+        (rootwise.C45Classifier(categorical_features=[3]), X, y),
+        (rootwise.C45Classifier(release8=True), X, y),
+        (rootwise.CARTClassifier(random_state=0, categorical_features=[3]), X, y),
+        (rootwise.CARTClassifier(splitter="hist", ccp_alpha=0.0), X, y),
+        (rootwise.CARTRegressor(random_state=0), X, np.nan_to_num(X[:, 1]) + y)]
+for model, data, target in fits:
+    model.fit(data, target)
+    model.predict(data), model.apply(data), model.decision_path(data)
+    model.predict(np.asfortranarray(data, dtype=np.float32))
+    if hasattr(model, "predict_proba"):
+        model.predict_proba(data)
+print(json.dumps(sorted(counter.kernels)))
+"""
+
+
+def test_compile_fills_the_cache_so_that_a_new_process_compiles_nothing(compiled):
+    cache, out = compiled
+    first = int(out.split()[1])
+    assert out.startswith("compiled ") and first > 20  # every kernel: dozens
+    # every cache directory it names is under NUMBA_CACHE_DIR, where numba was told to cache
+    dirs = out.strip().split("cache: ", 1)[1].split(", ")
+    assert dirs and all(d.startswith(str(cache)) for d in dirs)
+    assert json.loads(_run([], cache, USE).stdout.strip().splitlines()[-1]) == []
+    again = _run(["compile"], cache).stdout
+    assert again.startswith("compiled 0 kernels")
+
+
+def _drop_a_kernel(cache) -> None:
+    """Remove one kernel a C4.5 fit calls from Python (error-based pruning numbers the nodes):
+    the next such fit compiles that one alone."""
+    dropped = [f for f in cache.rglob("error_based_kernels.number_nodes-*") if f.is_file()]
+    assert dropped
+    for f in dropped:
+        f.unlink()
+
+
+def test_the_cli_says_once_on_stderr_that_kernels_compile(compiled, tmp_path):
+    cache = tmp_path / "cache"
+    shutil.copytree(compiled[0], cache)
+    warm = _run(FIT_C45, cache)
+    assert warm.stderr == ""  # a full cache: nothing compiles, nothing said
+    _drop_a_kernel(cache)
+    cold = _run(FIT_C45, cache)
+    assert cold.stderr.count(NOTICE) == 1 and cold.stderr.strip() == NOTICE
+    assert cold.stdout == warm.stdout
+    assert _run(FIT_C45, cache).stderr == ""  # compiled now, and cached
+    _drop_a_kernel(cache)
+    quiet = _run([*FIT_C45, "--quiet"], cache)  # --quiet: no line, though a kernel compiles
+    assert quiet.stderr == "" and quiet.stdout == warm.stdout
+    assert list(cache.rglob("error_based_kernels.number_nodes-*.nbi"))
+
+
+def test_cache_compiled_from_other_sources_is_dropped_on_import(compiled, tmp_path):
+    cache = tmp_path / "cache"
+    shutil.copytree(compiled[0], cache)
+    stamps = list(cache.rglob("rootwise-kernels.sha256"))
+    assert stamps  # each cache directory records the sources it was filled for
+    stamp = next(s for s in stamps if list(s.parent.glob("*.nbi")))  # a folder of kernels
+    folder = stamp.parent
+    stamp.write_text("sources of another version")
+    _run([], cache, "import rootwise")
+    assert list(folder.glob("*.nbi")) == [] and list(folder.glob("*.nbc")) == []
+    assert stamp.read_text() == rootwise._jit.fingerprint()
+    others = [s.parent for s in stamps if s != stamp and list(s.parent.glob("*.nbc"))]
+    assert others  # the other directories were current: kept
+    assert all(list(d.glob("*.nbi")) for d in others)
