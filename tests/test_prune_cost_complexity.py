@@ -437,3 +437,35 @@ def test_folds_grown_on_two_threads_give_the_same_table(estimator, cost):
     for field in ("alpha", "n_leaves", "train_cost", "cv_error", "cv_std_error"):
         np.testing.assert_array_equal(getattr(tables[0], field), getattr(tables[1], field))
     assert tables[0].chosen == tables[1].chosen
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_weakest_links_as_the_node_scan_picks_them(task):
+    """The heap of weakest links gives the sequence of the former scan over every node (the
+    oracle in tests/weakest_link_oracle.py): the same alphas bit for bit, costs, leaves and
+    pruned nodes, ties included (small integer targets make equal g common)."""
+    from weakest_link_oracle import scan_every_node
+
+    from rootwise.prune.cost_complexity import _kernel_costs
+    from rootwise.prune.weakest_link import weakest_link_sequence
+
+    rng = np.random.default_rng(7)
+    for _ in range(12):
+        n = int(rng.integers(50, 800))
+        X = rng.integers(0, 6, size=(n, 3)).astype(float)
+        if task == "classification":
+            y = rng.integers(0, 3, size=n)
+            model = CARTClassifier(pruning=None).fit(X, y)
+        else:
+            y = rng.integers(0, 4, size=n).astype(float) + (X[:, 0] > 2)
+            model = CARTRegressor(pruning=None).fit(X, y)
+        t = model.tree_
+        for cost in ("impurity", "misclassification") if task == "classification" else ("impurity",):
+            r, scale = _kernel_costs(t, cost)
+            links = (t.first_child.astype(np.int64), t.n_children.astype(np.int64),
+                     t.parent.astype(np.int64), r)
+            for stop in (np.inf, 1e-3):
+                got = weakest_link_sequence(*links, stop, scale)
+                want = scan_every_node(*links, stop, scale)
+                for a, b in zip(got, want, strict=True):
+                    np.testing.assert_array_equal(a, b)
