@@ -8,15 +8,9 @@ from numba import njit
 
 @njit
 def scan_every_node(first_child, n_children, parent, r_node, stop_alpha, scale):
-    """The former implementation, kept as the oracle: prune weakest links one at a time until the root is a leaf or the next alpha exceeds
-    ``stop_alpha``. Returns (alphas, costs, leaves, pruned), one entry per tree T_s of the sequence:
-    its alpha (0 for the full tree), R(T_s), |T_s|, and the node made a leaf to reach it (-1 for
-    T_0). Equal g: the lowest node index goes first.
-
-    ``r_node`` may be in any unit whose sums are exact (misclassified weight: whole numbers for
-    whole weights, so a split that misclassifies as much as its node has g = 0 exactly);
-    alphas and costs are reported divided by ``scale``, and ``stop_alpha`` is compared with
-    g / scale, the very number reported, so pruning at a reported alpha cuts that link."""
+    """The former implementation, kept as the oracle: prune weakest links one at a time until
+    the root is a leaf or the next alpha exceeds ``stop_alpha``; returns (alphas, costs, leaves,
+    pruned) as ``weakest_link_sequence`` does."""
     n = first_child.shape[0]
     is_leaf = n_children == 0
     n_leaves = np.zeros(n, dtype=np.int64)
