@@ -45,21 +45,30 @@ def weakest_link_sequence(first_child, n_children, parent, r_node, stop_alpha, s
     leaves[0] = n_leaves[0]
     count = 1
     stack = np.empty(n, dtype=np.int64)
-    # A heap of (g, node) with lazy deletion, not a scan of every node per link (that was
-    # quadratic: 65 s for a tree of one leaf per row at 10^5 rows). A node's g changes only when a
-    # link below it is cut; it is then pushed again with a new version, and entries whose version
-    # is stale or whose node is no longer a candidate are skipped. (g, node) order is the scan's
-    # rule: the least g, equal g to the lowest node index.
+    # A heap of (g, node), not a scan of every node per link (that was quadratic: 65 s for a tree
+    # of one leaf per row at 10^5 rows). Each candidate keeps one live entry whose key is at most
+    # its current g. Cutting the weakest link d below v takes a part of ratio g_d <= g_v out of
+    # v's ratio (R(v) - R(T_v)) / (|T_v| - 1), so g_v can only grow: its entry stays, and when it
+    # comes to the top with a key below the current g it goes back in with the current g. (Should
+    # rounding make g_v smaller, it is pushed at once.) So the popped entry whose key is its
+    # current g has the least g, equal g going to the lowest node index, as the scan had it.
     version = np.zeros(n, dtype=np.int64)
+    key = np.full(n, np.inf)
     heap = [(0.0, np.int64(0), np.int64(0)) for _ in range(0)]
     for i in range(n):
         if candidate[i]:
-            heap.append(((r_node[i] - r_branch[i]) / (n_leaves[i] - 1) / scale, np.int64(i),
-                         np.int64(0)))
+            key[i] = (r_node[i] - r_branch[i]) / (n_leaves[i] - 1) / scale
+            heap.append((key[i], np.int64(i), np.int64(0)))
     heapq.heapify(heap)
     while candidate[0]:
         best, best_node, seen = heapq.heappop(heap)
         if not candidate[best_node] or seen != version[best_node]:
+            continue
+        g = (r_node[best_node] - r_branch[best_node]) / (n_leaves[best_node] - 1) / scale
+        if g != best:  # grown since it was pushed: back in with its current g
+            version[best_node] += 1
+            key[best_node] = g
+            heapq.heappush(heap, (g, best_node, version[best_node]))
             continue
         if best > stop_alpha:
             break
@@ -86,9 +95,11 @@ def weakest_link_sequence(first_child, n_children, parent, r_node, stop_alpha, s
             n_leaves[v] -= removed
             r_branch[v] += diff
             if candidate[v]:
-                version[v] += 1
-                heapq.heappush(heap, ((r_node[v] - r_branch[v]) / (n_leaves[v] - 1) / scale,
-                                      np.int64(v), version[v]))
+                g = (r_node[v] - r_branch[v]) / (n_leaves[v] - 1) / scale
+                if g < key[v]:
+                    version[v] += 1
+                    key[v] = g
+                    heapq.heappush(heap, (g, v, version[v]))
             v = parent[v]
         alphas[count] = best
         costs[count] = r_branch[0] / scale
