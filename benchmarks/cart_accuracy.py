@@ -414,12 +414,14 @@ def default_label(regression: bool) -> str:
 
 def sign_test(a: int, b: int) -> float:
     """Two-sided exact binomial (sign) test of a successes against b, p = 1/2."""
+    from fractions import Fraction
     from math import comb
 
     n, k = a + b, min(a, b)
     if n == 0:
         return 1.0
-    return min(1.0, 2.0 * sum(comb(n, i) for i in range(k + 1)) / 2.0 ** n)
+    # exact in integers: 2.0 ** n overflows a float past n = 1023 rows
+    return min(1.0, float(Fraction(2 * sum(comb(n, i) for i in range(k + 1)), 2 ** n)))
 
 
 def print_tables(results: dict, labels: list[str], regression: bool) -> None:
