@@ -167,6 +167,11 @@ class _TreeEstimator(Estimator):
                                                       self._fold_pairs(folds, n_rows))
 
         # every check has passed: only now replace the fitted state
+        return self._set_fitted(tree, schema, classes, priority, steps, cptable,
+                                tables.input_feature_names(X))
+
+    def _set_fitted(self, tree, schema, classes, priority, steps, cptable, names):
+        """The fitted attributes, all set at once (a local or a distributed fit)."""
         self.tree_ = tree
         self.schema_ = schema
         self.n_features_in_ = schema.n_features
@@ -176,7 +181,6 @@ class _TreeEstimator(Estimator):
             self.class_order_ = classes[priority]
         self.pruning_steps_ = steps
         self.cp_table_ = cptable
-        names = tables.input_feature_names(X)
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):

@@ -30,7 +30,7 @@ def client():
                                        host="127.0.0.1", dashboard_address=None)
     with distributed.Client(cluster) as c:
         yield c
-    cluster.close()
+    cluster.close(timeout=120)  # a loaded machine stops four worker processes slowly
 
 
 def _scale(client, n):

@@ -138,22 +138,10 @@ def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
         tree = prune_to_alpha(tree, float(alpha), cost)
     client.cancel(parts)
 
-    estimator.tree_ = tree
-    estimator.schema_ = schema
-    estimator.n_features_in_ = schema.n_features
-    if classes is not None:
-        estimator.classes_ = classes
-        estimator.n_classes_ = len(classes)
-        estimator.class_order_ = classes[priority]
-    estimator.pruning_steps_ = None
-    estimator.cp_table_ = cptable
+    estimator._set_fitted(tree, schema, classes, priority, None, cptable,
+                          tables.input_feature_names(meta))
     estimator.bin_edges_ = bin_edges
     estimator.n_rows_ = n_rows
-    feature_names = tables.input_feature_names(meta)
-    if feature_names is not None:
-        estimator.feature_names_in_ = feature_names
-    elif hasattr(estimator, "feature_names_in_"):
-        del estimator.feature_names_in_
     return estimator
 
 
