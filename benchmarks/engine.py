@@ -45,6 +45,8 @@ Sections (``--sections``; rootwise's time / the peer's is the ratio, above 1: ro
               (xval = 10, cp = 0.01, minsplit 20, ...), ``set.seed(0)`` before it. rpart's
               held-out score is given for the tree its call returns and, after the slash, for
               that tree pruned at the 1-SE row of its cptable (what rootwise's default keeps).
+              A second row per estimator gives rootwise rpart()'s settings (``cp=0.01``,
+              ``cv_repeats=1``, ``min_samples_split=20``, ``min_samples_leaf=7``): the same job.
 
 Timing. Python peers run in this process, alternating with rootwise (rootwise first, then the
 reverse order on the next repetition), and the medians of ``--reps`` wall times are printed; a
@@ -423,10 +425,14 @@ def section_id3(ctx: Context, rows: int) -> None:
 
 def section_default(ctx: Context, rows: int) -> None:
     """The default fits (alpha by 10-fold CV, every core) against R's default rpart() call."""
-    for kind, name, algorithm in (("clf2", "CARTClassifier() default, 2 classes", "cart"),
-                                  ("reg", "CARTRegressor() default", "cart-regressor")):
+    like_rpart = dict(cp=0.01, cv_repeats=1, min_samples_split=20, min_samples_leaf=7)
+    for kind, name, algorithm, params in (
+            ("clf2", "CARTClassifier() default, 2 classes", "cart", {}),
+            ("clf2", "CARTClassifier(rpart()'s settings), 2 classes", "cart", like_rpart),
+            ("reg", "CARTRegressor() default", "cart-regressor", {}),
+            ("reg", "CARTRegressor(rpart()'s settings)", "cart-regressor", like_rpart)):
         split = ctx.table(kind, rows)
-        fits = {"rootwise": fitter(lambda a=algorithm: rootwise(a, random_state=0),
+        fits = {"rootwise": fitter(lambda a=algorithm, p=params: rootwise(a, random_state=0, **p),
                                    split.X, split.y)}
         cell, models = ctx.alternate(fits, rows, name, clock="wall")
         ctx.report.rootwise_time(name, rows, cell)

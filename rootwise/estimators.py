@@ -25,7 +25,14 @@ from ._threads import resolve as resolve_threads
 from ._threads import threads
 from .input import encode, tables, target
 from .input.schema import resolve_categorical
-from .prune.cost_complexity import COSTS, choose_alpha_by_cv, cost_complexity_path, prune_to_alpha
+from .prune.cost_complexity import (
+    COSTS,
+    choose_alpha_by_cv,
+    cost_complexity_path,
+    floor_path,
+    prune_to_alpha,
+    root_cost,
+)
 from .prune.error_based import TrainingRows, collapse_tree, error_based_prune
 from .prune.folds import check_random_state, kfold, stratified_kfold
 from .prune.reduced_error import reduced_error_prune
@@ -142,8 +149,10 @@ class _TreeEstimator(Estimator):
                 train, held = self._carve_validation(yt)
                 validation = (Xe[held], yt[held], w[held])
 
-        grow = _Grower(Xe, yt, w, schema, 0 if classes is None else len(classes), policy,
-                       self.n_jobs, edges)
+        n_classes = 0 if classes is None else len(classes)
+        self._alpha_floor = self._floor(yt[train], w[train], n_classes, policy)
+        grow = _Grower(Xe, yt, w, schema, n_classes, policy, self.n_jobs, edges,
+                       self._alpha_floor, self._floor_cost())
         steps, cptable = None, None
         if self.pruning == "pre":
             tree = grow(train, validation=validation)
@@ -169,6 +178,13 @@ class _TreeEstimator(Estimator):
         # every check has passed: only now replace the fitted state
         return self._set_fitted(tree, schema, classes, priority, steps, cptable,
                                 tables.input_feature_names(X))
+
+    def _floor(self, y, w, n_classes, policy) -> float:
+        """alpha_0 = cp x R(root) (``cp``; 0 for the estimators without it)."""
+        return 0.0
+
+    def _floor_cost(self) -> str:
+        return "impurity"
 
     def _set_fitted(self, tree, schema, classes, priority, steps, cptable, names):
         """The fitted attributes, all set at once (a local or a distributed fit)."""
@@ -277,14 +293,15 @@ class _TreeEstimator(Estimator):
         "cv-1se"), pruning on the cost ``ccp_cost`` (regression: the squared error); the folds
         of ``fold_pairs`` when given."""
         alpha, cost = self.ccp_alpha, self._ccp_cost()
+        floor = grow.alpha_floor  # cp: the tree stands for alpha >= floor only
         if not isinstance(alpha, str):
-            return prune_to_alpha(tree, float(alpha), cost), None
+            return prune_to_alpha(tree, max(float(alpha), floor), cost), None
         folds = self._cv_folds(train, yt) if fold_pairs is None else fold_pairs
         if folds is None:
             return tree, None  # a single row: nothing to cross-validate (the tree is one leaf)
         table = choose_alpha_by_cv(tree, folds, grow.fold, grow.X,
                                    self._row_losses(yt, w, priority), alpha, cost,
-                                   n_jobs=resolve_threads(self.n_jobs))
+                                   n_jobs=resolve_threads(self.n_jobs), floor=floor)
         return prune_to_alpha(tree, float(table.alpha[table.chosen]), cost), table
 
     def _ccp_cost(self) -> str:
@@ -459,11 +476,15 @@ def _impurity_decrease_per_feature(t, n_features: int) -> np.ndarray:
 class _Grower:
     """Grows unpruned trees on subsets of the training rows (the full fit, CV folds)."""
 
-    def __init__(self, X, y, w, schema, n_classes, policy, n_jobs=None, bin_edges=None):
+    def __init__(self, X, y, w, schema, n_classes, policy, n_jobs=None, bin_edges=None,
+                 alpha_floor=0.0, floor_cost="impurity"):
         self.X, self.y, self.w, self.schema = X, y, w, schema
         self.n_classes, self.policy = n_classes, policy
         self.n_jobs = n_jobs
         self.bin_edges = bin_edges
+        # ``cp``: no split at a node whose cost R(t) = c(t) / W is at most alpha_floor, W being
+        # the weight of the rows grown on (each fold its own), as the CV's probes are shares
+        self.alpha_floor, self.floor_cost = alpha_floor, floor_cost
         self.prepruning_steps = None
 
     def __call__(self, rows, validation=None):
@@ -489,7 +510,8 @@ class _Grower:
             return build_tree_with_report(
                 X, y, w, self.schema.kinds_array,
                 self.schema.n_categories, self.n_classes, self.policy, validation,
-                names=self.schema.feature_names, bin_edges=self.bin_edges)
+                names=self.schema.feature_names, bin_edges=self.bin_edges,
+                cost_floor=self.alpha_floor * float(w.sum()), floor_cost=self.floor_cost)
 
     def training_rows(self, rows) -> TrainingRows:
         """The rows a tree was grown on, for C4.5's pruning (no copy when they are all rows)."""
@@ -693,6 +715,11 @@ class _CART(_TreeEstimator):
                 isinstance(cv, numbers.Integral) or hasattr(cv, "split") or hasattr(cv, "__iter__")):
             raise ValueError(f"{name}: cv must be an integer >= 2, a cross-validation splitter or an "
                              f"iterable of (train, test) index pairs, got {cv!r}.")
+        cp = self.cp
+        if not isinstance(cp, numbers.Real) or isinstance(cp, bool) or not np.isfinite(cp) \
+                or cp < 0:
+            raise ValueError(f"{name}: cp must be a finite number >= 0 (rpart's complexity "
+                             f"parameter; 0 grows the whole tree), got {cp!r}.")
         cc = getattr(self, "ccp_cost", None)
         if hasattr(self, "ccp_cost") and (not isinstance(cc, str) or cc not in COSTS):
             raise ValueError(f"{name}: ccp_cost must be one of {COSTS}, got {cc!r}.")
@@ -716,6 +743,16 @@ class _CART(_TreeEstimator):
         if not isinstance(mb, numbers.Integral) or isinstance(mb, bool) or not 2 <= mb <= 255:
             raise ValueError(f"{name}: max_bins must be an integer in [2, 255], got {mb!r}.")
 
+    def _floor(self, y, w, n_classes, policy) -> float:
+        """alpha_0 = cp x R(root) of the training rows."""
+        if not self.cp > 0:
+            return 0.0
+        return float(self.cp) * root_cost(y, w, n_classes, self._ccp_cost(),
+                                          policy.criterion_code)
+
+    def _floor_cost(self) -> str:
+        return self._ccp_cost()
+
     def _cart_policy(self, criterion: str, **extra) -> Policy:
         return Policy(criterion=criterion, selection="gain", categorical_split="subset",
                       numeric_as_category=False, missing="surrogate", max_depth=self.max_depth,
@@ -729,11 +766,13 @@ class _CART(_TreeEstimator):
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """Weakest-link sequence of the unpruned tree: ``ccp_alphas`` and the total leaf impurity
-        ``impurities`` (R(T) = sum over leaves of w_t/W * I(t)) of each subtree, as scikit-learn."""
+        ``impurities`` (R(T) = sum over leaves of w_t/W * I(t)) of each subtree, as scikit-learn.
+        With ``cp`` > 0, from the subtree at alpha_0 = cp x R(root) on (its alpha: alpha_0)."""
         from sklearn.utils import Bunch
 
         full = self._unpruned_clone().fit(X, y, sample_weight=sample_weight)
-        path = cost_complexity_path(full.tree_, cost=self._ccp_cost())
+        path = floor_path(cost_complexity_path(full.tree_, cost=self._ccp_cost()),
+                          full._alpha_floor)
         return Bunch(ccp_alphas=path.alphas, impurities=path.impurities)
 
     def plot_cp(self, ax=None):
@@ -835,6 +874,16 @@ class CARTClassifier(_CART, _ClassificationTree):
         the misclassification cost is ahead in each of the four rule x repeats settings (82.39
         to 82.75% against 82.00 to 82.40%); the CV scores 0/1 error, and the impurity cost
         keeps splits that purify a node without changing its class.
+    cp : float, default 0
+        rpart's complexity parameter, a floor alpha_0 = cp x R(root) on alpha that saves time: a
+        node with R(t) <= alpha_0 is not split, and the tree is pruned at an alpha of at least
+        alpha_0 (a smaller fixed ``ccp_alpha`` counts as alpha_0; cross-validation scores the
+        subtrees from T(alpha_0) on, its fold trees grown with the same floor). Nothing above
+        the floor changes: a node with R(t) <= alpha is a leaf of T(alpha) anyway, so the fitted
+        tree is the one ``cp=0`` gives pruned at max(alpha, alpha_0), and the CV scores of the
+        subtrees above alpha_0 are the same (``prune.cost_complexity``). rpart's default is
+        ``cp=0.01``; on large tables the CV's choice is usually far below it (issue 11's table
+        at 10^5 rows: alpha = 0.0004 = 0.0007 x R(root)), so the default grows the whole tree.
     cv : int, cross-validation splitter or iterable of (train, test) pairs, default 10
         Folds for ``ccp_alpha="cv-min"`` / ``"cv-1se"``. An integer K gives shuffled K-fold
         (``random_state``), stratified when every class has at least K rows; with fewer than K
@@ -942,7 +991,7 @@ class CARTClassifier(_CART, _ClassificationTree):
                  min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
                  max_leaf_nodes=None, class_weight=None, max_surrogates=5, max_exhaustive=12,
                  pruning="cost-complexity", ccp_alpha="cv-1se", ccp_cost="misclassification",
-                 cv=10, cv_repeats=None, categorical_features="auto", validation_fraction=0.3,
+                 cp=0.0, cv=10, cv_repeats=None, categorical_features="auto", validation_fraction=0.3,
                  prune_on_tie=True, random_state=None, n_jobs=None, splitter="exact",
                  max_bins=255, class_order=None):
         self.criterion = criterion
@@ -958,6 +1007,7 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.pruning = pruning
         self.ccp_alpha = ccp_alpha
         self.ccp_cost = ccp_cost
+        self.cp = cp
         self.cv = cv
         self.cv_repeats = cv_repeats
         self.categorical_features = categorical_features
@@ -1002,6 +1052,8 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         car.test.frame, cu.summary and car90, R's airquality, scikit-learn's diabetes; 3 x 10-fold
         outer CV), "cv-min" averages an RMSE of 0.641 x that of predicting the mean, against 0.662
         for "cv-1se", rpart's 0.743 and scikit-learn's ccp_alpha by 10-fold CV 0.644.
+    cp : float, default 0
+        As in ``CARTClassifier``, with R(t) the squared-error cost SS_t / W.
     cv_repeats : int or None, default 1
         As in ``CARTClassifier`` (None: one repeat). One repeat: on the seven tables three
         repeats did not help (0.647 with "cv-min") and cost three times the trees.
@@ -1013,7 +1065,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
     def __init__(self, *, leaf_value="mean", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
                  max_leaf_nodes=None, max_surrogates=5, pruning="cost-complexity",
-                 ccp_alpha="cv-min", cv=10, cv_repeats=1, categorical_features="auto",
+                 ccp_alpha="cv-min", cp=0.0, cv=10, cv_repeats=1, categorical_features="auto",
                  validation_fraction=0.3, prune_on_tie=True, random_state=None, n_jobs=None,
                  splitter="exact", max_bins=255):
         self.leaf_value = leaf_value
@@ -1026,6 +1078,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         self.max_surrogates = max_surrogates
         self.pruning = pruning
         self.ccp_alpha = ccp_alpha
+        self.cp = cp
         self.cv = cv
         self.cv_repeats = cv_repeats
         self.categorical_features = categorical_features

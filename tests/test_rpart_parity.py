@@ -469,7 +469,7 @@ def test_rpart_importance_proportions_where_no_difference_applies():
 
 
 @functools.lru_cache(maxsize=None)
-def cv_table(table: str):
+def cv_table(table: str, cp: float = 0.0):
     """(cp_table_, n, golden): rootwise with rpart's control, rpart's node cost (misclassified
     weight; the sum of squares for anova) and rpart's own fold ids as ``cv``, 1-SE rule."""
     g = json.loads((GOLDEN / f"{table}.json").read_text(encoding="utf-8"))
@@ -483,7 +483,7 @@ def cv_table(table: str):
     c = g["control"]
     params = dict(min_samples_split=c["minsplit"], min_samples_leaf=c["minbucket"],
                   max_surrogates=c["maxsurrogate"], max_depth=c["maxdepth"], cv=folds,
-                  ccp_alpha="cv-1se")
+                  ccp_alpha="cv-1se", cp=cp)
     if g["method"] == "class":
         model = CARTClassifier(ccp_cost="misclassification", **params)
         model.fit(X, np.asarray(y, dtype=str))
@@ -525,4 +525,22 @@ def test_cp_table_cv_errors_equal_rpart_on_stagec():
     theirs = g["cv"]["cptable"][::-1]
     np.testing.assert_allclose(ours.cv_error / root_cost, [r["xerror"] for r in theirs], rtol=REL)
     np.testing.assert_allclose(ours.cv_std_error / root_cost * np.sqrt((n - 1) / n),
+                               [r["xstd"] for r in theirs], rtol=REL)
+
+
+def test_cp_floor_keeps_rpart_rows_above_it_on_stagec():
+    """rpart's cp: no split at a node whose risk is at most cp x the root's, trees (and fold
+    trees) pruned at cp. With cp = 0.015 rootwise's table starts at the subtree rpart's cp = 0
+    table holds at 0.015 (7 splits), and the rows above it are rpart's, CV errors included."""
+    cp = 0.015
+    ours, n, g = cv_table("stagec", cp)
+    root_cost = ours.train_cost[-1]
+    theirs = [r for r in g["cv"]["cptable"][::-1] if r["CP"] > cp]
+    assert ours.alpha[0] / root_cost == pytest.approx(cp, rel=1e-12)
+    assert ours.n_leaves[0] == 8
+    assert ours.n_leaves[1:].tolist() == [r["nsplit"] + 1 for r in theirs]
+    np.testing.assert_allclose(ours.alpha[1:] / root_cost, [r["CP"] for r in theirs], rtol=REL)
+    np.testing.assert_allclose(ours.cv_error[1:] / root_cost, [r["xerror"] for r in theirs],
+                               rtol=REL)
+    np.testing.assert_allclose(ours.cv_std_error[1:] / root_cost * np.sqrt((n - 1) / n),
                                [r["xstd"] for r in theirs], rtol=REL)

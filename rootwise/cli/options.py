@@ -38,6 +38,8 @@ HELP = {
     "class_weight": "balanced, or weights per class as CLASS=W[,CLASS=W...]",
     "confidence": "confidence factor of C4.5's error-based pruning (0 < CF < 1)",
     "criterion": "split criterion: gini or entropy",
+    "cp": "rpart's complexity parameter: do not split a node costing at most X x the root's, "
+          "prune at alpha >= X x R(root) (rpart's default 0.01; 0 grows the whole tree)",
     "cv": "folds of the cross-validation that chooses ccp_alpha",
     "cv_repeats": "repeats of that cross-validation with new fold draws, errors averaged",
     "epsilon": "a node whose best gain (ratio) is below X becomes a leaf",

@@ -54,6 +54,9 @@ def check_estimator(estimator, policy, has_folds=False) -> None:
                          "on a Dask collection needs folds=, a dask Series or array of CV fold "
                          "numbers partitioned as X (rows do not move between folds); or give "
                          "a number, or pruning=None.")
+    if estimator.cp > 0:
+        raise ValueError(f"{name}: cp={estimator.cp!r} is not available on a Dask collection "
+                         "yet (the level-by-level growth has no cost floor); give cp=0.")
     if getattr(estimator, "class_weight", None) == "balanced":
         raise ValueError(f"{name}: class_weight='balanced' is not available on a Dask collection:"
                          " give a dict of class weights.")

@@ -70,6 +70,8 @@ class Params(NamedTuple):
     epsilon: float
     min_impurity_decrease: float
     impurity_threshold: float
+    cost_floor: float  # a node whose cost c(t) is at most this is a leaf (``cp``; 0: off)
+    floor_misclassified: bool  # c(t) = W - max_k w_k (else W * I(t), the impurity cost)
     max_leaf_nodes: int  # 0: depth-first growth
     median: bool  # regression leaves predict the weighted median
     max_surrogates: int

@@ -42,12 +42,15 @@ _NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
 
 def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Policy,
-                           validation=None, names=None,
-                           bin_edges=None) -> tuple[Tree, list[PruningStep]]:
+                           validation=None, names=None, bin_edges=None,
+                           cost_floor=0.0,
+                           floor_cost="impurity") -> tuple[Tree, list[PruningStep]]:
     """(tree, pre-pruning steps): the tree of ``policy`` on the encoded matrix ``X`` (rows
     weighted by ``w``; ``y`` class codes when n_classes > 0, else regression targets).
     ``validation`` = (X_val, y_val, w_val) turns on pre-pruning; ``names`` name the columns in
-    messages; ``bin_edges``: splitter="hist" with the caller's bin edges (``hist.make_bins``)."""
+    messages; ``bin_edges``: splitter="hist" with the caller's bin edges (``hist.make_bins``).
+    ``cost_floor`` > 0: a node whose cost under ``floor_cost`` ("misclassification": W - max_k w_k,
+    "impurity": W I(t)) is at most this is not split (``cp``, ``prune.cost_complexity``)."""
     from .loop import fit
     from .node_table import to_tree
 
@@ -65,7 +68,7 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     n_categories = np.asarray(n_categories, dtype=np.int64)
     rows = _rows(X, y, w, n_classes, policy)
     features, binned_codes = _features(X, kinds, n_categories, policy, bin_edges)
-    params = params_of(policy, n_classes, validation is not None)
+    params = params_of(policy, n_classes, validation is not None, cost_floor, floor_cost)
     holdout = _holdout(validation, d, n_classes)
 
     binned = np.flatnonzero(features.search == BINNED).astype(np.int64)
@@ -136,8 +139,10 @@ def _features(X, kinds, n_categories, policy, bin_edges=None) -> tuple[Features,
     return features, np.ascontiguousarray(binned_codes)
 
 
-def params_of(policy: Policy, n_classes: int, prepruning: bool) -> Params:
-    """The ``Policy`` as the engine's ``Params`` (``prepruning``: validation rows are given)."""
+def params_of(policy: Policy, n_classes: int, prepruning: bool, cost_floor: float = 0.0,
+              floor_cost: str = "impurity") -> Params:
+    """The ``Policy`` as the engine's ``Params`` (``prepruning``: validation rows are given;
+    ``cost_floor``, ``floor_cost``: ``build_tree_with_report``)."""
     surrogate = policy.missing == "surrogate"
     return Params(
         n_classes=int(n_classes), criterion=int(policy.criterion_code),
@@ -150,6 +155,8 @@ def params_of(policy: Policy, n_classes: int, prepruning: bool) -> Params:
         two_branches=policy.min_leaf_rule == "two_branches", epsilon=float(policy.epsilon),
         min_impurity_decrease=float(policy.min_impurity_decrease),
         impurity_threshold=float(policy.impurity_threshold),
+        cost_floor=float(cost_floor),
+        floor_misclassified=floor_cost == "misclassification" and not policy.regression,
         max_leaf_nodes=0 if policy.max_leaf_nodes is None else int(policy.max_leaf_nodes),
         median=policy.leaf_value == "median",
         max_surrogates=int(policy.max_surrogates) if surrogate else 0,

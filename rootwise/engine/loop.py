@@ -5,7 +5,8 @@ A node becomes a leaf when
   2. no attribute can split it (case 2: ``search`` finds no admissible test);
   3. it is an empty branch: it takes its parent's prediction (case 3);
 plus the user's limits: max_depth, min_samples_split, epsilon, impurity_threshold,
-min_impurity_decrease, max_leaf_nodes, and pre-pruning on validation rows (``prepruning``).
+min_impurity_decrease, max_leaf_nodes, CART's ``cp`` (a node costing at most ``cost_floor``),
+and pre-pruning on validation rows (``prepruning``).
 
 Growth is depth-first (branch 0 first), or best-first by weighted impurity decrease when
 ``max_leaf_nodes`` is set (ties: the earlier node); either way a node's children get consecutive
@@ -91,6 +92,8 @@ def _visit(nodes, node, seg, start, end, params, ys, ws):
     if (pure or nodes.depth[node] >= params.max_depth or W < params.min_samples_split
             or imp < params.impurity_threshold):
         return W, False
+    if params.cost_floor > 0.0 and _cost(W, imp, value, params) <= params.cost_floor:
+        return W, False  # a leaf of every subtree T(alpha) with alpha >= the floor (``cp``)
     if params.release8:  # J48 makes a node a leaf before looking at attributes
         top = value[0]
         for k in range(value.shape[0]):
@@ -98,6 +101,18 @@ def _visit(nodes, node, seg, start, end, params, ys, ws):
         if 2.0 * params.r8_min_objects - W > 1e-6 or abs(W - top) < 1e-6:
             return W, False
     return W, True
+
+
+@njit(cache=True, _nrt=False)
+def _cost(W, imp, value, params):
+    """The node's cost c(t) as cost-complexity pruning counts it: the misclassified weight
+    W - max_k w_k, or W I(t) (the impurity cost; regression: the sum of squares)."""
+    if not params.floor_misclassified:
+        return W * imp
+    top = value[0]
+    for k in range(value.shape[0]):
+        top = max(top, value[k])
+    return W - top
 
 
 @njit(cache=True, _nrt=False)

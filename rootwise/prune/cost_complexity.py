@@ -7,6 +7,12 @@ The cost R(t) of a node as a leaf, as a share of the root's weight W, is one of
     "misclassification"   R(t) = (w_t - max_k w_tk) / W  (Breiman et al.'s and rpart's, classes)
 
 where w_tk is the weight of class k at t.
+
+A floor alpha_0 (``cp`` = alpha_0 / R(root), rpart's complexity parameter) saves growing what no
+subtree T(alpha) with alpha >= alpha_0 keeps: a node with R(t) <= alpha is a leaf of T(alpha),
+since its branch T_t has R(T_t) >= 0 and at least two leaves, so
+g(t) = (R(t) - R(T_t)) / (|T_t| - 1) <= R(t) <= alpha at every step of the weakest-link sequence.
+The growth loop leaves such nodes unsplit, and only alphas >= alpha_0 are used afterwards.
 """
 
 from __future__ import annotations
@@ -17,12 +23,31 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._config import LEAF
+from .._config import ENTROPY, LEAF
 from ..tree import Tree
 from .collapse import collapse
 from .weakest_link import weakest_link_sequence
 
 COSTS = ("misclassification", "impurity")
+
+
+def root_cost(y: np.ndarray, w: np.ndarray, n_classes: int, cost: str, criterion: int) -> float:
+    """R(root) of rows with targets ``y`` (class codes, or values when ``n_classes`` is 0) and
+    weights ``w``: 1 - max_k p_k ("misclassification"), I(root) ("impurity": Gini or entropy
+    by ``criterion``; regression: the weighted variance, SS / W)."""
+    W = float(w.sum())
+    if not W > 0:
+        return 0.0
+    if n_classes == 0:
+        mean = float(np.dot(w, y)) / W
+        return float(np.dot(w, (y - mean) ** 2)) / W
+    p = np.bincount(y, weights=w, minlength=n_classes) / W
+    if cost == "misclassification":
+        return float(1.0 - p.max())
+    p = p[p > 0]
+    if criterion == ENTROPY:
+        return float(-(p * np.log2(p)).sum())
+    return float(1.0 - (p * p).sum())
 
 
 def node_costs(tree: Tree, cost: str = "impurity") -> np.ndarray:
@@ -65,6 +90,18 @@ def cost_complexity_path(tree: Tree, stop_alpha: float = np.inf,
     return PruningPath(alphas, costs, leaves, pruned)
 
 
+def floor_path(path: PruningPath, floor: float) -> PruningPath:
+    """The steps of ``path`` that stand for alphas >= ``floor``: the subtree optimal at the floor
+    (its alpha raised to the floor) and the later ones."""
+    if not floor > 0:
+        return path
+    start = max(int(np.searchsorted(path.alphas, floor, side="right")) - 1, 0)
+    alphas = path.alphas[start:].copy()
+    alphas[0] = max(alphas[0], floor)
+    return PruningPath(alphas, path.impurities[start:], path.n_leaves[start:],
+                       path.pruned[start:])
+
+
 def prune_to_alpha(tree: Tree, alpha: float, cost: str = "impurity") -> Tree:
     """The smallest subtree minimising R(T) + alpha |T|: all weakest links with g <= alpha cut."""
     path = cost_complexity_path(tree, stop_alpha=alpha, cost=cost)
@@ -98,7 +135,7 @@ class CPTable:
 
 
 def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule: str,
-                       cost: str = "impurity", n_jobs: int = 1) -> CPTable:
+                       cost: str = "impurity", n_jobs: int = 1, floor: float = 0.0) -> CPTable:
     """Breiman's cross-validated choice of alpha (seed 001 §2.6).
 
     ``folds``: (train_rows, test_rows) pairs of rows of the encoded matrix ``X``, one K-fold
@@ -126,8 +163,13 @@ def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule:
 
     ``n_jobs`` threads grow and score the fold trees (``grow`` must then be safe to call from
     several threads; the growth kernel releases the GIL). The pieces are put together in fold
-    order, so the table does not depend on it."""
-    path, probe = cv_probes(tree, cost)
+    order, so the table does not depend on it.
+
+    ``floor`` = alpha_0 > 0 (``cp``): the table starts at T(alpha_0) (``floor_path``), so every
+    probe is at least alpha_0 and the trees (``tree`` and the folds') may be grown with no split
+    at a node whose R(t) <= alpha_0 (the module docstring): the rows of the table are those of
+    the unfloored table above alpha_0."""
+    path, probe = cv_probes(tree, cost, floor)
 
     def one_fold(fold):
         train, test = fold
@@ -147,10 +189,11 @@ def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule:
                    chosen_row(cv_error, se, rule), rule)
 
 
-def cv_probes(tree: Tree, cost: str) -> tuple[PruningPath, np.ndarray]:
-    """The full tree's pruning path (rows with an empty alpha interval dropped) and the alpha at
-    which each fold tree is pruned to stand for its row (``choose_alpha_by_cv``)."""
-    path = cost_complexity_path(tree, cost=cost)
+def cv_probes(tree: Tree, cost: str, floor: float = 0.0) -> tuple[PruningPath, np.ndarray]:
+    """The full tree's pruning path (rows with an empty alpha interval dropped; from the
+    subtree at ``floor`` on) and the alpha at which each fold tree is pruned to stand for its
+    row (``choose_alpha_by_cv``)."""
+    path = floor_path(cost_complexity_path(tree, cost=cost), floor)
     # A weakest link whose alpha equals the next one's is cut at that same alpha: its subtree is
     # optimal on an empty interval and prune_to_alpha never returns it, so it gets no row.
     # (Before, such a row could be chosen while the fitted tree was the next one.)
