@@ -10,13 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from compare import close
 
 from rootwise import CARTClassifier, CARTRegressor
 from rootwise.prune.collapse import collapse
 from rootwise.prune.cost_complexity import node_costs, prune_to_alpha
 from rootwise.tree.tree import NODE_FIELDS, SURROGATE_FIELDS
-
-from compare import close
 
 CASES = [
     (CARTClassifier, {}, "misclassification"),
