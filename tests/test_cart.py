@@ -389,7 +389,7 @@ def test_defaults_are_cart():
     p = CARTClassifier().get_params()
     assert (p["criterion"], p["pruning"], p["ccp_alpha"], p["cv"], p["max_exhaustive"]) == (
         "gini", "cost-complexity", "cv-1se", 10, 12)
-    assert (p["ccp_cost"], p["cv_repeats"]) == ("misclassification", None)  # None: 3 repeats
+    assert (p["ccp_cost"], p["cv_repeats"]) == ("misclassification", None)  # None: 3 repeats below 10,000 rows
     p = CARTRegressor().get_params()
     assert (p["leaf_value"], p["pruning"], p["ccp_alpha"], p["cv"], p["cv_repeats"]) == (
         "mean", "cost-complexity", "cv-min", 10, 1)  # issue 13: the 1-SE rule over-prunes

@@ -416,6 +416,18 @@ def test_default_repeats_three_times_unless_the_folds_are_given():
     np.testing.assert_array_equal(by_splitter.cv_error, one.cp_table_.cv_error)
 
 
+def test_default_draws_the_folds_once_from_ten_thousand_rows():
+    """cv_repeats=None: RepeatedStratifiedKFold(10, 3) below 10,000 training rows, the single
+    StratifiedKFold of the same seed from 10,000 rows on."""
+    X, y = _noisy(11, n=10_000)
+    for n, repeats in ((9_999, 3), (10_000, 1)):
+        ours = CARTClassifier(random_state=4, max_depth=4).fit(X[:n], y[:n]).cp_table_
+        theirs = CARTClassifier(cv=RepeatedStratifiedKFold(n_splits=10, n_repeats=repeats,
+                                                           random_state=4),
+                                cv_repeats=1, max_depth=4).fit(X[:n], y[:n]).cp_table_
+        np.testing.assert_array_equal(ours.cv_error, theirs.cv_error)
+
+
 def test_regression_has_one_cost():
     """The squared error is both the impurity and the loss: CARTRegressor has no ccp_cost."""
     assert "ccp_cost" not in CARTRegressor().get_params()

@@ -41,7 +41,8 @@ HELP = {
     "cp": "rpart's complexity parameter: do not split a node costing at most X x the root's, "
           "prune at alpha >= X x R(root) (rpart's default 0.01; 0 grows the whole tree)",
     "cv": "folds of the cross-validation that chooses ccp_alpha",
-    "cv_repeats": "repeats of that cross-validation with new fold draws, errors averaged",
+    "cv_repeats": "repeats of that cross-validation with new fold draws, errors averaged "
+                  "(default: 3 below 10,000 rows, else 1)",
     "epsilon": "a node whose best gain (ratio) is below X becomes a leaf",
     "impurity_threshold": "a node whose impurity is below X is not split",
     "leaf_value": "what a regression leaf predicts: mean or median",
