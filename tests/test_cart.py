@@ -389,7 +389,8 @@ def test_defaults_are_cart():
     p = CARTClassifier().get_params()
     assert (p["criterion"], p["pruning"], p["ccp_alpha"], p["cv"], p["max_exhaustive"]) == (
         "gini", "cost-complexity", "cv-1se", 10, 12)
-    assert (p["ccp_cost"], p["cv_repeats"]) == ("misclassification", None)  # None: 3 repeats below 10,000 rows
+    # None: 3 fold draws below 10,000 rows, 1 from there on; cp None: 1e-4 there when alpha is by CV
+    assert (p["ccp_cost"], p["cv_repeats"], p["cp"]) == ("misclassification", None, None)
     p = CARTRegressor().get_params()
     assert (p["leaf_value"], p["pruning"], p["ccp_alpha"], p["cv"], p["cv_repeats"]) == (
         "mean", "cost-complexity", "cv-min", 10, 1)  # issue 13: the 1-SE rule over-prunes

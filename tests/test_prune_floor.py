@@ -149,9 +149,31 @@ def test_zero_cp_is_the_whole_tree_and_a_huge_one_the_root():
     assert CARTClassifier(pruning=None, cp=1.0).fit(X, y).tree_.node_count == 1
 
 
-@pytest.mark.parametrize("bad", [-0.1, float("nan"), float("inf"), "0.01", True, None])
+def test_default_cp_floors_only_large_tables_whose_alpha_is_chosen_by_cv():
+    """cp=None: 1e-4 from 10,000 training rows on when alpha is chosen by CV; 0 on smaller
+    tables, with a fixed alpha and with pruning=None."""
+    X, y = table(9, True, n=10_000)
+    common = dict(cv=3, random_state=1)
+    tables = {cp: CARTRegressor(cp=cp, **common).fit(X, y).cp_table_ for cp in (0.0, 1e-4)}
+    assert len(tables[1e-4].alpha) < len(tables[0.0].alpha)  # the floor binds on this table
+    auto = CARTRegressor(**common).fit(X, y).cp_table_
+    np.testing.assert_array_equal(auto.alpha, tables[1e-4].alpha)
+    np.testing.assert_array_equal(auto.cv_error, tables[1e-4].cv_error)
+    small = CARTRegressor(**common).fit(X[:9_999], y[:9_999]).cp_table_
+    np.testing.assert_array_equal(small.cv_error,
+                                  CARTRegressor(cp=0.0, **common).fit(X[:9_999], y[:9_999])
+                                  .cp_table_.cv_error)
+    full = CARTRegressor(pruning=None, cp=0.0).fit(X, y).tree_
+    assert_same_tree(CARTRegressor(pruning=None).fit(X, y).tree_, full)
+    alpha = float(tables[0.0].alpha[1])  # below the floor: a fixed alpha is not floored
+    assert alpha < 1e-4 * hand_root_cost(y, "impurity", True)
+    assert_same_tree(CARTRegressor(ccp_alpha=alpha).fit(X, y).tree_,
+                     prune_to_alpha(full, alpha, "impurity"))
+
+
+@pytest.mark.parametrize("bad", [-0.1, float("nan"), float("inf"), "0.01", True])
 def test_bad_cp_is_refused_with_its_name(bad):
     X, y = table(8, False, n=50)
     for cls in (CARTClassifier, CARTRegressor):
-        with pytest.raises(ValueError, match="cp must be a finite number >= 0"):
+        with pytest.raises(ValueError, match="cp must be None or a finite number >= 0"):
             cls(cp=bad).fit(X, y if cls is CARTClassifier else np.arange(50.0))

@@ -39,7 +39,8 @@ HELP = {
     "confidence": "confidence factor of C4.5's error-based pruning (0 < CF < 1)",
     "criterion": "split criterion: gini or entropy",
     "cp": "rpart's complexity parameter: do not split a node costing at most X x the root's, "
-          "prune at alpha >= X x R(root) (rpart's default 0.01; 0 grows the whole tree)",
+          "prune at alpha >= X x R(root) (rpart's default 0.01; 0 grows the whole tree; none: "
+          "1e-4 when alpha is chosen by CV on 10,000 rows or more, else 0)",
     "cv": "folds of the cross-validation that chooses ccp_alpha",
     "cv_repeats": "repeats of that cross-validation with new fold draws, errors averaged "
                   "(default: 3 below 10,000 rows, else 1)",

@@ -54,7 +54,7 @@ def check_estimator(estimator, policy, has_folds=False) -> None:
                          "on a Dask collection needs folds=, a dask Series or array of CV fold "
                          "numbers partitioned as X (rows do not move between folds); or give "
                          "a number, or pruning=None.")
-    if estimator.cp > 0:
+    if estimator.cp is not None and estimator.cp > 0:
         raise ValueError(f"{name}: cp={estimator.cp!r} is not available on a Dask collection "
                          "yet (the level-by-level growth has no cost floor); give cp=0.")
     if getattr(estimator, "class_weight", None) == "balanced":

@@ -436,14 +436,20 @@ def path_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_cat
     buf = np.empty((n, max_depth + 1), dtype=np.int64)
     lengths = np.empty(n, dtype=np.int64)
     for i in range(n):
-        node = np.int64(0)  # as in _apply_range: one compiled _step
+        node = np.int64(0)
         m = 0
         while True:
             buf[i, m] = node
             m += 1
             if kind[node] == LEAF:
                 break
-            nxt = _step(X, i, node, feature, kind, threshold, first_child, pool_offset, pool,
+            # the threshold test written out, as in _walk_rows: through _step the CV's paths
+            # of held-out rows took ~150 ns a step (7% of a default CART fit)
+            x = X[i, feature[node]]
+            if kind[node] == THRESHOLD and not np.isnan(x):
+                node = first_child[node] + (0 if x <= threshold[node] else 1)
+                continue
+            nxt = _next(X, i, node, feature, kind, threshold, first_child, pool_offset, pool,
                         n_categories, missing_branch, sur_offset, n_sur, s_feature, s_kind,
                         s_threshold, s_left, s_pool_offset)
             if nxt < 0:
