@@ -89,13 +89,16 @@ def test_regressor_same_tree_and_pruned_alpha(client):
     sizes = [400, 1000, 250]
     X, y, w = _table(sum(sizes), 7)
     y = y * 10 + (X["k"] > 3) * 3 + np.arange(len(y)) % 5  # integer targets: exact sums
-    for params in (dict(pruning=None), dict(ccp_alpha=0.5)):
+    nodes = []
+    for params in (dict(pruning=None), dict(ccp_alpha=0.5), dict(pruning=None, cp=0.02)):
         params.update(splitter="hist", max_bins=20, max_depth=5, min_samples_leaf=3)
         est = CARTRegressor(**params).fit(_uneven(X, sizes), _uneven(y, sizes),
                                           sample_weight=_uneven(w, sizes))
         local = CARTRegressor(**params).fit(X, y, sample_weight=w, bin_edges=est.bin_edges_)
         assert_same_tree(est.tree_, local.tree_)
         np.testing.assert_array_equal(est.tree_.value, local.tree_.value)
+        nodes.append(est.tree_.node_count)
+    assert nodes[2] < nodes[0]  # cp's floor stopped nodes of the unpruned tree, as locally
 
 
 def test_lazy_predictions(client):
@@ -131,8 +134,6 @@ def test_refusals_name_the_parameter(client):
         CARTRegressor(splitter="hist", leaf_value="median").fit(dX, dy)
     with pytest.raises(ValueError, match="alpha by cross-validation"):
         CARTClassifier(splitter="hist").fit(dX, dy)
-    with pytest.raises(ValueError, match="cp=0.01 is not available on a Dask collection"):
-        CARTClassifier(splitter="hist", pruning=None, cp=0.01).fit(dX, dy)
     with pytest.raises(TypeError, match="y must be a dask collection"):
         CARTClassifier(splitter="hist", pruning=None).fit(dX, y)
     with pytest.raises(ValueError, match="X has 2 partitions and y has 3"):
@@ -177,15 +178,15 @@ def test_worker_killed_mid_fit_never_gives_a_wrong_tree(client):
     client.wait_for_workers(2, timeout=60)
 
 
-@pytest.mark.parametrize("rule", ["cv-1se", "cv-min"])
-def test_alpha_by_cv_with_folds_as_a_column(client, rule):
+@pytest.mark.parametrize("rule, cp", [("cv-1se", None), ("cv-min", None), ("cv-1se", 0.005)])
+def test_alpha_by_cv_with_folds_as_a_column(client, rule, cp):
     """CART's cost-complexity pruning with alpha by CV: the folds are a column, so each fold
     tree grows on the other folds' rows where they are, and its held-out rows are scored there."""
     _scale(client, 2)
     sizes = [700, 150, 900, 250]
     X, y, w = _table(sum(sizes), 5)
     folds = pd.Series(np.random.default_rng(9).integers(0, 5, sum(sizes)))
-    params = dict(splitter="hist", max_bins=16, max_depth=7, ccp_alpha=rule)
+    params = dict(splitter="hist", max_bins=16, max_depth=7, ccp_alpha=rule, cp=cp)
     est = CARTClassifier(**params).fit(_uneven(X, sizes), _uneven(y, sizes),
                                        sample_weight=_uneven(w, sizes), folds=_uneven(folds, sizes))
     local = CARTClassifier(**params).fit(X, y, sample_weight=w, bin_edges=est.bin_edges_,
@@ -195,6 +196,7 @@ def test_alpha_by_cv_with_folds_as_a_column(client, rule):
     for name in ("alpha", "n_leaves", "train_cost", "cv_error", "cv_std_error"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
     assert a.chosen == b.chosen
+    assert (a.alpha[0] > 0) == (cp is not None)  # with cp the table starts at alpha_0
     assert_same_tree(est.tree_, local.tree_)
     # the fold column is what is used: other folds, another CV error
     other = CARTClassifier(**params).fit(X, y, sample_weight=w, bin_edges=est.bin_edges_,

@@ -54,9 +54,6 @@ def check_estimator(estimator, policy, has_folds=False) -> None:
                          "on a Dask collection needs folds=, a dask Series or array of CV fold "
                          "numbers partitioned as X (rows do not move between folds); or give "
                          "a number, or pruning=None.")
-    if estimator.cp is not None and estimator.cp > 0:
-        raise ValueError(f"{name}: cp={estimator.cp!r} is not available on a Dask collection "
-                         "yet (the level-by-level growth has no cost floor); give cp=0.")
     if getattr(estimator, "class_weight", None) == "balanced":
         raise ValueError(f"{name}: class_weight='balanced' is not available on a Dask collection:"
                          " give a dict of class weights.")
@@ -126,9 +123,12 @@ def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
     width = 3 if regression else n_classes
     per_node = len(names) * (int(n_values.max(initial=1)) + 1) * width * 8
     nodes_per_round = max(1, int(memory_limit_mb * 2**20 // per_node))
+    misclassified = estimator._floor_cost() == "misclassification" and not regression
     grower = LevelGrower(client, parts, feat, params, n_classes, schema.n_categories,
-                         nodes_per_round, key, log)
+                         nodes_per_round, key, log, cp=estimator._cp(n_rows),
+                         misclassified=misclassified)
     tree = grower.grow()
+    floor = grower.alpha_floor  # cp: the tree stands for alpha >= floor only
     priority = None if classes is None else estimator._class_priority(classes, meta_y(y))
     cptable = None
     if estimator.pruning == "cost-complexity":
@@ -136,9 +136,9 @@ def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
         alpha = estimator.ccp_alpha
         if isinstance(alpha, str):
             cptable = _alpha_by_cv(client, parts, tree, feat, params, n_classes, schema, priority,
-                                   nodes_per_round, key, cost, alpha, log)
+                                   nodes_per_round, key, cost, alpha, log, floor, misclassified)
             alpha = cptable.alpha[cptable.chosen]
-        tree = prune_to_alpha(tree, float(alpha), cost)
+        tree = prune_to_alpha(tree, max(float(alpha), floor), cost)
     client.cancel(parts)
 
     estimator._set_fitted(tree, schema, classes, priority, None, cptable,
@@ -149,7 +149,7 @@ def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
 
 
 def _alpha_by_cv(client, parts, tree, feat, params, n_classes, schema, priority,
-                 nodes_per_round, key, cost, rule, log):
+                 nodes_per_round, key, cost, rule, log, floor, misclassified):
     """``prune.cost_complexity.choose_alpha_by_cv`` with one fold per fold number: each fold
     tree grows on the other folds' rows (bins holding only their values), its held-out rows are
     scored where they are, and the per-probe sums come back added up."""
@@ -159,7 +159,7 @@ def _alpha_by_cv(client, parts, tree, feat, params, n_classes, schema, priority,
     if len(labels) < 2:
         raise ValueError(f"folds holds {len(labels)} fold number(s); alpha by cross-validation "
                          "needs at least 2.")
-    path, probe = cv_probes(tree, cost)
+    path, probe = cv_probes(tree, cost, floor)
     sums = []
     for k in labels:
         fkey = f"{key}-fold{k}"
@@ -169,7 +169,8 @@ def _alpha_by_cv(client, parts, tree, feat, params, n_classes, schema, priority,
                                        f"{fkey}-extremes").result()
         fold_feat = feat._replace(bin_min=bin_min, bin_max=bin_max)
         fold_tree = LevelGrower(client, parts, fold_feat, params, n_classes, schema.n_categories,
-                                nodes_per_round, fkey, log).grow(hold_out=k)
+                                nodes_per_round, fkey, log, alpha_floor=floor,
+                                misclassified=misclassified).grow(hold_out=k)
         partial = [client.submit(worker.cv_sums, p, fold_tree, k, cost, probe, priority,
                                  n_classes == 0, key=f"{fkey}-cv-{i}", pure=False)
                    for i, p in enumerate(parts)]

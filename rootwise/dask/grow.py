@@ -63,8 +63,14 @@ class LevelGrower:
     """Grows one tree on the partitions ``parts`` (futures of ``worker.Part``)."""
 
     def __init__(self, client, parts, feat, params, n_classes, n_categories, nodes_per_round, key,
-                 log=None):
+                 log=None, cp=0.0, alpha_floor=None, misclassified=False):
+        """``cp`` or ``alpha_floor``: CART's floor (``engine.loop._visit``): no split at a node
+        whose cost c(t) is at most alpha_0 W, alpha_0 = ``alpha_floor``, or cp x R(root) of this
+        tree's rows when it is None (``alpha_floor`` afterwards); c(t) = W - max_k w_k with
+        ``misclassified``, else W I(t)."""
         self.client, self.parts, self.feat, self.params = client, parts, feat, params
+        self.cp, self.alpha_floor, self.misclassified = float(cp), alpha_floor, misclassified
+        self.cost_floor = 0.0
         self.n_categories = np.asarray(n_categories, dtype=np.int64)
         self.n_classes = n_classes
         self.width = 3 if n_classes == 0 else n_classes
@@ -115,6 +121,8 @@ class LevelGrower:
                                 len(open_ids), means, name=f"{tag}-sse")
             if total_weight is None:
                 total_weight = float(wsum[0])
+                self._set_floor(counts[0] if self.n_classes > 0 else None,
+                                None if sse is None else float(sse[0]), total_weight)
             splittable = []
             for s, i in enumerate(open_ids):
                 node = nodes[i]
@@ -161,10 +169,32 @@ class LevelGrower:
         return slot_of
 
     # ------------------------------------------------------------------ the local loop's rules
+    def _set_floor(self, counts, sse, W) -> None:
+        """alpha_0 from the root's statistics (as ``prune.cost_complexity.root_cost``), then
+        the cost floor alpha_0 W of this tree."""
+        if self.alpha_floor is None:
+            r = 0.0
+            if W > 0 and self.cp > 0:
+                if counts is None:
+                    r = sse / W
+                elif self.misclassified:
+                    r = float(1.0 - (np.asarray(counts) / W).max())
+                else:
+                    r = impurity(np.asarray(counts, dtype=np.float64), self.params.criterion)
+            self.alpha_floor = self.cp * r
+        self.cost_floor = self.alpha_floor * W
+
     def _stop(self, node, imp, pure) -> bool:
         p = self.params
         return (pure or node.depth >= p.max_depth or node.weight < p.min_samples_split
-                or imp < p.impurity_threshold)
+                or imp < p.impurity_threshold
+                or (self.cost_floor > 0.0 and self._cost(node, imp) <= self.cost_floor))
+
+    def _cost(self, node, imp) -> float:
+        """c(t) as ``engine.loop._cost`` counts it."""
+        if self.misclassified:
+            return node.weight - float(np.max(node.value))
+        return node.weight * imp
 
     def _empty(self, nodes, node) -> bool:
         """An empty branch takes its parent's prediction (stopping case 3)."""
