@@ -32,8 +32,9 @@ def _as_columns(X, n_categories):
 @pytest.mark.parametrize("seed", range(6))
 def test_random_trees_end_where_the_matrix_walk_and_routing_by_hand_end(seed):
     """Threshold, multiway and subset tests, threshold and subset surrogates, more than 64
-    categories, columns interleaved (continuous, categorical, continuous, ...): every row ends
-    where the matrix walk and routing by hand end, on one thread and on two."""
+    categories, columns interleaved (continuous, categorical, continuous, ...), detours with a
+    fixed answer folded into the bits: every row ends where the matrix walk and routing by hand
+    end, on one thread and on two."""
     rng = np.random.default_rng(500 + seed)
     nodes, value, pool = random_tree(rng, [0, 3, 0, 4], max_depth=10)
     n_categories = [0, 150, 0, int(rng.choice([64, 65]))]
@@ -45,6 +46,8 @@ def test_random_trees_end_where_the_matrix_walk_and_routing_by_hand_end(seed):
     expected = [_route_by_hand(row, nodes, pool, n_categories, sur) for row in X]
     categorical, num, codes = _as_columns(X, n_categories)
     layout = tree.column_layout(categorical)
+    # fixed detours folded into the bits (nodes without surrogates going to child 0 or 1)
+    assert np.any(layout[4] != tree._layout()[2])
     for parallel in (False, True):
         ends, out, first_inf = tree.route_columns(num, codes, layout, tree.value, parallel)
         assert first_inf == -1

@@ -192,12 +192,13 @@ class Tree:
                       self.n_categories)
 
     def column_layout(self, categorical: np.ndarray):
-        """What the column-wise walk reads besides the rows, bits, detours and pool, for features
-        whose kinds are ``categorical`` (a boolean mask): each continuous feature is a row of
-        ``num`` and each categorical one a row of ``codes``, in feature order (as
-        ``input.columns.slots``). None when a test of the tree does not fit its feature's kind (a
-        threshold on a categorical feature, or the reverse): the column-wise walk cannot read
-        it. Kept for the last mask."""
+        """What the column-wise walk reads besides the rows, detours and pool (records, surrogate
+        records, categories per code row, continuous columns, category bits with the fixed
+        detours folded in: ``walk_columns``), for features whose kinds are ``categorical`` (a
+        boolean mask): each continuous feature is a row of ``num`` and each categorical one a row
+        of ``codes``, in feature order (as ``input.columns.slots``). None when a test of the tree
+        does not fit its feature's kind (a threshold on a categorical feature, or the reverse):
+        the column-wise walk cannot read it. Kept for the last mask."""
         categorical = np.asarray(categorical, dtype=bool)
         key = categorical.tobytes()
         kept = self.__dict__.get("_columns")
@@ -214,10 +215,12 @@ class Tree:
             slot = np.empty(len(categorical), dtype=np.int64)
             slot[~categorical] = np.arange(int(np.sum(~categorical)))
             slot[categorical] = np.arange(int(np.sum(categorical)))
-            records, _, _, _, s_records = self._layout()
+            records, origin, bits, _, s_records = self._layout()
             records, s_records = column_kernels.column_records(records, s_records, slot)
             n_categories = np.ascontiguousarray(self.n_categories[np.flatnonzero(categorical)])
-            layout = (records, s_records, n_categories, int(np.sum(~categorical)))
+            bits = column_kernels.fold_fixed_detours(records, origin, bits, self.missing_branch,
+                                                     self.n_surrogates, n_categories)
+            layout = (records, s_records, n_categories, int(np.sum(~categorical)), bits)
         self._columns = (key, layout)
         return layout
 
@@ -227,7 +230,7 @@ class Tree:
         ``num`` the continuous features (float64, one row each), ``codes`` the categorical ones
         (int32 codes, one row each), ``layout`` from ``column_layout``. Infinite
         values in ``num`` are always looked for."""
-        records, s_records, n_categories, n_continuous = layout
+        records, s_records, n_categories, n_continuous, bits = layout
         n = num.shape[1]
         # the kernels read num[slot, i] and codes[slot, i] without bounds checks
         if not (num.dtype == np.float64 and num.ndim == 2 and num.flags.c_contiguous
@@ -244,7 +247,7 @@ class Tree:
         num, codes = num.view(), codes.view()
         num.flags.writeable = codes.flags.writeable = False
         kernel = column_kernels.route_columns_parallel if parallel else column_kernels.route_columns
-        _, _, bits, detours, _ = self._layout()
+        detours = self._layout()[3]
         return kernel(num, codes, n, table, records, bits, detours, s_records, self.pool,
                       n_categories)
 

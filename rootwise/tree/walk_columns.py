@@ -34,6 +34,33 @@ def column_records(records, s_records, slot):
     return out, s_out
 
 
+def fold_fixed_detours(records, origin, bits, missing_branch, n_surrogates, n_categories):
+    """A copy of ``bits`` in which a subset test whose detour has a fixed answer (its node has no
+    surrogates, and its missing_branch is child 0 or 1) gives that answer to the categories
+    without a branch there: they then take the common step instead of a detour, to the same
+    child. ``records`` from ``column_records``; ``n_categories`` per row of ``codes``. The
+    surrogates' bits are left as they are. NumPy: nothing to compile."""
+    f = records["feature"]
+    v = -2 - f
+    test = np.flatnonzero((f <= -2) & (v % 2 == 0))
+    node = origin[test]
+    goes = missing_branch[node]
+    test = test[(n_surrogates[node] == 0) & ((goes == 0) | (goes == 1))]
+    k = n_categories[v[test] >> 1]
+    pairs = (k + 63) // 64  # (has a branch, goes to child 1) words per 64 categories
+    owner = np.repeat(np.arange(len(test)), pairs)
+    p = np.arange(int(pairs.sum())) - np.repeat(np.cumsum(pairs) - pairs, pairs)
+    word = records["threshold"][test].astype(np.int64)[owner] + 2 * p
+    width = np.minimum(k[owner] - 64 * p, 64).astype(np.uint64)  # categories in this word
+    every = np.where(width == 64, np.uint64(0xFFFFFFFFFFFFFFFF),
+                     (np.uint64(1) << np.minimum(width, np.uint64(63))) - np.uint64(1))
+    out = bits.copy()
+    without = every & ~out[word]  # the categories without a branch
+    out[word] |= without
+    out[word + 1] |= np.where(missing_branch[origin[test]][owner] == 1, without, np.uint64(0))
+    return out
+
+
 @njit(cache=True)
 def _surrogate_slot(num, codes, r, first, count, s_records, bits, n_categories):
     """``walk._surrogate_slot`` on columns: the child slot of the first of the surrogates
