@@ -113,8 +113,8 @@ def prediction(train, y, big, depths, reps: int) -> None:
           "columns included;\nscikit-learn: DecisionTreeClassifier(max_depth=d, random_state=0) on the "
           "ordinal matrix, made before the timing.\n")
     print_table_head("| max_depth | leaves rw / sk | fit rw / sk | rootwise 1 thread | "
-                     "of which reading the columns | sklearn | ratio | rootwise all cores | sklearn | ratio | "
-                     "same prediction |")
+                     "of which reading the columns | sklearn | ratio | rootwise all cores | "
+                     "sklearn | ratio | same prediction |")
     ordinal_train, ordinal_big = ordinal(train), ordinal(big)
     CARTClassifier(pruning=None, n_jobs=1).fit(train.iloc[:300], y[:300])  # kernels compiled
     for depth in depths:
