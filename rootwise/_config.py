@@ -33,6 +33,12 @@ MISSING_FRACTIONAL = -2  # C4.5: go down every branch with weight r_v
 # Code written into the encoded matrix for a category never seen in training.
 UNSEEN_CODE = -1.0
 
+# Integer category codes of the column-wise prediction input (``input/columns``): int32, the
+# codes 0..k-1 of the fitted categories, and these two for the other cells.
+CODE_DTYPE = np.int32
+CODE_MISSING = -1  # a missing cell (pandas' own code for one)
+CODE_UNSEEN = -2  # a category never seen in training
+
 # Criterion codes shared by kernels.
 ENTROPY = 0
 GINI = 1

@@ -23,6 +23,7 @@ from ._config import MISSING_FRACTIONAL
 from ._policy import Policy
 from ._threads import resolve as resolve_threads
 from ._threads import threads
+from .input import columns as input_columns
 from .input import encode, tables, target
 from .input.schema import resolve_categorical
 from .prune.cost_complexity import (
@@ -371,13 +372,26 @@ class _TreeEstimator(Estimator):
         holes = np.isnan(Xe)
         if holes.any():
             j = int(np.flatnonzero(holes.any(axis=0))[0])
-            rows = np.flatnonzero(holes[:, j])
-            raise ValueError(
-                f"{type(self).__name__} cannot use missing values (None, NaN, pd.NA): column "
-                f"{schema.feature_names[j]!r} has {len(rows)} missing cell(s) "
-                f"(rows {rows[:5].tolist()}{'...' if len(rows) > 5 else ''}). "
-                "Fill them, or use an algorithm that handles them (C4.5, CART)."
-            )
+            self._refuse_missing(schema, j, np.flatnonzero(holes[:, j]))
+
+    def _check_missing_columns(self, cols, categorical: np.ndarray) -> None:
+        """``_check_missing`` for column-wise input (``input/columns``)."""
+        if self._missing != "error":
+            return
+        for j in range(len(categorical)):
+            holes = input_columns.missing_cells(cols, j, bool(categorical[j]))
+            if holes.any():
+                self._refuse_missing(self.schema_, j, np.flatnonzero(holes))
+
+    def _refuse_missing(self, schema, j: int, rows: np.ndarray) -> None:
+        """Refuse missing cells (``rows`` of column ``j``) for an algorithm that has no use for
+        them."""
+        raise ValueError(
+            f"{type(self).__name__} cannot use missing values (None, NaN, pd.NA): column "
+            f"{schema.feature_names[j]!r} has {len(rows)} missing cell(s) "
+            f"(rows {rows[:5].tolist()}{'...' if len(rows) > 5 else ''}). "
+            "Fill them, or use an algorithm that handles them (C4.5, CART)."
+        )
 
     # ---------------------------------------------------------------- predict
     def _encode(self, X, check_finite: bool = True) -> np.ndarray:
@@ -404,16 +418,42 @@ class _TreeEstimator(Estimator):
 
     def _route(self, X, table: np.ndarray):
         """(ends, out): the node each row of ``X`` ends in and ``table[end]`` per row, computed in
-        one pass on ``n_jobs`` threads (blocks of rows) when there are enough rows. A numeric
-        matrix goes to the kernel without a copy; the kernel reports infinite values (in an
-        encoded table the encoder has refused them already)."""
-        Xe, finite = self._encode_checked(X, check_finite=False)  # first: it raises NotFittedError
+        one pass on ``n_jobs`` threads (blocks of rows) when there are enough rows. A model with
+        categorical features reads the table column-wise (``_route_columns``). A numeric matrix
+        goes to the kernel without a copy; the kernel reports infinite values (in an encoded
+        table the encoder has refused them already)."""
+        check_is_fitted(self, "tree_")
+        categorical, _ = input_columns.slots(self.schema_)
+        layout = self.tree_.column_layout(categorical) if categorical.any() else None
+        if layout is not None:
+            return self._route_columns(X, table, categorical, layout)
+        Xe, finite = self._encode_checked(X, check_finite=False)
         with threads(getattr(self, "n_jobs", None)) as k:
             ends, out, first_inf = self.tree_.route(
                 Xe, table, parallel=k > 1 and Xe.shape[0] >= _PARALLEL_ROWS,
                 check_finite=not finite)
         if first_inf >= 0:
             encode.raise_infinite(Xe, first_inf, self.schema_)
+        return ends, out
+
+    def _route_columns(self, X, table: np.ndarray, categorical: np.ndarray, layout):
+        """``_route`` for a model with categorical features: the table's columns as they are
+        (continuous) and as int32 codes (categorical), never an n x d float64 matrix."""
+        tables.check_feature_names(getattr(self, "feature_names_in_", None), X, type(self).__name__)
+        frame = tables.as_table(X)
+        if frame.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        cols = input_columns.columns(frame, self.schema_)
+        self._check_missing_columns(cols, categorical)
+        n = frame.shape[0]
+        with threads(getattr(self, "n_jobs", None)) as k:
+            ends, out, first_inf = self.tree_.route_columns(
+                cols.num, cols.codes, layout, table, parallel=k > 1 and n >= _PARALLEL_ROWS)
+        if first_inf >= 0:
+            input_columns.raise_infinite(cols, categorical, first_inf, self.schema_)
         return ends, out
 
     def apply(self, X) -> np.ndarray:

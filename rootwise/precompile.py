@@ -134,7 +134,10 @@ def _steps():
     def threads():
         big = np.tile(X, (PARALLEL_ROWS // len(X) + 1, 1))
         for model in (CARTClassifier(pruning=None, n_jobs=2).fit(X, y),
-                      CARTRegressor(pruning=None, n_jobs=2).fit(X, target)):
+                      CARTRegressor(pruning=None, n_jobs=2).fit(X, target),
+                      # categorical features: the column-wise walk on threads
+                      CARTClassifier(pruning=None, n_jobs=2,
+                                     categorical_features=categorical).fit(Xm, y)):
             _predictions(model, big)
 
     return [("ID3", id3), ("C4.5", c45), ("CART classifier", cart),

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._config import LEAF
+from .._config import CODE_DTYPE, LEAF, THRESHOLD
 from . import walk as kernels
+from . import walk_columns as column_kernels
 from .integrity import check_tree
 from .plain import number_array, number_table
 
@@ -167,7 +168,7 @@ class Tree:
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        for derived in ("_compact", "_distribution", "_majority"):
+        for derived in ("_compact", "_columns", "_distribution", "_majority"):
             state.pop(derived, None)
         return state
 
@@ -189,6 +190,66 @@ class Tree:
         records, _, bits, detours, s_records = self._layout()
         return kernel(X, table, check_finite, records, bits, detours, s_records, self.pool,
                       self.n_categories)
+
+    def column_layout(self, categorical: np.ndarray):
+        """What the column-wise walk reads besides the rows, detours and pool (records, surrogate
+        records, categories per code row, continuous columns, category bits with the fixed
+        detours folded in: ``walk_columns``), for features whose kinds are ``categorical`` (a
+        boolean mask): each continuous feature is a row of ``num`` and each categorical one a row
+        of ``codes``, in feature order (as ``input.columns.slots``). None when a test of the tree
+        does not fit its feature's kind (a threshold on a categorical feature, or the reverse):
+        the column-wise walk cannot read it. Kept for the last mask."""
+        categorical = np.asarray(categorical, dtype=bool)
+        key = categorical.tobytes()
+        kept = self.__dict__.get("_columns")
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        split = self.kind != LEAF
+        sur = self.surrogates
+        fits = (len(categorical) == len(self.n_categories)
+                and np.array_equal(categorical[self.feature[split]],
+                                   self.kind[split] != THRESHOLD)
+                and np.array_equal(categorical[sur["feature"]], sur["kind"] != THRESHOLD))
+        layout = None
+        if fits:
+            slot = np.empty(len(categorical), dtype=np.int64)
+            slot[~categorical] = np.arange(int(np.sum(~categorical)))
+            slot[categorical] = np.arange(int(np.sum(categorical)))
+            records, origin, bits, _, s_records = self._layout()
+            records, s_records = column_kernels.column_records(records, s_records, slot)
+            n_categories = np.ascontiguousarray(self.n_categories[np.flatnonzero(categorical)])
+            bits = column_kernels.fold_fixed_detours(records, origin, bits, self.missing_branch,
+                                                     self.n_surrogates, n_categories)
+            layout = (records, s_records, n_categories, int(np.sum(~categorical)), bits)
+        self._columns = (key, layout)
+        return layout
+
+    def route_columns(self, num: np.ndarray, codes: np.ndarray, layout, table: np.ndarray,
+                      parallel: bool = False):
+        """(ends, out, first_inf) as ``route``, for rows given column-wise (``input/columns``):
+        ``num`` the continuous features (float64, one row each), ``codes`` the categorical ones
+        (int32 codes, one row each), ``layout`` from ``column_layout``. Infinite
+        values in ``num`` are always looked for."""
+        records, s_records, n_categories, n_continuous, bits = layout
+        n = num.shape[1]
+        # the kernels read num[slot, i] and codes[slot, i] without bounds checks
+        if not (num.dtype == np.float64 and num.ndim == 2 and num.flags.c_contiguous
+                and num.shape[0] == n_continuous
+                and codes.dtype == CODE_DTYPE and codes.ndim == 2 and codes.flags.c_contiguous
+                and codes.shape == (len(n_categories), n)):
+            raise ValueError(f"column-wise input has shapes {num.shape} and {codes.shape}, "
+                             f"expected ({n_continuous}, n) float64 and "
+                             f"({len(n_categories)}, n) int32")
+        if table.ndim != 2 or table.shape[0] != self.node_count:
+            raise ValueError(f"table has shape {table.shape}, expected ({self.node_count}, k)")
+        # numba compiles once per writeable / read-only array type: pandas hands out its columns
+        # read-only, so every input is passed read-only (the walk only reads it)
+        num, codes = num.view(), codes.view()
+        num.flags.writeable = codes.flags.writeable = False
+        kernel = column_kernels.route_columns_parallel if parallel else column_kernels.route_columns
+        detours = self._layout()[3]
+        return kernel(num, codes, n, table, records, bits, detours, s_records, self.pool,
+                      n_categories)
 
     def apply(self, X: np.ndarray, parallel: bool = False) -> np.ndarray:
         """Node each row of the encoded matrix ends in (a leaf, or the split node where it stops).

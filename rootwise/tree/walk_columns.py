@@ -1,0 +1,226 @@
+"""The compact walk (``walk``) over column-wise input: ``num`` (continuous columns, one row each,
+float64) and ``codes`` (categorical columns, one row each, int32 codes; ``input/columns``).
+
+Prediction from a DataFrame then reads the table's own float columns and a small code matrix,
+never an n x d float64 matrix. The records are the tree's compact records with each feature
+renumbered to its row in ``num`` or ``codes`` (``column_records``); routing is the same as
+``walk._walk_compact``, step for step, so the end nodes are the same.
+
+Reading columns, each step of a row touches another column: a block of rows is first read
+column by column in order (``_scan_block``, which also looks for infinite values), so that the
+walk's scattered reads find the block's lines in cache. Measured on issue 11's table (10^6 rows,
+one thread): 215-230 ms walking the columns as they are, 185-190 ms after the scan.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from .._config import CODE_MISSING, THRESHOLD
+from .walk import BLOCK, COMPACT_LEAF, LANES, _category
+
+
+def column_records(records, s_records, slot):
+    """Copies of the compact node and surrogate records with each feature ``f`` replaced by
+    ``slot[f]`` (its row in ``num`` or ``codes``). NumPy: nothing to compile."""
+    out = records.copy()
+    f = records["feature"]
+    test = f >= 0
+    out["feature"][test] = slot[f[test]]
+    cat = f <= -2
+    v = -2 - f[cat]  # 2 x feature + (1 for a multiway test)
+    out["feature"][cat] = -2 - (2 * slot[v >> 1] + (v & 1))
+    s_out = s_records.copy()
+    s_out["feature"] = slot[s_records["feature"]]
+    return out, s_out
+
+
+def fold_fixed_detours(records, origin, bits, missing_branch, n_surrogates, n_categories):
+    """A copy of ``bits`` in which a subset test whose detour has a fixed answer (its node has no
+    surrogates, and its missing_branch is child 0 or 1) gives that answer to the categories
+    without a branch there: they then take the common step instead of a detour, to the same
+    child. ``records`` from ``column_records``; ``n_categories`` per row of ``codes``. The
+    surrogates' bits are left as they are. NumPy: nothing to compile."""
+    f = records["feature"]
+    v = -2 - f
+    test = np.flatnonzero((f <= -2) & (v % 2 == 0))
+    node = origin[test]
+    goes = missing_branch[node]
+    test = test[(n_surrogates[node] == 0) & ((goes == 0) | (goes == 1))]
+    k = n_categories[v[test] >> 1]
+    pairs = (k + 63) // 64  # (has a branch, goes to child 1) words per 64 categories
+    owner = np.repeat(np.arange(len(test)), pairs)
+    p = np.arange(int(pairs.sum())) - np.repeat(np.cumsum(pairs) - pairs, pairs)
+    word = records["threshold"][test].astype(np.int64)[owner] + 2 * p
+    width = np.minimum(k[owner] - 64 * p, 64).astype(np.uint64)  # categories in this word
+    every = np.where(width == 64, np.uint64(0xFFFFFFFFFFFFFFFF),
+                     (np.uint64(1) << np.minimum(width, np.uint64(63))) - np.uint64(1))
+    out = bits.copy()
+    without = every & ~out[word]  # the categories without a branch
+    out[word] |= without
+    out[word + 1] |= np.where(missing_branch[origin[test]][owner] == 1, without, np.uint64(0))
+    return out
+
+
+@njit(cache=True)
+def _surrogate_slot(num, codes, r, first, count, s_records, bits, n_categories):
+    """``walk._surrogate_slot`` on columns: the child slot of the first of the surrogates
+    first..first+count-1 whose value row ``r`` has, else -1."""
+    for s in range(first, first + count):
+        f = s_records[s].feature
+        if s_records[s].kind == THRESHOLD:
+            x = num[f, r]
+            if x != x:
+                continue
+            left = np.int64(s_records[s].left)
+            return left if x <= s_records[s].threshold else 1 - left
+        code = np.int64(codes[f, r])
+        if code < 0 or code >= n_categories[f]:
+            continue
+        has, right = _category(bits, np.int64(s_records[s].threshold), code)
+        if has:
+            return 1 if right else 0
+    return -1
+
+
+@njit(cache=True)
+def _detour(num, codes, r, n, detours, s_records, bits, n_categories):
+    """``walk._detour`` on columns: the first surrogate row ``r`` has, else missing_branch."""
+    b = _surrogate_slot(num, codes, r, detours[n].first_surrogate, detours[n].n_surrogates,
+                        s_records, bits, n_categories)
+    return b if b >= 0 else detours[n].missing_branch
+
+
+@njit(cache=True)
+def _scan_block(num, codes, lo, hi):
+    """Read rows lo..hi-1 of every column in order (the walk then finds them in cache); returns
+    the first of those rows holding an infinite value in ``num``, or -1."""
+    first_inf = -1
+    for j in range(num.shape[0]):
+        bad = False
+        for i in range(lo, hi):  # branch-free: the compiler vectorises it
+            bad |= np.abs(num[j, i]) == np.inf
+        if bad:
+            for i in range(lo, hi):
+                if np.isinf(num[j, i]):
+                    if first_inf < 0 or i < first_inf:
+                        first_inf = i
+                    break
+    touched = 0
+    for j in range(codes.shape[0]):
+        for i in range(lo, hi, 16):  # one int32 of each 64-byte line
+            touched |= codes[j, i]
+    if touched == -12345:  # never true (codes are >= -2): keeps the reads from being dropped
+        first_inf = -2
+    return first_inf
+
+
+@njit(cache=True)
+def _walk_block(num, codes, lo, hi, ends, records, bits, detours, s_records, pool,
+                n_categories):
+    """``walk._walk_compact`` on columns, for rows lo..hi-1: ends[i] = the node row i ends in.
+    ``n_categories`` per row of ``codes``; ``records`` and ``s_records`` from ``column_records``.
+    """
+    lane_row = np.empty(LANES, dtype=np.int64)
+    lane_node = np.zeros(LANES, dtype=np.int64)
+    nxt = lo
+    active = 0
+    for g in range(LANES):
+        lane_row[g] = nxt
+        if nxt < hi:
+            nxt += 1
+            active += 1
+    while active > 0:
+        for g in range(LANES):
+            r = lane_row[g]
+            if r >= hi:
+                continue
+            n = lane_node[g]
+            f = records[n].feature
+            b = -1  # the child slot taken when the common step does not apply; -1: stop here
+            if f >= 0:  # a threshold test
+                x = num[f, r]
+                if x == x:  # a known value: the common step
+                    lane_node[g] = records[n].left + (1 if x > records[n].threshold else 0)
+                    continue
+                b = _detour(num, codes, r, n, detours, s_records, bits, n_categories)
+            elif f != COMPACT_LEAF:  # a categorical test
+                v = -2 - f
+                col = v >> 1
+                code = np.int64(codes[col, r])
+                offset = np.int64(records[n].threshold)
+                if code >= 0 and code < n_categories[col]:
+                    if v & 1:  # multiway: the category's branch, or stop (none here)
+                        b = pool[offset + code]
+                    else:  # subset: its bits, or the detour when the category has no branch
+                        word = offset + 2 * (code >> 6)
+                        bit = np.uint64(1) << np.uint64(code & 63)
+                        if (bits[word] & bit) != 0:  # the common step
+                            lane_node[g] = records[n].left + (1 if (bits[word + 1] & bit) != 0
+                                                              else 0)
+                            continue
+                        b = _detour(num, codes, r, n, detours, s_records, bits, n_categories)
+                elif code == CODE_MISSING or (v & 1) == 0:  # missing; or unseen at a subset test
+                    b = _detour(num, codes, r, n, detours, s_records, bits, n_categories)
+            if f != COMPACT_LEAF:
+                if b >= 0:
+                    lane_node[g] = records[n].left + b
+                    continue
+                ends[r] = detours[n].node
+            else:
+                ends[r] = records[n].left
+            lane_node[g] = 0
+            lane_row[g] = nxt
+            if nxt < hi:
+                nxt += 1
+            else:
+                active -= 1
+
+
+@njit(cache=True)
+def _route_block(num, codes, lo, hi, ends, table, out, records, bits, detours, s_records, pool,
+                 n_categories):
+    """Rows lo..hi-1: scanned, walked, their end nodes into ``ends`` and table[end] into ``out``.
+    Returns the first row holding an infinite value, or -1."""
+    first_inf = _scan_block(num, codes, lo, hi)
+    _walk_block(num, codes, lo, hi, ends, records, bits, detours, s_records, pool, n_categories)
+    k = table.shape[1]
+    for i in range(lo, hi):
+        e = ends[i]
+        for c in range(k):
+            out[i, c] = table[e, c]
+    return first_inf
+
+
+@njit(cache=True)
+def route_columns(num, codes, n, table, records, bits, detours, s_records, pool, n_categories):
+    """(ends, out, first_inf) for ``n`` rows given column-wise: as ``walk.route_rows`` (infinite
+    values are always looked for; an infinite value is routed as a number meanwhile)."""
+    ends = np.empty(n, dtype=np.int64)
+    out = np.empty((n, table.shape[1]), dtype=table.dtype)
+    first_inf = -1
+    for lo in range(0, n, BLOCK):
+        bad = _route_block(num, codes, lo, min(n, lo + BLOCK), ends, table, out, records, bits,
+                           detours, s_records, pool, n_categories)
+        if bad >= 0 and first_inf < 0:
+            first_inf = bad
+    return ends, out, first_inf
+
+
+@njit(cache=True, parallel=True)
+def route_columns_parallel(num, codes, n, table, records, bits, detours, s_records, pool,
+                           n_categories):
+    """``route_columns`` with the blocks of rows shared among the threads (same result)."""
+    ends = np.empty(n, dtype=np.int64)
+    out = np.empty((n, table.shape[1]), dtype=table.dtype)
+    n_blocks = (n + BLOCK - 1) // BLOCK
+    bad = np.empty(n_blocks, dtype=np.int64)
+    for b in prange(n_blocks):
+        lo = b * BLOCK
+        bad[b] = _route_block(num, codes, lo, min(n, lo + BLOCK), ends, table, out, records,
+                              bits, detours, s_records, pool, n_categories)
+    first_inf = -1
+    for b in range(n_blocks):
+        if bad[b] >= 0:
+            first_inf = bad[b]
+            break
+    return ends, out, first_inf

@@ -1,0 +1,248 @@
+"""The column-wise walk (``tree.walk_columns``, fed by ``input.columns``) against the matrix walk
+(``tree.walk.route_rows`` on ``encode.encode``'s matrix): the same end nodes on random trees
+with every node kind, surrogates and wide category sets, and the same predictions,
+probabilities and ``apply`` from estimators on tables with every column kind, missing cells,
+unseen categories and columns in another order."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_tree_walk import random_rows, random_tree
+from test_tree_walk_compact import _route_by_hand, _widened, _with_surrogates
+
+from rootwise import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
+from rootwise._config import CODE_DTYPE, CODE_MISSING, CODE_UNSEEN, SUBSET, UNSEEN_CODE
+from rootwise.input import columns as input_columns
+from rootwise.input import encode, tables
+from rootwise.tree import Tree
+from rootwise.tree.walk import BLOCK
+
+
+def _as_columns(X, n_categories):
+    """The column-wise form of an encoded matrix: float codes -> int32 codes (NaN -> missing,
+    UNSEEN_CODE -> unseen; codes past the categories stay, as unseen ones)."""
+    categorical = np.asarray(n_categories) > 0
+    num = np.ascontiguousarray(X[:, ~categorical].T)
+    cat = X[:, categorical].T
+    codes = np.where(np.isnan(cat), CODE_MISSING,
+                     np.where(cat == UNSEEN_CODE, CODE_UNSEEN, np.nan_to_num(cat)))
+    return categorical, num, np.ascontiguousarray(codes, dtype=CODE_DTYPE)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_trees_end_where_the_matrix_walk_and_routing_by_hand_end(seed):
+    """Threshold, multiway and subset tests, threshold and subset surrogates, more than 64
+    categories, columns interleaved (continuous, categorical, continuous, ...), detours with a
+    fixed answer folded into the bits: every row ends where the matrix walk and routing by hand
+    end, on one thread and on two."""
+    rng = np.random.default_rng(500 + seed)
+    nodes, value, pool = random_tree(rng, [0, 3, 0, 4], max_depth=10)
+    n_categories = [0, 150, 0, int(rng.choice([64, 65]))]
+    pool = _widened_at(rng, nodes, pool, n_categories)
+    sur = _with_surrogates(rng, nodes, pool, n_categories)
+    tree = Tree(nodes, value, np.array(pool, dtype=np.int32), np.array(n_categories), sur)
+    assert np.any(tree.kind == SUBSET) and np.any(tree.surrogates["kind"] == SUBSET)
+    X = random_rows(rng, n_categories, 2 * BLOCK + 300)
+    expected = [_route_by_hand(row, nodes, pool, n_categories, sur) for row in X]
+    categorical, num, codes = _as_columns(X, n_categories)
+    layout = tree.column_layout(categorical)
+    # fixed detours folded into the bits (nodes without surrogates going to child 0 or 1)
+    assert np.any(layout[4] != tree._layout()[2])
+    for parallel in (False, True):
+        ends, out, first_inf = tree.route_columns(num, codes, layout, tree.value, parallel)
+        assert first_inf == -1
+        np.testing.assert_array_equal(ends, expected)
+        np.testing.assert_array_equal(ends, tree.route(X, tree.value)[0])
+        np.testing.assert_array_equal(out, tree.value[expected])
+
+
+def _widened_at(rng, nodes, pool, n_categories):
+    """``_widened`` for categorical columns 1 and 3 (it keeps the codes of columns 2 and 3)."""
+    moved = {1: 2, 3: 3}
+    original = list(nodes["feature"])
+    nodes["feature"] = [moved.get(f, f) for f in original]
+    wide = _widened(rng, nodes, pool, [0, 0, n_categories[1], n_categories[3]])
+    nodes["feature"] = original
+    return wide
+
+
+def test_infinite_values_are_found_in_any_block_and_rows_keep_their_routes():
+    rng = np.random.default_rng(9)
+    nodes, value, pool = random_tree(rng, [0, 5, 0], max_depth=8)
+    tree = Tree(nodes, value, np.array(pool, dtype=np.int32), np.array([0, 5, 0]))
+    X = random_rows(rng, [0, 5, 0], 3 * BLOCK)
+    X[BLOCK + 7, 2] = -np.inf
+    X[2 * BLOCK + 1, 0] = np.inf
+    categorical, num, codes = _as_columns(X, [0, 5, 0])
+    for parallel in (False, True):
+        _, _, first_inf = tree.route_columns(num, codes, tree.column_layout(categorical),
+                                             tree.value, parallel)
+        assert first_inf == BLOCK + 7
+
+
+def test_layout_refuses_input_of_the_wrong_shape_or_kind():
+    rng = np.random.default_rng(3)
+    nodes, value, pool = random_tree(rng, [0, 5], max_depth=6)
+    tree = Tree(nodes, value, np.array(pool, dtype=np.int32), np.array([0, 5]))
+    layout = tree.column_layout(np.array([False, True]))
+    num, codes = np.zeros((1, 10)), np.zeros((1, 10), dtype=CODE_DTYPE)
+    with pytest.raises(ValueError, match="column-wise input"):
+        tree.route_columns(num, codes.astype(np.int64), layout, tree.value)
+    with pytest.raises(ValueError, match="column-wise input"):
+        tree.route_columns(np.zeros((2, 10)), codes, layout, tree.value)
+    with pytest.raises(ValueError, match="column-wise input"):
+        tree.route_columns(num, np.zeros((1, 9), dtype=CODE_DTYPE), layout, tree.value)
+    if np.any(tree.kind == 1):  # a threshold on feature 0: not readable as categorical
+        assert tree.column_layout(np.array([True, True])) is None
+
+
+# ---------------------------------------------------------------- estimators on tables
+
+
+def _table(n, seed, *, unseen=False):
+    """Every column kind: float (in pandas' float block), int, nullable Int64 and Float64, bool,
+    object strings, pandas str, categorical; about 8 % missing cells; ``unseen``: categories and
+    values fit never saw."""
+    rng = np.random.default_rng(seed)
+    colours = np.array(["red", "green", "blue", "grey", "pink"])
+    frame = pd.DataFrame({
+        "a": rng.normal(size=n),
+        "colour": rng.choice(colours[:4 + unseen], size=n).astype(object),
+        "b": rng.normal(size=n),
+        "count": rng.integers(0, 5, size=n),
+        "size": pd.array(rng.integers(0, 9, size=n), dtype="Int64"),
+        "flag": rng.random(n) < 0.4,
+        "shape": pd.Series(rng.choice(["o", "x", "v"] + ["w"] * unseen, size=n)).astype("str"),
+        "level": pd.Categorical(rng.choice(list("pqrstu"[:5 + unseen]), size=n)),
+        "ratio": pd.array(rng.normal(size=n), dtype="Float64"),
+    })
+    y = np.array((frame["a"] + (frame["colour"] == "red") + (frame["level"] == "q")
+                  + 0.5 * rng.normal(size=n)) > 0.5, dtype=int)
+    y[(frame["shape"] == "x").to_numpy()] += 1  # three classes
+    for col in ("a", "colour", "b", "size", "shape", "level", "ratio"):
+        frame.loc[rng.random(n) < 0.08, col] = None
+    return frame, y
+
+
+def _matrix_route(model, X, table):
+    """The former path: the encoded float64 matrix through the compact matrix walk."""
+    return model.tree_.route(model._encode(X), table)[:2]
+
+
+def _same_answers(model, X, proba=True):
+    table = model.tree_.value
+    ends, out = model._route(X, table)
+    want_ends, want_out = _matrix_route(model, X, table)
+    np.testing.assert_array_equal(ends, want_ends)
+    np.testing.assert_array_equal(out, want_out)
+    np.testing.assert_array_equal(model.apply(X), want_ends)
+    if proba:
+        want = model.tree_.distribution()[want_ends]
+        np.testing.assert_array_equal(model.predict_proba(X), want)
+
+
+CATEGORICAL = ["colour", "count", "flag", "shape", "level"]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: CARTClassifier(pruning=None, categorical_features=CATEGORICAL, random_state=0),
+    lambda: CARTClassifier(categorical_features=CATEGORICAL, random_state=0),  # pruned
+    lambda: CARTRegressor(pruning=None, categorical_features=CATEGORICAL),
+    lambda: C45Classifier(pruning=None, categorical_features=CATEGORICAL),
+])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_estimators_predict_tables_as_the_matrix_walk_does(make, n_jobs):
+    """Every column kind, missing cells (surrogates, C4.5's fractional routing), categories and
+    values unseen at fit, columns of a categorical listing its categories in another order, more
+    rows than the threads' threshold: the same end nodes and outputs as the matrix walk."""
+    train, y = _table(3000, 0)
+    model = make().set_params(n_jobs=n_jobs)
+    model.fit(train, y.astype(float) if isinstance(model, CARTRegressor) else y)
+    assert model.tree_.column_layout(input_columns.slots(model.schema_)[0]) is not None
+    test, _ = _table(2 * BLOCK + 100, 1, unseen=True)
+    test["level"] = test["level"].cat.reorder_categories(test["level"].cat.categories[::-1])
+    proba = not isinstance(model, CARTRegressor)
+    if isinstance(model, C45Classifier):  # fractional routing: apply, and the walk itself
+        np.testing.assert_array_equal(model.apply(test), _matrix_route(model, test, model.tree_.value)[0])
+        want = model.tree_.fractional_distribution(model._encode(test))
+        np.testing.assert_array_equal(model.predict_proba(test), want)
+        return
+    _same_answers(model, test, proba)
+    _same_answers(model, test.iloc[::3], proba)  # strided float columns: not a view of a block
+    as_objects = test.astype(object).where(test.notna(), None)  # a table of Python objects
+    _same_answers(model, as_objects, proba)
+    rows = as_objects.iloc[:500].values.tolist()  # lists of rows: names lost, a warning
+    with pytest.warns(UserWarning, match="valid feature names"):
+        _same_answers(model, rows, proba)
+    assert isinstance(model.predict(test), np.ndarray)
+
+
+def test_numeric_matrix_with_categorical_columns_and_id3_numbers():
+    """A numpy matrix with columns named categorical, and ID3's numbers as categories (values
+    unseen at fit too): the column-wise input gives the matrix walk's answers."""
+    rng = np.random.default_rng(5)
+    X = np.column_stack([rng.normal(size=3000), rng.integers(0, 6, 3000), rng.normal(size=3000)])
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (X[:, 1] > 2).astype(int) ^ (np.nan_to_num(X[:, 0]) > 0)
+    model = CARTClassifier(pruning=None, categorical_features=[1]).fit(X, y)
+    X_new = X.copy()
+    X_new[::7, 1] = 9.0  # a category fit never saw
+    _same_answers(model, X_new)
+    _same_answers(model, np.asfortranarray(X_new.astype(np.float32)))
+    levels = np.clip(np.round(rng.normal(size=(3000, 3))), -2, 2)
+    id3 = ID3Classifier(pruning=None).fit(levels, (levels[:, 0] + levels[:, 1] > 0).astype(int))
+    new = levels.copy()
+    new[::5, 0] = 7.0  # a number fit never saw: the row stops at the multiway test
+    _same_answers(id3, new)
+
+
+def test_id3_refuses_missing_cells_naming_the_column():
+    frame = pd.DataFrame({"outlook": ["sun", "rain", "sun", "fog"] * 5,
+                          "windy": ["yes", "no"] * 10})
+    y = np.arange(20) % 2
+    model = ID3Classifier(pruning=None).fit(frame, y)
+    holed = frame.copy()
+    holed.loc[[3, 8], "windy"] = None
+    with pytest.raises(ValueError, match=r"cannot use missing values.*'windy' has 2 .*\[3, 8\]"):
+        model.predict(holed)
+
+
+def test_infinity_in_a_table_names_its_column_and_row():
+    """Float columns read as they are: the walk finds the first row with an infinity, named with
+    its first infinite column. Other numeric columns are converted one by one, and the first
+    column with an infinity is named (as the encoder does)."""
+    train, y = _table(2000, 0)
+    floats = train.drop(columns=["size", "ratio"])
+    model = CARTClassifier(pruning=None, categorical_features=CATEGORICAL)
+    test, _ = _table(2 * BLOCK, 2)
+    test.loc[BLOCK + 3, "b"] = np.inf
+    test.loc[BLOCK + 9, "a"] = -np.inf
+    for n_jobs in (1, 2):
+        model.set_params(n_jobs=n_jobs).fit(floats, y)
+        with pytest.raises(ValueError, match=rf"infinity.*column 'b', row {BLOCK + 3}\."):
+            model.predict(test.drop(columns=["size", "ratio"]))
+        model.fit(train, y)
+        with pytest.raises(ValueError, match=rf"infinity.*column 'a', row {BLOCK + 9}\."):
+            model.predict(test)
+
+
+def test_columns_of_a_frame_are_read_without_a_copy():
+    """The float columns of a DataFrame, consecutive in its float block, are the walk's
+    ``num`` as they are; columns in another order are copied, with the same values."""
+    train, y = _table(500, 0)
+    model = CARTClassifier(pruning=None, categorical_features=CATEGORICAL).fit(train, y)
+    frame = pd.DataFrame({"a": np.arange(6.0), "b": np.arange(6.0) * 2})
+    cols = input_columns.columns(frame, _two_float_schema())
+    assert np.shares_memory(cols.num, frame["a"].to_numpy())
+    swapped = input_columns.columns(frame[["b", "a"]], _two_float_schema())
+    np.testing.assert_array_equal(swapped.num, [frame["b"], frame["a"]])
+    assert model.predict(train).shape == (500,)
+    frame = tables.as_table(train)
+    np.testing.assert_array_equal(encode.encode(frame, model.schema_)[:, 0],
+                                  input_columns.columns(frame, model.schema_).num[0])
+
+
+def _two_float_schema():
+    from rootwise.input.schema import Schema
+
+    return Schema(("a", "b"), (0, 0), (None, None), True)
