@@ -75,6 +75,12 @@ def available_columns(nodes, node, out):
 
 
 @njit(cache=True, _nrt=False)
+def _ratio_read(params):
+    """Whether the selection rule reads the gain ratio (C4.5's rules; CART's reads the gain)."""
+    return params.by_ratio or params.release8
+
+
+@njit(cache=True, _nrt=False)
 def _record(cand, j, gain, iv, ratio, rho, admissible):
     cand.found[j] = True
     cand.gain[j] = gain
@@ -145,7 +151,8 @@ def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, 
             continue
         gain, iv, ratio, rho, admissible = score(scan.branches, W, params.criterion,
                                                  params.regression, params.min_leaf,
-                                                 params.two_branches, scan.sizes, scan.parent)
+                                                 params.two_branches, scan.sizes, scan.parent,
+                                                 _ratio_read(params))
         _record(cand, j, gain, iv, ratio, rho, admissible)
         cand.threshold[j] = midpoint(X[words[s, i] & ROW_MASK, j], X[words[s, i + 1] & ROW_MASK, j])
 
@@ -194,7 +201,8 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W):
         else:
             gain, iv, ratio, rho, admissible = score(stats[:p], W, params.criterion,
                                                      params.regression, params.min_leaf,
-                                                     params.two_branches, sizes, scan.parent)
+                                                     params.two_branches, sizes, scan.parent,
+                                                     _ratio_read(params))
             _record(cand, j, gain, iv, ratio, rho, admissible)
         return
     e = 0
@@ -214,7 +222,8 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W):
             return
     gain, iv, ratio, rho, admissible = score(scan.branches, W, params.criterion,
                                              params.regression, params.min_leaf,
-                                             params.two_branches, sizes, scan.parent)
+                                             params.two_branches, sizes, scan.parent,
+                                             _ratio_read(params))
     _record(cand, j, gain, iv, ratio, rho, admissible)
     if not feat.categorical[j]:
         cand.threshold[j] = midpoint(feat.bin_max[j, codes[e]], feat.bin_min[j, codes[e + 1]])
