@@ -20,10 +20,11 @@ import numpy as np
 from numba import njit
 
 from .._config import MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET, THRESHOLD
+from .bundles import BINNED, MISSING_SURROGATE, SORTED
 from .bundles import MISSING_FRACTIONAL as FRACTIONAL
-from .bundles import MISSING_SURROGATE
 from .node_table import init_leaf
 from .route import (
+    branch_of_value,
     by_surrogates,
     fractions_of,
     primary_branches,
@@ -32,7 +33,7 @@ from .route import (
     to_majority,
 )
 from .search import chosen_sides
-from .segments import split_binary
+from .segments import END_BIT, ROW_MASK, code_at, split_binary
 from .surrogate_split import heavier, search_surrogates, surrogate_sides
 
 
@@ -63,10 +64,11 @@ def new_chosen(max_surrogates, max_branches):
 
 
 @njit(cache=True, _nrt=False)
-def route(seg, start, end, j, kind, threshold, n_b, rows, feat, params, scr, sc, ch):
+def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr, sc, ch):
     """Each segment position's branch under the test on column j into scr.direction (and a SUBSET
-    test's branch per category into scr.sides). Returns (surrogates kept, m0, m1), m0/m1 the
-    weights the primary sends each way (CART)."""
+    test's branch per category into scr.sides); ``cut``: a presorted column's last word on the
+    left. Returns (surrogates kept, m0, m1), m0/m1 the weights the primary sends each way
+    (CART)."""
     sides = scr.sides[:feat.n_values[j]]
     if kind == SUBSET:
         chosen_sides(seg, start, end, j, rows, feat, params, scr, sides)
@@ -74,8 +76,8 @@ def route(seg, start, end, j, kind, threshold, n_b, rows, feat, params, scr, sc,
         for c in range(n_b):
             sides[c] = c
     direction = scr.direction
-    primary_branches(seg, start, end, rows.X, j, kind, threshold, sides, direction,
-                     ch.known_w[:n_b])
+    primary_directions(seg, start, end, j, kind, threshold, sides, rows.X, feat, cut, scr.dir_row,
+                       direction, ch.known_w[:n_b])
     fractions_of(ch.known_w[:n_b], ch.fractions[:n_b])
 
     # rows without a branch: surrogates (CART), every branch (C4.5), nowhere (ID3)
@@ -94,8 +96,11 @@ def route(seg, start, end, j, kind, threshold, n_b, rows, feat, params, scr, sc,
                 ch.sur_threshold[s] = sc.threshold[f]
                 ch.sur_left[s] = sc.left_branch[f]
                 if sc.kind[f] == SUBSET:
+                    # its own categories only, not a row of the widest column's: codes of the
+                    # training rows lie below them (pre-pruning's validation rows may not)
+                    k = ch.sur_sides.shape[1] if params.prepruning else feat.n_values[f]
                     surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc,
-                                    ch.sur_sides[s])
+                                    ch.sur_sides[s, :k])
             by_surrogates(seg, start, end, rows.X, direction, n_s, ch.sur_feature, ch.sur_kind,
                           ch.sur_threshold, ch.sur_left, ch.sur_sides)
         to_majority(seg, start, end, direction, majority_branch)
@@ -104,6 +109,46 @@ def route(seg, start, end, j, kind, threshold, n_b, rows, feat, params, scr, sc,
     if params.missing == FRACTIONAL and params.release8:
         receiving(ch.fractions[:n_b], True, ch.receives[:n_b])
     return n_s, m0, m1
+
+
+@njit(cache=True, _nrt=False)
+def primary_directions(seg, start, end, j, kind, threshold, sides, X, feat, cut, by_row,
+                       direction, known_w):
+    """``route.primary_branches``, read from the column as the node holds it where it can: a
+    presorted column's known words sit in the segment in order, so the rows up to the cut
+    (``cut``: the last left word) go left and the others right; a binned column's codes sit in
+    the segment by position. X's row of each of the node's rows is a cache miss on a large table
+    (a node's rows lie anywhere in X). ``by_row``: int8 scratch by row id."""
+    for b in range(known_w.shape[0]):
+        known_w[b] = 0.0
+    if kind == THRESHOLD and feat.search[j] == SORTED and cut >= 0:  # release 8: no cut
+        # known words: x <= words[cut] <= threshold < words[cut + 1] <= x' (``thresholds.
+        # midpoint``); END words (missing, or of weight 0) go by their value, as in the reference
+        s = feat.slot[j]
+        for p in range(start, end):
+            word = seg.words[s, p]
+            r = word & ROW_MASK
+            if word & END_BIT:
+                by_row[r] = np.int8(branch_of_value(X[r, j], kind, threshold, sides))
+            else:
+                by_row[r] = np.int8(0 if p <= cut else 1)
+        for t in range(start, end):
+            b = np.int64(by_row[seg.row[t]])
+            direction[t - start] = b
+            if b >= 0:
+                known_w[b] += seg.w[t]
+        return
+    if kind == SUBSET and feat.search[j] == BINNED:
+        # a category's code, or n_values[j] = len(sides) when missing: no branch
+        q = feat.slot[j]
+        for t in range(start, end):
+            c = code_at(seg.codes, t, q)
+            b = sides[c] if c < sides.shape[0] else -1
+            direction[t - start] = b
+            if b >= 0:
+                known_w[b] += seg.w[t]
+        return
+    primary_branches(seg, start, end, X, j, kind, threshold, sides, direction, known_w)
 
 
 @njit(cache=True, _nrt=False)

@@ -349,8 +349,8 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         if best_first and n_leaves + n_b - 1 > params.max_leaf_nodes:
             continue
         threshold = cand.threshold[j]
-        n_s, m0, m1 = route(seg, start, end, j, kind, threshold, n_b, rows, feat, params, scr, sc,
-                            ch)
+        n_s, m0, m1 = route(seg, start, end, j, kind, threshold, cand.position[j], n_b, rows, feat,
+                            params, scr, sc, ch)
 
         # ---- the children's rows
         if n_b == 2 and params.missing != FRACTIONAL:

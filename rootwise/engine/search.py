@@ -9,8 +9,9 @@ A column is searched by its kind (``bundles.Features.search``):
              categorical test (subset or multiway) from its categories' entries (``entry_scan``)
     WIDE     categorical with more categories than a byte holds: as BINNED, codes read from X
 
-Per column the candidate's scores go into the ``Candidates`` arrays; the test itself (threshold,
-or a subset's side per category) is remade for the chosen column only (``chosen_sides``).
+Per column the candidate's scores go into the ``Candidates`` arrays; the test itself (a presorted
+column's threshold, or a subset's side per category) is made for the chosen column only (``search``,
+``chosen_sides``).
 """
 
 from typing import NamedTuple
@@ -53,13 +54,15 @@ class Candidates(NamedTuple):
     midpoint: np.ndarray  # release 8: the cut before it is moved to a training value
     penalty: np.ndarray  # release 8: the MDL penalty taken off the gain
     cuts: np.ndarray  # (d,) int64, release 8: admissible cuts
+    position: np.ndarray  # (d,) int64, a presorted column's cut: its last word on the left
 
 
 @njit(cache=True)
 def new_candidates(d):
     return Candidates(np.zeros(d, dtype=np.bool_), np.zeros(d), np.zeros(d), np.zeros(d),
                       np.zeros(d), np.zeros(d, dtype=np.bool_), np.full(d, np.nan),
-                      np.full(d, np.nan), np.zeros(d), np.zeros(d, dtype=np.int64))
+                      np.full(d, np.nan), np.zeros(d), np.zeros(d, dtype=np.int64),
+                      np.full(d, -1, dtype=np.int64))
 
 
 @njit(cache=True, _nrt=False)
@@ -154,7 +157,7 @@ def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, 
                                                  params.two_branches, scan.sizes, scan.parent,
                                                  _ratio_read(params))
         _record(cand, j, gain, iv, ratio, rho, admissible)
-        cand.threshold[j] = midpoint(X[words[s, i] & ROW_MASK, j], X[words[s, i + 1] & ROW_MASK, j])
+        cand.position[j] = i  # the threshold is placed for the chosen column only (``search``)
 
 
 @njit(cache=True, _nrt=False)
@@ -246,7 +249,14 @@ def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, 
     if params.release8:
         return release8_choose(cand.found, cand.gain, cand.ratio, cand.admissible,
                                feat.in_average)
-    return choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
+    j, chosen_score = choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
+    if j >= 0 and feat.search[j] == SORTED:
+        # the midpoint of the values either side of the cut, read from X for this column alone:
+        # a node's rows lie anywhere in X, and two reads per column and node were cache misses
+        s, i = feat.slot[j], cand.position[j]
+        cand.threshold[j] = midpoint(rows.X[seg.words[s, i] & ROW_MASK, j],
+                                     rows.X[seg.words[s, i + 1] & ROW_MASK, j])
+    return j, chosen_score
 
 
 @njit(cache=True, _nrt=False)
