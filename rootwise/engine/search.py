@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._config import MULTIWAY
+from .._config import MULTIWAY, TIE_TOLERANCE
 from .bundles import BINNED, SORTED
 from .entries import binned_split_entries, wide_split_entries
 from .entry_scan import entry_sizes, subset_branches, threshold_class, threshold_regression
@@ -171,8 +171,17 @@ def _subset_sides(stats, p, params, side, sub):
 
 @njit(cache=True, _nrt=False)
 def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W):
-    """Every available BINNED or WIDE column's best test from its entries (``_coded_test``)."""
+    """Every available BINNED or WIDE column's best test from its entries (``_coded_test``).
+    A regression subset test that cannot beat the best admissible gain found so far at the node
+    (``_cannot_win``) is not searched: the rule chooses by gain, so it could not be chosen."""
     ent = scr.ent
+    bound_subsets = (params.regression and not params.multiway and not params.by_ratio
+                     and not params.release8)
+    best = -np.inf
+    if bound_subsets:
+        for j in range(feat.search.shape[0]):
+            if cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
+                best = cand.gain[j]
     for j in range(feat.search.shape[0]):
         kind = feat.search[j]
         if not available[j] or kind == SORTED:
@@ -183,7 +192,39 @@ def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W)
         else:
             p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr.wide)
             codes, stats = scr.wide.wide_code, scr.wide.wide_stats
+        if bound_subsets and feat.categorical[j] and _cannot_win(stats, p, W, best):
+            continue
         _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand, W)
+        if bound_subsets and cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
+            best = cand.gain[j]
+
+
+@njit(cache=True, _nrt=False)
+def _cannot_win(stats, p, W, best):
+    """Whether no two-way grouping of these p categories (entries of (w, wy, wy^2)) reaches the
+    gain ``best`` less TIE_TOLERANCE at a node of weight W. A grouping explains at most the sum
+    of squares between the categories, so its gain is at most
+
+        (sum_c s_c^2 / w_c - S^2 / W~) / W,    S = sum_c s_c,  W~ = sum_c w_c,
+
+    one division per category where the search sorts them and scans every prefix. The bound
+    must fall short by a margin of 1e-9 of the sums' scale (sum w y^2 / W), far above the
+    rounding of both it and the gain (~1e-16 of that scale): it never drops a test that the
+    search and the selection rule could choose."""
+    if p < 2 or not best > 0.0:
+        return False
+    w_all, s_all, q_all, between = 0.0, 0.0, 0.0, 0.0
+    for e in range(p):
+        w = stats[e, 0]
+        if not w > 0.0:
+            return False
+        s = stats[e, 1]
+        w_all += w
+        s_all += s
+        q_all += stats[e, 2]
+        between += s * s / w
+    bound = (between - s_all * s_all / w_all) / W
+    return bound + 1e-9 * (q_all + between) / W < best - TIE_TOLERANCE
 
 
 @njit(cache=True, _nrt=False)
