@@ -11,8 +11,9 @@ and pre-pruning on validation rows (``prepruning``).
 Growth is depth-first (branch 0 first), or best-first by weighted impurity decrease when
 ``max_leaf_nodes`` is set (ties: the earlier node); either way a node's children get consecutive
 ids when it is split. Every stage is a kernel of its own module: node statistics (``node_stats``),
-split search (``search``), surrogates (``surrogate_split``), routing (``route``), pre-pruning
-(``prepruning``), partition (``segments``), and the node table (``node_table``).
+split search (``search``), the chosen split applied (``chosen``: routing with ``route`` and the
+surrogates of ``surrogate_split``, partition with ``segments``, the split's record), pre-pruning
+(``prepruning``), and the node table (``node_table``).
 """
 
 from typing import NamedTuple
@@ -20,10 +21,19 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._config import MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, SUBSET, THRESHOLD
+from .._config import MULTIWAY, SUBSET, THRESHOLD
 from .arrays import grown
 from .bundles import MISSING_FRACTIONAL as FRACTIONAL
 from .bundles import MISSING_SURROGATE
+from .chosen import (
+    add_children,
+    binary_rows,
+    child_weights,
+    missing_branch_of,
+    new_chosen,
+    record_split,
+    route,
+)
 from .node_stats import class_stats, regression_stats
 from .node_table import (
     init_leaf,
@@ -34,23 +44,10 @@ from .node_table import (
     with_room,
 )
 from .prepruning import holdout_branches, loss, score_of, split_helps, split_holdout
-from .route import (
-    by_surrogates,
-    fractions_of,
-    primary_branches,
-    primary_masses,
-    receiving,
-    to_majority,
-)
 from .scratch import new_scratch
-from .search import available_columns, chosen_sides, new_candidates, search
-from .segments import child_layout, root_segments, split_binary, split_multiway, with_capacity
-from .surrogate_split import (
-    heavier,
-    new_surrogate_candidates,
-    search_surrogates,
-    surrogate_sides,
-)
+from .search import available_columns, new_candidates, search
+from .segments import child_layout, root_segments, split_multiway, with_capacity
+from .surrogate_split import new_surrogate_candidates
 
 
 class Growth(NamedTuple):
@@ -134,7 +131,8 @@ def _weights_by_row(seg, start, end, rows, params, scr):
 def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr, cand):
     """The node's chosen column (-1: none) after the selection rule, epsilon and
     min_impurity_decrease."""
-    available_columns(nodes, node, scr.available)
+    if params.multiway:  # only a multiway test above uses a column up: no walk to the root
+        available_columns(nodes, node, scr.available)
     w_row, unit = _weights_by_row(seg, start, end, rows, params, scr)
     j, chosen_score = search(seg, start, end, scr.available, rows, feat, params, scr, cand, W,
                              w_row, unit)
@@ -145,10 +143,51 @@ def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, param
     return j
 
 
+# growth state kept between the calls of ``_grow_from``: int64 slots of ``state``
+TOP, N_HEAP, N_LEAVES, N_NODES, N_POOL, N_SUR, N_STEPS, NEED_SEG, NEED_MW, NEED_VAL = range(10)
+N_STATE = 10
+
+
+class Pending(NamedTuple):
+    """The nodes still to grow: the depth-first stack or best-first heap, and each node's rows
+    (segment and validation segment)."""
+
+    stack: np.ndarray
+    heap_key: np.ndarray
+    heap_node: np.ndarray
+    seg_start: np.ndarray
+    seg_end: np.ndarray
+    val_start: np.ndarray
+    val_end: np.ndarray
+
+
+class Validation(NamedTuple):
+    """Pre-pruning's working memory: the validation rows' segments, and the steps taken."""
+
+    vrow: np.ndarray
+    vw: np.ndarray
+    vdir: np.ndarray
+    vs_i: np.ndarray
+    vs_f: np.ndarray
+    vc_start: np.ndarray  # per branch: the children's validation segments
+    vc_end: np.ndarray
+    child_value: np.ndarray
+    step_node: np.ndarray
+    step_weight: np.ndarray
+    step_subtree: np.ndarray
+    step_leaf: np.ndarray
+    step_pruned: np.ndarray
+
+
 @njit(cache=True, nogil=True)
 def grow(rows, feat, params, holdout, seg, scr, n_out):
     """Grow the tree of ``params`` on ``rows`` from the root segment ``seg`` (``segments.
-    root_segments``); ``holdout``: validation rows (empty X: no pre-pruning)."""
+    root_segments``); ``holdout``: validation rows (empty X: no pre-pruning).
+
+    The loop over nodes is ``_grow_from``, which never replaces an array: it returns when a table
+    lacks room for the next node, and this function grows the tables and calls it again. numba
+    counts the references of every array a loop replaces on each of its iterations (a node table
+    alone is 17 arrays), which cost about a tenth of a fit of 10^5 one-row leaves."""
     n = rows.w.shape[0]
     d = feat.search.shape[0]
     total_weight = 0.0  # W of the root, added in row order (min_impurity_decrease)
@@ -159,30 +198,20 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     root = np.int64(0)
     nodes = new_nodes(64, n_out)
     init_leaf(nodes, root, np.int64(-1), root, 1.0)
-    n_nodes = 1
-    pool = np.zeros(64, dtype=np.int64)
-    n_pool = 0
+    # int32, the ``Tree``'s dtype: the pool holds an entry per category of every subset test
+    # (millions in a deep tree), and an int64 pool is written twice as wide and copied once more
+    pool = np.zeros(64, dtype=np.int32)
     sur = new_surrogates(64)
-    n_sur = 0
     cand = new_candidates(d)
     sc = new_surrogate_candidates(d, params.max_surrogates)
     max_k = scr.sides.shape[0]
-    sur_sides = np.full((max(params.max_surrogates, 1), max_k), -1, dtype=np.int64)
-    sur_feature = np.zeros(max(params.max_surrogates, 1), dtype=np.int64)
-    sur_kind = np.zeros(max(params.max_surrogates, 1), dtype=np.int64)
-    sur_threshold = np.zeros(max(params.max_surrogates, 1))
-    sur_left = np.zeros(max(params.max_surrogates, 1), dtype=np.int64)
+    max_b = max_k if params.multiway else 2  # children of one split, at most
+    max_s = params.max_surrogates
+    ch = new_chosen(max_s, max_k)
     mw_i = np.empty(n, dtype=np.int64)  # multiway partition scratch (grows with C4.5's copies)
     mw_f = np.empty(n)
-    known_w = np.zeros(max_k)
-    fractions = np.zeros(max_k)
-    receives = np.zeros(max_k, dtype=np.bool_)
-    child_w = np.zeros(max_k)
-    two_starts = np.zeros(2, dtype=np.int64)  # a binary split's children's segments
-    two_ends = np.zeros(2, dtype=np.int64)
 
     # pre-pruning state
-    pre = params.prepruning
     m_val = holdout.w.shape[0]
     vrow = np.empty(max(m_val, 1) * 2, dtype=np.int64)
     vw = np.empty(vrow.shape[0])
@@ -192,66 +221,104 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     val_total = 0.0
     for t in range(m_val):
         val_total += holdout.w[t]
-    val_loss = np.nan
-    vdir = np.empty(vrow.shape[0], dtype=np.int64)
-    vs_i = np.empty(vrow.shape[0], dtype=np.int64)
-    vs_f = np.empty(vrow.shape[0])
-    child_value = np.zeros((max_k, n_out))
-    step_node = np.empty(16, dtype=np.int64)
-    step_weight = np.empty(16)
-    step_subtree = np.empty(16)
-    step_leaf = np.empty(16)
-    step_pruned = np.empty(16, dtype=np.bool_)
-    n_steps = 0
+    val = Validation(vrow, vw, np.empty(vrow.shape[0], dtype=np.int64),
+                     np.empty(vrow.shape[0], dtype=np.int64), np.empty(vrow.shape[0]),
+                     np.empty(max_b, dtype=np.int64), np.empty(max_b, dtype=np.int64),
+                     np.zeros((max_k, n_out)), np.empty(16, dtype=np.int64), np.empty(16),
+                     np.empty(16), np.empty(16), np.empty(16, dtype=np.bool_))
+    val_loss = np.full(1, np.nan)
 
-    # where each pending node's rows are (segment and validation segment)
-    seg_start = np.zeros(64, dtype=np.int64)
-    seg_end = np.zeros(64, dtype=np.int64)
-    val_start = np.zeros(64, dtype=np.int64)
-    val_end = np.zeros(64, dtype=np.int64)
-    seg_end[0] = n
-    val_end[0] = m_val
-
-    best_first = params.max_leaf_nodes > 0
-    stack = np.zeros(64, dtype=np.int64)
-    top = 0
-    heap_key = np.zeros(64)
-    heap_node = np.zeros(64, dtype=np.int64)
-    n_heap = 0
-    n_leaves = 1
-
-    if best_first:
+    pend = Pending(np.zeros(64, dtype=np.int64), np.zeros(64), np.zeros(64, dtype=np.int64),
+                   np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64),
+                   np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64))
+    pend.seg_end[0] = n
+    pend.val_end[0] = m_val
+    state = np.zeros(N_STATE, dtype=np.int64)
+    state[N_NODES] = 1
+    state[N_LEAVES] = 1
+    if params.max_leaf_nodes > 0:  # best-first: the root enters the heap with its split
         W, ok = _visit(nodes, root, seg, root, n, params, scr.ys, scr.ws)
         if ok:
             j = _find_split(nodes, root, seg, root, n, W, total_weight, rows, feat, params, scr,
                             cand)
             if j >= 0:
-                heap_key[0], heap_node[0] = -cand.gain[j] * W, 0
-                n_heap = 1
+                pend.heap_key[0], pend.heap_node[0] = -cand.gain[j] * W, 0
+                state[N_HEAP] = 1
     else:
-        stack[0] = 0
-        top = 1
+        pend.stack[0] = 0
+        state[TOP] = 1
 
+    while True:
+        # room for the largest split the next node can make, and for what the last call asked
+        room = state[N_NODES] + max_b
+        if room > nodes.feature.shape[0]:
+            nodes = with_room(nodes, room)
+        if state[N_POOL] + max_k * (1 + max_s) > pool.shape[0]:
+            pool = pool_with(pool, state[N_POOL], max_k * (1 + max_s))
+        if state[N_SUR] + max_s > sur.feature.shape[0]:
+            sur = surrogates_with_room(sur, state[N_SUR] + max_s)
+        if (room > pend.seg_start.shape[0] or state[TOP] + max_b > pend.stack.shape[0]
+                or state[N_HEAP] + max_b > pend.heap_key.shape[0]):
+            pend = Pending(grown(pend.stack, state[TOP] + max_b),
+                           grown(pend.heap_key, state[N_HEAP] + max_b),
+                           grown(pend.heap_node, state[N_HEAP] + max_b),
+                           grown(pend.seg_start, room), grown(pend.seg_end, room),
+                           grown(pend.val_start, room), grown(pend.val_end, room))
+        if state[N_STEPS] + 1 > val.step_node.shape[0] or state[NEED_VAL] > val.vrow.shape[0]:
+            v = max(state[NEED_VAL], 1)
+            s = state[N_STEPS] + 1
+            val = Validation(grown(val.vrow, v), grown(val.vw, v), grown(val.vdir, v),
+                             grown(val.vs_i, v), grown(val.vs_f, v), val.vc_start, val.vc_end,
+                             val.child_value, grown(val.step_node, s), grown(val.step_weight, s),
+                             grown(val.step_subtree, s), grown(val.step_leaf, s),
+                             grown(val.step_pruned, s))
+        if state[NEED_SEG] > 0:
+            seg = with_capacity(seg, state[NEED_SEG])
+        if state[NEED_MW] > mw_i.shape[0]:
+            mw_i = np.empty(2 * state[NEED_MW], dtype=np.int64)
+            mw_f = np.empty(2 * state[NEED_MW])
+        state[NEED_SEG], state[NEED_MW], state[NEED_VAL] = 0, 0, 0
+        if _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool, sur, pend,
+                      val, mw_i, mw_f, state, val_loss, total_weight, val_total):
+            break
+    return Growth(nodes, state[N_NODES], pool, state[N_POOL], sur, state[N_SUR], val.step_node,
+                  val.step_weight, val.step_subtree, val.step_leaf, val.step_pruned,
+                  state[N_STEPS])
+
+
+@njit(cache=True, nogil=True)
+def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool, sur, pend, val,
+               mw_i, mw_f, state, val_loss, total_weight, val_total):
+    """Grow the pending nodes (``grow``'s loop); returns True when none is left, False when a
+    table needs room first: the node is left pending, ``state`` holds the counts and what more
+    room the node needs (NEED_*), and every array is as the caller passed it."""
+    stack, heap_key, heap_node = pend.stack, pend.heap_key, pend.heap_node
+    seg_start, seg_end, val_start, val_end = pend.seg_start, pend.seg_end, pend.val_start, \
+        pend.val_end
+    vrow, vw, vdir, vs_i, vs_f = val.vrow, val.vw, val.vdir, val.vs_i, val.vs_f
+    vc_start, vc_end, child_value = val.vc_start, val.vc_end, val.child_value
+    top, n_heap, n_leaves = state[TOP], state[N_HEAP], state[N_LEAVES]
+    n_nodes, n_pool, n_sur, n_steps = state[N_NODES], state[N_POOL], state[N_SUR], state[N_STEPS]
+    best_first = params.max_leaf_nodes > 0
+    pre = params.prepruning
+    max_k = scr.sides.shape[0]
+    max_b = max_k if params.multiway else 2
+    max_s = params.max_surrogates
+    done = True
     while (n_heap > 0) if best_first else (top > 0):
+        if (n_nodes + max_b > nodes.feature.shape[0] or n_nodes + max_b > seg_start.shape[0]
+                or n_pool + max_k * (1 + max_s) > pool.shape[0]
+                or n_sur + max_s > sur.feature.shape[0] or top + max_b > stack.shape[0]
+                or n_heap + max_b > heap_key.shape[0] or n_steps + 1 > val.step_node.shape[0]):
+            done = False
+            break
+        popped_key = 0.0
         if best_first:
             node = heap_node[0]
+            popped_key = heap_key[0]
             n_heap -= 1  # pop the root of the heap: smallest (key, node)
             heap_key[0], heap_node[0] = heap_key[n_heap], heap_node[n_heap]
-            i = 0
-            while True:
-                a, b = 2 * i + 1, 2 * i + 2
-                m = i
-                if a < n_heap and (heap_key[a] < heap_key[m] or (heap_key[a] == heap_key[m]
-                                                                 and heap_node[a] < heap_node[m])):
-                    m = a
-                if b < n_heap and (heap_key[b] < heap_key[m] or (heap_key[b] == heap_key[m]
-                                                                 and heap_node[b] < heap_node[m])):
-                    m = b
-                if m == i:
-                    break
-                heap_key[i], heap_key[m] = heap_key[m], heap_key[i]
-                heap_node[i], heap_node[m] = heap_node[m], heap_node[i]
-                i = m
+            _sift_down(heap_key, heap_node, n_heap)
             start, end = seg_start[node], seg_end[node]
             W = nodes.weight[node]
             j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params,
@@ -268,7 +335,7 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
         if j < 0:
             continue
 
-        # ---- the test
+        # ---- the test, and each row's branch
         categorical = feat.categorical[j]
         if not categorical:
             kind = THRESHOLD
@@ -282,81 +349,49 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
         if best_first and n_leaves + n_b - 1 > params.max_leaf_nodes:
             continue
         threshold = cand.threshold[j]
-        sides = scr.sides[:feat.n_values[j]]  # a categorical test's branch per category
-        if kind == SUBSET:
-            chosen_sides(seg, start, end, j, rows, feat, params, scr, sides)
-        elif kind == MULTIWAY:
-            for c in range(n_b):
-                sides[c] = c
-        direction = scr.direction
-        primary_branches(seg, start, end, rows.X, j, kind, threshold, sides, direction,
-                         known_w[:n_b])
-        fractions_of(known_w[:n_b], fractions[:n_b])
-
-        # ---- rows without a branch: surrogates (CART), every branch (C4.5), nowhere (ID3)
-        n_s = 0
-        m0, m1 = 0.0, 0.0
-        if params.missing == MISSING_SURROGATE:
-            m0, m1 = primary_masses(seg, start, end, direction)
-            majority_branch = heavier(m0, m1)
-            if params.max_surrogates > 0 and m0 + m1 > 0.0 and min(m0, m1) > 0.0:
-                n_s = search_surrogates(seg, start, end, j, direction, m0, m1, majority_branch,
-                                        rows, feat, params, scr, sc)
-                for s in range(n_s):
-                    f = sc.order[s]
-                    sur_feature[s] = f
-                    sur_kind[s] = sc.kind[f]
-                    sur_threshold[s] = sc.threshold[f]
-                    sur_left[s] = sc.left_branch[f]
-                    if sc.kind[f] == SUBSET:
-                        surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc,
-                                        sur_sides[s])
-                by_surrogates(seg, start, end, rows.X, direction, n_s, sur_feature, sur_kind,
-                              sur_threshold, sur_left, sur_sides)
-            to_majority(seg, start, end, direction, majority_branch)
-        for b in range(n_b):
-            receives[b] = params.missing == FRACTIONAL
-        if params.missing == FRACTIONAL and params.release8:
-            receiving(fractions[:n_b], True, receives[:n_b])
+        n_s, m0, m1 = route(seg, start, end, j, kind, threshold, cand.position[j], n_b, rows, feat,
+                            params, scr, sc, ch)
 
         # ---- the children's rows
-        binary = n_b == 2 and params.missing != FRACTIONAL
-        if binary:
-            mid = split_binary(seg, start, end, direction, scr.goes_left, scr.flags, scr.buf_i,
-                               scr.buf_f, scr.buf_codes)
-            c_start, c_end = two_starts, two_ends
-            c_start[0], c_end[0], c_start[1], c_end[1] = start, mid, mid, end
+        if n_b == 2 and params.missing != FRACTIONAL:
+            binary_rows(seg, start, end, scr, ch)
         else:
-            c_start, c_end = child_layout(start, direction[:end - start], receives[:n_b], n_b)
+            direction = scr.direction[:end - start]
+            layout_start, layout_end = child_layout(start, direction, ch.receives[:n_b], n_b)
             needed = start
             for b in range(n_b):
-                needed = max(needed, c_end[b])
-            seg = with_capacity(seg, needed)
-            if needed - start > mw_i.shape[0]:
-                mw_i = np.empty(2 * (needed - start), dtype=np.int64)
-                mw_f = np.empty(2 * (needed - start))
-            split_multiway(seg, start, end, direction[:end - start], fractions[:n_b],
-                           receives[:n_b], c_start, c_end, scr.branch_of_row, mw_i, mw_f)
+                ch.c_start[b], ch.c_end[b] = layout_start[b], layout_end[b]
+                needed = max(needed, layout_end[b])
+            if needed > seg.row.shape[0] or needed - start > mw_i.shape[0]:
+                state[NEED_SEG], state[NEED_MW] = needed, needed - start
+                top, n_heap = _keep_pending(node, popped_key, best_first, stack, top, heap_key,
+                                            heap_node, n_heap)
+                done = False
+                break
+            split_multiway(seg, start, end, direction, ch.fractions[:n_b], ch.receives[:n_b],
+                           layout_start, layout_end, scr.branch_of_row, mw_i, mw_f)
         if params.missing == MISSING_SURROGATE:
-            for b in range(2):
-                s = 0.0
-                for t in range(c_start[b], c_end[b]):
-                    s += seg.w[t]
-                child_w[b] = s
+            child_weights(seg, ch)
 
         # ---- pre-pruning: split only if the children, as leaves, do better on validation rows
         vstart, vend = val_start[node], val_end[node]
         if pre:
-            if params.missing == MISSING_SURROGATE:
-                mb = heavier(child_w[0], child_w[1])
-                missing_branch = MISSING_STOP if mb < 0 else mb
-            elif params.missing == FRACTIONAL:
-                missing_branch = MISSING_FRACTIONAL
-            else:
-                missing_branch = MISSING_STOP
-            holdout_branches(vrow, vw, vstart, vend, holdout.X, j, kind, threshold, sides,
-                             missing_branch, n_s, sur_feature, sur_kind, sur_threshold, sur_left,
-                             sur_sides, vdir)
+            holdout_branches(vrow, vw, vstart, vend, holdout.X, j, kind, threshold,
+                             scr.sides[:feat.n_values[j]], missing_branch_of(params, ch), n_s,
+                             ch.sur_feature, ch.sur_kind, ch.sur_threshold, ch.sur_left,
+                             ch.sur_sides, vdir)
+            size = 0
+            for t in range(vend - vstart):
+                if vdir[t] >= 0:
+                    size += 1
+                elif vdir[t] == -2:
+                    size += n_b
+            if vstart + size > vrow.shape[0]:  # the children's validation rows need room
+                state[NEED_VAL] = vstart + size
+                top, n_heap = _keep_pending(node, popped_key, best_first, stack, top, heap_key,
+                                            heap_node, n_heap)
+                done = False
+                break
             own = nodes.value[node]
             as_leaf = loss(own, vrow, vw, vstart, vend, holdout.yc, holdout.yr,
                            params.regression, vdir, np.int64(-3), 1.0)
@@ -364,117 +399,43 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
                             params.regression, vdir, np.int64(-1), 1.0)
             for b in range(n_b):
                 if params.regression:
-                    cw, _, _ = regression_stats(seg, c_start[b], c_end[b], params.median,
+                    cw, _, _ = regression_stats(seg, ch.c_start[b], ch.c_end[b], params.median,
                                                 child_value[b], scr.ys, scr.ws)
                 else:
-                    cw, _, _ = class_stats(seg, c_start[b], c_end[b], params.criterion,
+                    cw, _, _ = class_stats(seg, ch.c_start[b], ch.c_end[b], params.criterion,
                                            child_value[b])
                 value_b = child_value[b] if cw > 0.0 else own
                 as_split += loss(value_b, vrow, vw, vstart, vend, holdout.yc, holdout.yr,
-                                 params.regression, vdir, b, fractions[b])
+                                 params.regression, vdir, b, ch.fractions[b])
             helps = split_helps(as_split, as_leaf, params.prune_on_tie)
-            if np.isnan(val_loss):  # the root: the whole tree is this one leaf
-                val_loss = as_leaf
-            after = val_loss - as_leaf + as_split
-            if n_steps == step_node.shape[0]:
-                step_node = grown(step_node, n_steps + 1)
-                step_weight = grown(step_weight, n_steps + 1)
-                step_subtree = grown(step_subtree, n_steps + 1)
-                step_leaf = grown(step_leaf, n_steps + 1)
-                step_pruned = grown(step_pruned, n_steps + 1)
+            if np.isnan(val_loss[0]):  # the root: the whole tree is this one leaf
+                val_loss[0] = as_leaf
+            after = val_loss[0] - as_leaf + as_split
             reach = 0.0
             for t in range(vstart, vend):
                 reach += vw[t]
-            step_node[n_steps] = node
-            step_weight[n_steps] = reach
-            step_subtree[n_steps] = score_of(after, val_total, params.regression)
-            step_leaf[n_steps] = score_of(val_loss, val_total, params.regression)
-            step_pruned[n_steps] = not helps
+            val.step_node[n_steps] = node
+            val.step_weight[n_steps] = reach
+            val.step_subtree[n_steps] = score_of(after, val_total, params.regression)
+            val.step_leaf[n_steps] = score_of(val_loss[0], val_total, params.regression)
+            val.step_pruned[n_steps] = not helps
             n_steps += 1
             if not helps:
                 continue
-            val_loss = after
+            val_loss[0] = after
 
-        # ---- record the split and its children
-        nodes = with_room(nodes, n_nodes + n_b)
+        # ---- record the split and its children (``grow`` made room for them)
         first = n_nodes
         n_nodes += n_b
-        nodes.feature[node] = j
-        nodes.kind[node] = kind
-        nodes.threshold[node] = threshold if kind == THRESHOLD else np.nan
-        nodes.first_child[node] = first
-        nodes.n_children[node] = n_b
-        nodes.improvement[node] = cand.gain[j] * W
-        if kind != THRESHOLD:
-            k = feat.n_values[j]
-            pool = pool_with(pool, n_pool, k)
-            nodes.pool_offset[node] = n_pool
-            for c in range(k):
-                pool[n_pool + c] = sides[c]
-            n_pool += k
-        if params.missing == MISSING_SURROGATE:
-            mb = heavier(child_w[0], child_w[1])
-            nodes.missing_branch[node] = MISSING_STOP if mb < 0 else mb
-        elif params.missing == FRACTIONAL:
-            nodes.missing_branch[node] = MISSING_FRACTIONAL
-        else:
-            nodes.missing_branch[node] = MISSING_STOP
-        if n_s > 0:
-            sur = surrogates_with_room(sur, n_sur + n_s)
-            majority = max(m0, m1) / (m0 + m1)
-            nodes.s_offset[node] = n_sur
-            nodes.s_count[node] = n_s
-            for s in range(n_s):
-                f = sur_feature[s]
-                sur.feature[n_sur] = f
-                sur.kind[n_sur] = sur_kind[s]
-                sur.threshold[n_sur] = sur_threshold[s]
-                sur.left_branch[n_sur] = sur_left[s]
-                a = sc.agreement[f]
-                sur.agreement[n_sur] = a
-                sur.adjusted[n_sur] = (a - majority) / (1.0 - majority)
-                sur.pool_offset[n_sur] = -1
-                if sur_kind[s] == SUBSET:
-                    k = feat.n_values[f]
-                    pool = pool_with(pool, n_pool, k)
-                    sur.pool_offset[n_sur] = n_pool
-                    for c in range(k):
-                        pool[n_pool + c] = sur_sides[s, c]
-                    n_pool += k
-                n_sur += 1
-
-        # validation rows of the children
-        if pre:
-            vneed = vstart
-            size = 0
-            for t in range(vend - vstart):
-                if vdir[t] >= 0:
-                    size += 1
-                elif vdir[t] == -2:
-                    size += n_b
-            vneed = vstart + size
-            if vneed > vrow.shape[0]:
-                vrow = grown(vrow, vneed)
-                vw = grown(vw, vneed)
-                vdir = grown(vdir, vneed)
-                vs_i = grown(vs_i, vneed)
-                vs_f = grown(vs_f, vneed)
-            vc_start = np.empty(n_b, dtype=np.int64)
-            vc_end = np.empty(n_b, dtype=np.int64)
-            split_holdout(vrow, vw, vstart, vend, vdir, fractions[:n_b], vc_start, vc_end, vs_i,
-                          vs_f)
-
-        if n_nodes > seg_start.shape[0]:
-            seg_start = grown(seg_start, n_nodes)
-            seg_end = grown(seg_end, n_nodes)
-            val_start = grown(val_start, n_nodes)
-            val_end = grown(val_end, n_nodes)
-        for b in range(n_b):
-            c = first + b
-            init_leaf(nodes, c, node, nodes.depth[node] + 1, fractions[b])
-            seg_start[c], seg_end[c] = c_start[b], c_end[b]
-            if pre:
-                val_start[c], val_end[c] = vc_start[b], vc_end[b]
+        n_pool = record_split(nodes, node, j, kind, threshold, n_b, first, cand.gain[j] * W,
+                              params, feat, scr, sc, ch, n_s, m0, m1, pool, n_pool, sur, n_sur)
+        n_sur += n_s
+        add_children(nodes, node, first, n_b, ch, seg_start, seg_end)
+        if pre:  # the children's validation rows
+            split_holdout(vrow, vw, vstart, vend, vdir, ch.fractions[:n_b], vc_start[:n_b],
+                          vc_end[:n_b], vs_i, vs_f)
+            for b in range(n_b):
+                val_start[first + b], val_end[first + b] = vc_start[b], vc_end[b]
         if best_first:
             n_leaves += n_b - 1
             for b in range(n_b):
@@ -487,29 +448,61 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
                                  feat, params, scr, cand)
                 if jc < 0:
                     continue
-                if n_heap == heap_key.shape[0]:
-                    heap_key = grown(heap_key, n_heap + 1)
-                    heap_node = grown(heap_node, n_heap + 1)
-                i = n_heap  # push, then sift up
-                heap_key[i], heap_node[i] = -cand.gain[jc] * Wc, c
-                n_heap += 1
-                while i > 0:
-                    p = (i - 1) // 2
-                    if heap_key[i] < heap_key[p] or (heap_key[i] == heap_key[p]
-                                                     and heap_node[i] < heap_node[p]):
-                        heap_key[i], heap_key[p] = heap_key[p], heap_key[i]
-                        heap_node[i], heap_node[p] = heap_node[p], heap_node[i]
-                        i = p
-                    else:
-                        break
+                n_heap = _push(heap_key, heap_node, n_heap, -cand.gain[jc] * Wc, c)
         else:
-            if top + n_b > stack.shape[0]:
-                stack = grown(stack, top + n_b)
             for b in range(n_b - 1, -1, -1):  # branch 0 grows first
                 stack[top] = first + b
                 top += 1
-    return Growth(nodes, n_nodes, pool, n_pool, sur, n_sur, step_node, step_weight, step_subtree,
-                  step_leaf, step_pruned, n_steps)
+    state[TOP], state[N_HEAP], state[N_LEAVES] = top, n_heap, n_leaves
+    state[N_NODES], state[N_POOL], state[N_SUR], state[N_STEPS] = n_nodes, n_pool, n_sur, n_steps
+    return done
+
+
+@njit(cache=True, _nrt=False)
+def _sift_down(heap_key, heap_node, n_heap):
+    """Restore the heap order (smallest (key, node) first) from its root down."""
+    i = 0
+    while True:
+        a, b = 2 * i + 1, 2 * i + 2
+        m = i
+        if a < n_heap and (heap_key[a] < heap_key[m] or (heap_key[a] == heap_key[m]
+                                                         and heap_node[a] < heap_node[m])):
+            m = a
+        if b < n_heap and (heap_key[b] < heap_key[m] or (heap_key[b] == heap_key[m]
+                                                         and heap_node[b] < heap_node[m])):
+            m = b
+        if m == i:
+            break
+        heap_key[i], heap_key[m] = heap_key[m], heap_key[i]
+        heap_node[i], heap_node[m] = heap_node[m], heap_node[i]
+        i = m
+
+
+@njit(cache=True, _nrt=False)
+def _push(heap_key, heap_node, n_heap, key, node):
+    """Add (key, node) to the heap (room made by the caller); returns its new size."""
+    i = n_heap
+    heap_key[i], heap_node[i] = key, node
+    while i > 0:
+        p = (i - 1) // 2
+        if heap_key[i] < heap_key[p] or (heap_key[i] == heap_key[p]
+                                         and heap_node[i] < heap_node[p]):
+            heap_key[i], heap_key[p] = heap_key[p], heap_key[i]
+            heap_node[i], heap_node[p] = heap_node[p], heap_node[i]
+            i = p
+        else:
+            break
+    return n_heap + 1
+
+
+@njit(cache=True, _nrt=False)
+def _keep_pending(node, key, best_first, stack, top, heap_key, heap_node, n_heap):
+    """Put a popped node back, to be grown again once there is room: the heap pops by (key,
+    node) alone, so the order of growth does not change. Returns (top, n_heap)."""
+    if best_first:
+        return top, _push(heap_key, heap_node, n_heap, key, node)
+    stack[top] = node
+    return top + 1, n_heap
 
 
 def fit(rows, feat, params, holdout, layout, n_out, unit_input):

@@ -89,7 +89,8 @@ def surrogates_with_room(s, needed):
                           grown(s.adjusted, needed))
 
 
-@njit(cache=True)
+# no reference counting (``bundles``): called twice per split with the 17 arrays of the table
+@njit(cache=True, _nrt=False)
 def init_leaf(t, node, parent, depth, fraction):
     """A new node: a leaf under ``parent`` until it is visited and perhaps split."""
     t.feature[node] = -1

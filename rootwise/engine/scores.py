@@ -86,10 +86,12 @@ def intrinsic_value_of(sizes, n_branches):
 
 
 @njit(cache=True, _nrt=False)
-def score(branches, total_w, criterion, regression, min_leaf, two_branches, sizes, parent):
+def score(branches, total_w, criterion, regression, min_leaf, two_branches, sizes, parent,
+          with_ratio):
     """(gain, iv, gain_ratio, rho, admissible) of a test with this branch table at a node of
     weight ``total_w`` (see the module docstring). ``sizes`` (per branch) and ``parent`` (per
-    class): scratch."""
+    class): scratch. Without ``with_ratio`` iv and the ratio are 0: only the gain ratio's
+    selection rule reads them, and their logarithms cost as much as a small node's scan."""
     n_b = branches.shape[0]
     branch_sizes(branches, regression, sizes)
     known_w = 0.0
@@ -108,7 +110,7 @@ def score(branches, total_w, criterion, regression, min_leaf, two_branches, size
                       - conditional_impurity(branches, criterion))
     if not gain > 0.0:
         gain = 0.0
-    iv = intrinsic_value_of(sizes, n_b)
+    iv = intrinsic_value_of(sizes, n_b) if with_ratio else 0.0
     ratio = gain / iv if iv > 0.0 else 0.0
     return gain, iv, ratio, rho, leaf_rule(sizes, n_b, min_leaf, two_branches)
 
@@ -117,7 +119,7 @@ def score_table(branches, total_w, criterion, regression, min_leaf, two_branches
     """``score`` with its own scratch (the reference builder's per-candidate call)."""
     branches = np.ascontiguousarray(branches, dtype=np.float64)
     return score(branches, float(total_w), criterion, regression, min_leaf, two_branches,
-                 np.empty(branches.shape[0]), np.empty(branches.shape[1]))
+                 np.empty(branches.shape[0]), np.empty(branches.shape[1]), True)
 
 
 @njit(cache=True, _nrt=False)

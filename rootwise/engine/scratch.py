@@ -76,7 +76,7 @@ class Scratch(NamedTuple):
     ws: np.ndarray
     w_node: np.ndarray  # by row: C4.5's weights at the node
     unit_input: bool  # every input weight is 0 or 1
-    available: np.ndarray  # (d,) bool
+    available: np.ndarray  # (d,) bool: every column unless a multiway test used it up
     direction: np.ndarray  # per position: the chosen test's branch
     flags: np.ndarray  # per position: a binary partition's sides
     dir_row: np.ndarray  # by row, int8: the primary's branch (surrogate scans)
@@ -121,7 +121,7 @@ def new_scratch(n, d, n_classes, width, binned, max_categories, max_wide, n_code
         scan, new_subset_scratch(per_entry, width), ent, wide,
         np.zeros(per_entry, dtype=np.int64), np.full(max(max_categories, 2), -1, dtype=np.int64),
         np.empty(max(n, 1)), np.empty(max(n, 1)), np.zeros(max(n, 1)), unit_input,
-        np.zeros(d, dtype=np.bool_), np.zeros(max(n, 1), dtype=np.int64),
+        np.ones(d, dtype=np.bool_), np.zeros(max(n, 1), dtype=np.int64),
         np.zeros(max(n, 1), dtype=np.int64),
         # read by row id in the order of a sorted column, i.e. at random: one byte per row
         # keeps them in cache (an int64 array of 10^5 rows is 800 kB)

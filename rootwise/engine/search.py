@@ -9,8 +9,9 @@ A column is searched by its kind (``bundles.Features.search``):
              categorical test (subset or multiway) from its categories' entries (``entry_scan``)
     WIDE     categorical with more categories than a byte holds: as BINNED, codes read from X
 
-Per column the candidate's scores go into the ``Candidates`` arrays; the test itself (threshold,
-or a subset's side per category) is remade for the chosen column only (``chosen_sides``).
+Per column the candidate's scores go into the ``Candidates`` arrays; the test itself (a presorted
+column's threshold, or a subset's side per category) is made for the chosen column only (``search``,
+``chosen_sides``).
 """
 
 from typing import NamedTuple
@@ -18,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._config import MULTIWAY
+from .._config import MULTIWAY, TIE_TOLERANCE
 from .bundles import BINNED, SORTED
 from .entries import binned_split_entries, wide_split_entries
 from .entry_scan import entry_sizes, subset_branches, threshold_class, threshold_regression
@@ -53,13 +54,15 @@ class Candidates(NamedTuple):
     midpoint: np.ndarray  # release 8: the cut before it is moved to a training value
     penalty: np.ndarray  # release 8: the MDL penalty taken off the gain
     cuts: np.ndarray  # (d,) int64, release 8: admissible cuts
+    position: np.ndarray  # (d,) int64, a presorted column's cut: its last word on the left
 
 
 @njit(cache=True)
 def new_candidates(d):
     return Candidates(np.zeros(d, dtype=np.bool_), np.zeros(d), np.zeros(d), np.zeros(d),
                       np.zeros(d), np.zeros(d, dtype=np.bool_), np.full(d, np.nan),
-                      np.full(d, np.nan), np.zeros(d), np.zeros(d, dtype=np.int64))
+                      np.full(d, np.nan), np.zeros(d), np.zeros(d, dtype=np.int64),
+                      np.full(d, -1, dtype=np.int64))
 
 
 @njit(cache=True, _nrt=False)
@@ -72,6 +75,12 @@ def available_columns(nodes, node, out):
         if nodes.kind[a] == MULTIWAY:
             out[nodes.feature[a]] = False
         a = nodes.parent[a]
+
+
+@njit(cache=True, _nrt=False)
+def _ratio_read(params):
+    """Whether the selection rule reads the gain ratio (C4.5's rules; CART's reads the gain)."""
+    return params.by_ratio or params.release8
 
 
 @njit(cache=True, _nrt=False)
@@ -145,9 +154,10 @@ def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, 
             continue
         gain, iv, ratio, rho, admissible = score(scan.branches, W, params.criterion,
                                                  params.regression, params.min_leaf,
-                                                 params.two_branches, scan.sizes, scan.parent)
+                                                 params.two_branches, scan.sizes, scan.parent,
+                                                 _ratio_read(params))
         _record(cand, j, gain, iv, ratio, rho, admissible)
-        cand.threshold[j] = midpoint(X[words[s, i] & ROW_MASK, j], X[words[s, i + 1] & ROW_MASK, j])
+        cand.position[j] = i  # the threshold is placed for the chosen column only (``search``)
 
 
 @njit(cache=True, _nrt=False)
@@ -161,8 +171,17 @@ def _subset_sides(stats, p, params, side, sub):
 
 @njit(cache=True, _nrt=False)
 def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W):
-    """Every available BINNED or WIDE column's best test from its entries (``_coded_test``)."""
+    """Every available BINNED or WIDE column's best test from its entries (``_coded_test``).
+    A regression subset test that cannot beat the best admissible gain found so far at the node
+    (``_cannot_win``) is not searched: the rule chooses by gain, so it could not be chosen."""
     ent = scr.ent
+    bound_subsets = (params.regression and not params.multiway and not params.by_ratio
+                     and not params.release8)
+    best = -np.inf
+    if bound_subsets:
+        for j in range(feat.search.shape[0]):
+            if cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
+                best = cand.gain[j]
     for j in range(feat.search.shape[0]):
         kind = feat.search[j]
         if not available[j] or kind == SORTED:
@@ -173,7 +192,39 @@ def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W)
         else:
             p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr.wide)
             codes, stats = scr.wide.wide_code, scr.wide.wide_stats
+        if bound_subsets and feat.categorical[j] and _cannot_win(stats, p, W, best):
+            continue
         _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand, W)
+        if bound_subsets and cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
+            best = cand.gain[j]
+
+
+@njit(cache=True, _nrt=False)
+def _cannot_win(stats, p, W, best):
+    """Whether no two-way grouping of these p categories (entries of (w, wy, wy^2)) reaches the
+    gain ``best`` less TIE_TOLERANCE at a node of weight W. A grouping explains at most the sum
+    of squares between the categories, so its gain is at most
+
+        (sum_c s_c^2 / w_c - S^2 / W~) / W,    S = sum_c s_c,  W~ = sum_c w_c,
+
+    one division per category where the search sorts them and scans every prefix. The bound
+    must fall short by a margin of 1e-9 of the sums' scale (sum w y^2 / W), far above the
+    rounding of both it and the gain (~1e-16 of that scale): it never drops a test that the
+    search and the selection rule could choose."""
+    if p < 2 or not best > 0.0:
+        return False
+    w_all, s_all, q_all, between = 0.0, 0.0, 0.0, 0.0
+    for e in range(p):
+        w = stats[e, 0]
+        if not w > 0.0:
+            return False
+        s = stats[e, 1]
+        w_all += w
+        s_all += s
+        q_all += stats[e, 2]
+        between += s * s / w
+    bound = (between - s_all * s_all / w_all) / W
+    return bound + 1e-9 * (q_all + between) / W < best - TIE_TOLERANCE
 
 
 @njit(cache=True, _nrt=False)
@@ -194,7 +245,8 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W):
         else:
             gain, iv, ratio, rho, admissible = score(stats[:p], W, params.criterion,
                                                      params.regression, params.min_leaf,
-                                                     params.two_branches, sizes, scan.parent)
+                                                     params.two_branches, sizes, scan.parent,
+                                                     _ratio_read(params))
             _record(cand, j, gain, iv, ratio, rho, admissible)
         return
     e = 0
@@ -214,7 +266,8 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W):
             return
     gain, iv, ratio, rho, admissible = score(scan.branches, W, params.criterion,
                                              params.regression, params.min_leaf,
-                                             params.two_branches, sizes, scan.parent)
+                                             params.two_branches, sizes, scan.parent,
+                                             _ratio_read(params))
     _record(cand, j, gain, iv, ratio, rho, admissible)
     if not feat.categorical[j]:
         cand.threshold[j] = midpoint(feat.bin_max[j, codes[e]], feat.bin_min[j, codes[e + 1]])
@@ -237,7 +290,14 @@ def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, 
     if params.release8:
         return release8_choose(cand.found, cand.gain, cand.ratio, cand.admissible,
                                feat.in_average)
-    return choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
+    j, chosen_score = choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
+    if j >= 0 and feat.search[j] == SORTED:
+        # the midpoint of the values either side of the cut, read from X for this column alone:
+        # a node's rows lie anywhere in X, and two reads per column and node were cache misses
+        s, i = feat.slot[j], cand.position[j]
+        cand.threshold[j] = midpoint(rows.X[seg.words[s, i] & ROW_MASK, j],
+                                     rows.X[seg.words[s, i + 1] & ROW_MASK, j])
+    return j, chosen_score
 
 
 @njit(cache=True, _nrt=False)
