@@ -41,10 +41,12 @@ def _xlogx(c):
 
 @njit(cache=True, _nrt=False)
 def known_length(words, s, start, end):
-    """How many words at the start of the segment are known values of positive weight."""
-    i = start
-    while i < end and (words[s, i] & END_BIT) == 0:
-        i += 1
+    """How many words at the start of the segment are known values of positive weight. The END
+    words are the segment's tail (every partition keeps them last), a few per cent of it: counted
+    from the end, not found from the start."""
+    i = end
+    while i > start and (words[s, i - 1] & END_BIT) != 0:
+        i -= 1
     return i - start
 
 
@@ -262,36 +264,39 @@ def beats(a, b):
 
 
 @njit(cache=True, _nrt=False)
-def scan_surrogate(words, s, start, n, w_row, unit, dir_row, min_side):
+def scan_surrogate(words, s, start, n, end, w_row, unit, dir_row, n_node0, n_node1, min_side):
     """Column s as a surrogate of the primary split (``surrogates.best_surrogate_threshold`` over
     the words): ``dir_row`` is each row's primary branch (-1: primary missing), by row id;
-    ``unit``: every weight in ``w_row`` is 0 or 1 (a known word's weight is then 1, not read).
+    ``unit``: every weight in ``w_row`` is 0 or 1 (a known word's weight is then 1, not read);
+    n_node0/n_node1: the node's rows with primary branch 0/1 (read with ``unit`` only).
     Returns (position of the last row below the cut or -1, left branch, agreeing weight, number
     of primary-known rows)."""
-    end = start + n
+    if unit:
+        return _surrogate_counts(words, s, start, n, end, dir_row, n_node0, n_node1, min_side)
+    end_known = start + n
     w0, w1 = 0.0, 0.0
     n_dir = 0
-    for i in range(start, end):
+    for i in range(start, end_known):
         r = words[s, i] & ROW_MASK
         d = dir_row[r]
         if d == 0:
-            w0 += 1.0 if unit else w_row[r]
+            w0 += w_row[r]
             n_dir += 1
         elif d == 1:
-            w1 += 1.0 if unit else w_row[r]
+            w1 += w_row[r]
             n_dir += 1
     best = max(w0, w1)
     best_i, best_left = -1, 0
     below0, below1 = 0.0, 0.0
     n_below = 0
-    for i in range(start + 1, end):
+    for i in range(start + 1, end_known):
         r = words[s, i - 1] & ROW_MASK
         d = dir_row[r]
         if d == 0:
-            below0 += 1.0 if unit else w_row[r]
+            below0 += w_row[r]
             n_below += 1
         elif d == 1:
-            below1 += 1.0 if unit else w_row[r]
+            below1 += w_row[r]
             n_below += 1
         if tied(words[s, i]) or n_below < min_side or n_dir - n_below < min_side:
             continue
@@ -302,3 +307,55 @@ def scan_surrogate(words, s, start, n, w_row, unit, dir_row, min_side):
         elif beats(agree_1, best):
             best, best_i, best_left = agree_1, i - 1, 1
     return best_i, best_left, best, n_dir
+
+
+@njit(cache=True, _nrt=False)
+def _surrogate_counts(words, s, start, n, end, dir_row, n_node0, n_node1, min_side):
+    """``scan_surrogate`` with unit weights, in one pass of integer counts.
+
+    The column's primary-known rows per branch are the node's less those among its END words
+    (n0, n1). Below a cut, with b rows of branch 0 and c of branch 1 and D = b - c,
+
+        agree_0 = b + (n1 - c) = n1 + D,   agree_1 = c + (n0 - b) = n0 - D
+
+    so the best cut sending x <= t to branch 0 is the first admissible boundary of largest D,
+    and to branch 1 the first of smallest D. The reference takes the first boundary beating
+    the best so far, from max(n0, n1), by TIE_TOLERANCE (relative): on integers below 10^12
+    that is "strictly greater", so its choice is the first boundary reaching the larger of the
+    two agreements (both cannot: they add up to n0 + n1 and must exceed max(n0, n1)). The
+    branch of each row is read once and without a branch: it is a coin toss for a column
+    unrelated to the primary."""
+    n0 = n_node0
+    n1 = n_node1
+    for i in range(start + n, end):
+        d = dir_row[words[s, i] & ROW_MASK]
+        n0 -= np.int64(d == 0)
+        n1 -= np.int64(d == 1)
+    n_dir = n0 + n1
+    below = 0  # primary-known rows below the cut
+    below1 = 0  # of which branch 1
+    d_max, i_max = 0, -1
+    d_min, i_min = 0, -1
+    for i in range(start, start + n - 1):
+        d = dir_row[words[s, i] & ROW_MASK]
+        below += np.int64(d >= 0)
+        below1 += np.int64(d == 1)
+        if tied(words[s, i + 1]) or below < min_side or n_dir - below < min_side:
+            continue
+        diff = below - 2 * below1
+        if i_max < 0 or diff > d_max:
+            d_max, i_max = diff, i
+        if i_min < 0 or diff < d_min:
+            d_min, i_min = diff, i
+    majority = max(n0, n1)
+    if i_max < 0:
+        return -1, 0, float(majority), n_dir
+    agree_0 = n1 + d_max
+    agree_1 = n0 - d_min
+    if agree_0 > agree_1 or (agree_0 == agree_1 and i_max < i_min):
+        best, best_i, best_left = agree_0, i_max, 0
+    else:
+        best, best_i, best_left = agree_1, i_min, 1
+    if best <= majority:
+        return -1, 0, float(majority), n_dir
+    return best_i, best_left, float(best), n_dir
