@@ -32,6 +32,7 @@ from .segments import END_BIT, ROW_MASK, class_of, tied
 from .thresholds import children_decrease
 
 WINDOW = 1000.0
+EXACT_SQUARES = 1 << 26  # below this many rows a count's square sums stay below 2^53
 
 
 @njit(cache=True, _nrt=False)
@@ -59,6 +60,57 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
     total = scratch.total
     left = scratch.left
     right = scratch.right
+    best_left = scratch.best_left
+    proxy = scratch.proxy
+    if unit and n_classes == 2 and criterion == GINI and n < EXACT_SQUARES:
+        top_i, top, second = _proxies_gini_two(words, s, start, n, min_leaf, scratch)
+    else:
+        top_i, top, second = _proxies(words, s, start, n, w_row, unit, n_classes, criterion,
+                                      min_leaf, scratch)
+    if top_i < 0:
+        return -1
+    w_all = 0.0
+    for k in range(n_classes):
+        w_all += total[k]
+    cut = top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
+    end = start + n
+    if second >= cut:  # pass 2: the reference's rule on the exact decrease, near the top only
+        parent = impurity(total, criterion)
+        for k in range(n_classes):
+            left[k] = 0.0
+        w_left = 0.0
+        best = -np.inf
+        top_i = -1
+        for i in range(start, end - 1):
+            word = words[s, i]
+            wt = 1.0 if unit else w_row[word & ROW_MASK]
+            left[class_of(word)] += wt
+            w_left += wt
+            if proxy[i - start] < cut:
+                continue
+            for k in range(n_classes):
+                right[k] = total[k] - left[k]
+            dec = children_decrease(parent, left, right, w_left, w_all - w_left, w_all,
+                                    criterion)
+            if dec > best + TIE_TOLERANCE:
+                best, top_i = dec, i
+                for k in range(n_classes):
+                    best_left[k] = left[k]
+    branches = scratch.branches
+    for k in range(n_classes):
+        branches[0, k] = best_left[k]
+        branches[1, k] = total[k] - best_left[k]
+    return top_i
+
+
+@njit(cache=True, _nrt=False)
+def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, scratch):
+    """Pass 1 of ``scan_class``: the class totals (scratch.total), every boundary's proxy
+    (scratch.proxy, -inf where none is admissible) and the left counts at the first largest
+    (scratch.best_left). Returns (its position or -1, the largest proxy, the largest of the
+    others): more than one boundary lies within the window exactly when the second does."""
+    total = scratch.total
+    left = scratch.left
     counts = scratch.counts  # int64 left counts (unit weights)
     best_left = scratch.best_left
     proxy = scratch.proxy
@@ -75,9 +127,7 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
     for k in range(n_classes):
         w_all += total[k]
     gini = criterion == GINI
-
-    # pass 1: the proxy of every admissible boundary
-    top, top_i = -np.inf, -1
+    top, top_i, second = -np.inf, -1, -np.inf
     w_left = 0.0
     sq_left, sq_right, ent_left, ent_right = 0.0, 0.0, 0.0, 0.0
     if unit:
@@ -130,43 +180,59 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
                 v -= _xlogx(w_left) + _xlogx(w_right)
         proxy[i - start] = v
         if v > top:
+            second = max(second, top)
             top, top_i = v, i
             for k in range(n_classes):
                 best_left[k] = float(counts[k]) if unit else left[k]
-    if top_i < 0:
-        return -1
-    cut = top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
-    n_top = 0
+        else:
+            second = max(second, v)
+    return top_i, top, second
+
+
+@njit(cache=True, _nrt=False)
+def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
+    """``_proxies`` for two classes, unit weights and Gini, the fit's common case: the counts of
+    class 1 are the sum of the class bits (a loop the compiler vectorises), the left counts live
+    in registers, and the sums of squares are computed, not updated (integers below 2^53: the
+    same numbers bit for bit)."""
+    total = scratch.total
+    best_left = scratch.best_left
+    proxy = scratch.proxy
+    end = start + n
+    t1 = 0
+    for i in range(start, end):
+        t1 += class_of(words[s, i])
+    t0 = n - t1
+    total[0] = float(t0)
+    total[1] = float(t1)
+    w_all = total[0] + total[1]
+    top, top_i, second = -np.inf, -1, -np.inf
+    l1 = 0
     for i in range(start, end - 1):
-        if proxy[i - start] >= cut:
-            n_top += 1
-    if n_top > 1:  # pass 2: the reference's rule on the exact decrease, near the top only
-        parent = impurity(total, criterion)
-        for k in range(n_classes):
-            left[k] = 0.0
-        w_left = 0.0
-        best = -np.inf
-        top_i = -1
-        for i in range(start, end - 1):
-            word = words[s, i]
-            wt = 1.0 if unit else w_row[word & ROW_MASK]
-            left[class_of(word)] += wt
-            w_left += wt
-            if proxy[i - start] < cut:
-                continue
-            for k in range(n_classes):
-                right[k] = total[k] - left[k]
-            dec = children_decrease(parent, left, right, w_left, w_all - w_left, w_all,
-                                    criterion)
-            if dec > best + TIE_TOLERANCE:
-                best, top_i = dec, i
-                for k in range(n_classes):
-                    best_left[k] = left[k]
-    branches = scratch.branches
-    for k in range(n_classes):
-        branches[0, k] = best_left[k]
-        branches[1, k] = total[k] - best_left[k]
-    return top_i
+        l1 += class_of(words[s, i])
+        proxy[i - start] = -np.inf
+        if tied(words[s, i + 1]):
+            continue
+        n_left = i - start + 1
+        w_left = float(n_left)
+        w_right = w_all - w_left
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        l0 = n_left - l1
+        r0 = t0 - l0
+        r1 = t1 - l1
+        sq_left = float(l0 * l0 + l1 * l1)
+        sq_right = float(r0 * r0 + r1 * r1)
+        v = sq_left / w_left + sq_right / w_right
+        proxy[i - start] = v
+        if v > top:
+            second = max(second, top)
+            top, top_i = v, i
+            best_left[0] = float(l0)
+            best_left[1] = float(l1)
+        else:
+            second = max(second, v)
+    return top_i, top, second
 
 
 @njit(cache=True, _nrt=False)
