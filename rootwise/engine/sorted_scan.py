@@ -28,7 +28,7 @@ from numba import njit
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
 from .j48 import DISTINCT, SMALL, info_gain, old_ent
-from .segments import END_BIT, ROW_MASK, class_of, tied
+from .segments import END_BIT, MAX_ROWS, ROW_MASK, class_of, tied
 from .thresholds import children_decrease
 
 WINDOW = 1000.0
@@ -184,8 +184,8 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
             top, top_i = v, i
             for k in range(n_classes):
                 best_left[k] = float(counts[k]) if unit else left[k]
-        else:
-            second = max(second, v)
+        elif v > second:
+            second = v
     return top_i, top, second
 
 
@@ -199,9 +199,10 @@ def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
     best_left = scratch.best_left
     proxy = scratch.proxy
     end = start + n
+    known = words[s, start:end]  # a view indexed from 0: the sum below is a vector loop
     t1 = 0
-    for i in range(start, end):
-        t1 += class_of(words[s, i])
+    for i in range(n):
+        t1 += class_of(known[i])
     t0 = n - t1
     total[0] = float(t0)
     total[1] = float(t1)
@@ -230,8 +231,8 @@ def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
             top, top_i = v, i
             best_left[0] = float(l0)
             best_left[1] = float(l1)
-        else:
-            second = max(second, v)
+        elif v > second:  # a branch, rarely taken: max() would chain every boundary on the last
+            second = v
     return top_i, top, second
 
 
@@ -398,20 +399,35 @@ def _surrogate_counts(words, s, start, n, end, dir_row, n_node0, n_node1, min_si
         n0 -= np.int64(d == 0)
         n1 -= np.int64(d == 1)
     n_dir = n0 + n1
+    last = start + n - 2  # the last boundary: its row is below, the next one above
+    # the boundaries with min_side primary-known rows above: up to ``last``, found from the end
+    above = 0
+    while last >= start and above < min_side:
+        above += np.int64(dir_row[words[s, last + 1] & ROW_MASK] >= 0)
+        if above < min_side:
+            last -= 1
     below = 0  # primary-known rows below the cut
     below1 = 0  # of which branch 1
-    d_max, i_max = 0, -1
-    d_min, i_min = 0, -1
-    for i in range(start, start + n - 1):
+    first = start  # and those with min_side below: from the first such row on
+    while first <= last:
+        d = dir_row[words[s, first] & ROW_MASK]
+        if below + np.int64(d >= 0) >= min_side:
+            break
+        below += np.int64(d >= 0)
+        below1 += np.int64(d == 1)
+        first += 1
+    d_max, i_max = -MAX_ROWS, -1
+    d_min, i_min = MAX_ROWS, -1
+    for i in range(first, last + 1):  # every boundary here is admissible unless tied
         d = dir_row[words[s, i] & ROW_MASK]
         below += np.int64(d >= 0)
         below1 += np.int64(d == 1)
-        if tied(words[s, i + 1]) or below < min_side or n_dir - below < min_side:
+        if tied(words[s, i + 1]):
             continue
         diff = below - 2 * below1
-        if i_max < 0 or diff > d_max:
+        if diff > d_max:  # both are rare after the first few rows: well predicted
             d_max, i_max = diff, i
-        if i_min < 0 or diff < d_min:
+        if diff < d_min:
             d_min, i_min = diff, i
     majority = max(n0, n1)
     if i_max < 0:
