@@ -209,12 +209,12 @@ def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
     w_all = total[0] + total[1]
     top, top_i, second = -np.inf, -1, -np.inf
     l1 = 0
-    for i in range(start, end - 1):
-        l1 += class_of(words[s, i])
-        proxy[i - start] = -np.inf
-        if tied(words[s, i + 1]):
+    for i in range(n - 1):
+        l1 += class_of(known[i])
+        proxy[i] = -np.inf
+        if tied(known[i + 1]):
             continue
-        n_left = i - start + 1
+        n_left = i + 1
         w_left = float(n_left)
         w_right = w_all - w_left
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
@@ -225,10 +225,10 @@ def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
         sq_left = float(l0 * l0 + l1 * l1)
         sq_right = float(r0 * r0 + r1 * r1)
         v = sq_left / w_left + sq_right / w_right
-        proxy[i - start] = v
+        proxy[i] = v
         if v > top:
             second = max(second, top)
-            top, top_i = v, i
+            top, top_i = v, start + i
             best_left[0] = float(l0)
             best_left[1] = float(l1)
         elif v > second:  # a branch, rarely taken: max() would chain every boundary on the last
@@ -392,25 +392,27 @@ def _surrogate_counts(words, s, start, n, end, dir_row, n_node0, n_node1, min_si
     two agreements (both cannot: they add up to n0 + n1 and must exceed max(n0, n1)). The
     branch of each row is read once and without a branch: it is a coin toss for a column
     unrelated to the primary."""
+    known = words[s, start:start + n]  # views indexed from 0 (``segments._split_words``)
+    missing = words[s, start + n:end]
     n0 = n_node0
     n1 = n_node1
-    for i in range(start + n, end):
-        d = dir_row[words[s, i] & ROW_MASK]
+    for i in range(missing.shape[0]):
+        d = dir_row[missing[i] & ROW_MASK]
         n0 -= np.int64(d == 0)
         n1 -= np.int64(d == 1)
     n_dir = n0 + n1
-    last = start + n - 2  # the last boundary: its row is below, the next one above
+    last = n - 2  # the last boundary: its row is below, the next one above
     # the boundaries with min_side primary-known rows above: up to ``last``, found from the end
     above = 0
-    while last >= start and above < min_side:
-        above += np.int64(dir_row[words[s, last + 1] & ROW_MASK] >= 0)
+    while last >= 0 and above < min_side:
+        above += np.int64(dir_row[known[last + 1] & ROW_MASK] >= 0)
         if above < min_side:
             last -= 1
     below = 0  # primary-known rows below the cut
     below1 = 0  # of which branch 1
-    first = start  # and those with min_side below: from the first such row on
+    first = 0  # and those with min_side below: from the first such row on
     while first <= last:
-        d = dir_row[words[s, first] & ROW_MASK]
+        d = dir_row[known[first] & ROW_MASK]
         if below + np.int64(d >= 0) >= min_side:
             break
         below += np.int64(d >= 0)
@@ -419,10 +421,10 @@ def _surrogate_counts(words, s, start, n, end, dir_row, n_node0, n_node1, min_si
     d_max, i_max = -MAX_ROWS, -1
     d_min, i_min = MAX_ROWS, -1
     for i in range(first, last + 1):  # every boundary here is admissible unless tied
-        d = dir_row[words[s, i] & ROW_MASK]
+        d = dir_row[known[i] & ROW_MASK]
         below += np.int64(d >= 0)
         below1 += np.int64(d == 1)
-        if tied(words[s, i + 1]):
+        if tied(known[i + 1]):
             continue
         diff = below - 2 * below1
         if diff > d_max:  # both are rare after the first few rows: well predicted
@@ -440,4 +442,4 @@ def _surrogate_counts(words, s, start, n, end, dir_row, n_node0, n_node1, min_si
         best, best_i, best_left = agree_1, i_min, 1
     if best <= majority:
         return -1, 0, float(majority), n_dir
-    return best_i, best_left, float(best), n_dir
+    return start + best_i, best_left, float(best), n_dir
