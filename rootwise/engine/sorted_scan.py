@@ -33,6 +33,7 @@ from .thresholds import children_decrease
 
 WINDOW = 1000.0
 EXACT_SQUARES = 1 << 26  # below this many rows a count's square sums stay below 2^53
+SURE = 1.0 - 1e-12  # a proxy below second * SURE (cross-multiplied) is below second
 
 
 @njit(cache=True, _nrt=False)
@@ -62,7 +63,8 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
     right = scratch.right
     best_left = scratch.best_left
     proxy = scratch.proxy
-    if unit and n_classes == 2 and criterion == GINI and n < EXACT_SQUARES:
+    two = unit and n_classes == 2 and criterion == GINI and n < EXACT_SQUARES
+    if two:
         top_i, top, second = _proxies_gini_two(words, s, start, n, min_leaf, scratch)
     else:
         top_i, top, second = _proxies(words, s, start, n, w_row, unit, n_classes, criterion,
@@ -75,6 +77,8 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
     cut = top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
     end = start + n
     if second >= cut:  # pass 2: the reference's rule on the exact decrease, near the top only
+        if two:  # pass 1 skipped the proxies that could not matter to top and second
+            _fill_proxies_gini_two(words, s, start, n, min_leaf, scratch)
         parent = impurity(total, criterion)
         for k in range(n_classes):
             left[k] = 0.0
@@ -194,10 +198,15 @@ def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
     """``_proxies`` for two classes, unit weights and Gini, the fit's common case: the counts of
     class 1 are the sum of the class bits (a loop the compiler vectorises), the left counts live
     in registers, and the sums of squares are computed, not updated (integers below 2^53: the
-    same numbers bit for bit)."""
+    same numbers bit for bit).
+
+    The two divisions of a proxy are most of the loop, and only the largest proxy and the
+    largest of the others are needed here; so a boundary whose proxy is surely below the
+    second largest so far (cross-multiplied: sq_l W_r + sq_r W_l < second W_l W_r, less a
+    margin of SURE, far beyond the few roundings apart) is skipped: it would change neither.
+    scratch.proxy is then incomplete; pass 2, rare, refills it (``_fill_proxies_gini_two``)."""
     total = scratch.total
     best_left = scratch.best_left
-    proxy = scratch.proxy
     end = start + n
     known = words[s, start:end]  # a view indexed from 0: the sum below is a vector loop
     t1 = 0
@@ -208,6 +217,43 @@ def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
     total[1] = float(t1)
     w_all = total[0] + total[1]
     top, top_i, second = -np.inf, -1, -np.inf
+    l1 = 0
+    for i in range(n - 1):
+        l1 += class_of(known[i])
+        if tied(known[i + 1]):
+            continue
+        n_left = i + 1
+        w_left = float(n_left)
+        w_right = w_all - w_left
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        l0 = n_left - l1
+        r0 = t0 - l0
+        r1 = t1 - l1
+        sq_left = float(l0 * l0 + l1 * l1)
+        sq_right = float(r0 * r0 + r1 * r1)
+        if sq_left * w_right + sq_right * w_left < second * (w_left * w_right) * SURE:
+            continue
+        v = sq_left / w_left + sq_right / w_right
+        if v > top:
+            second = max(second, top)
+            top, top_i = v, start + i
+            best_left[0] = float(l0)
+            best_left[1] = float(l1)
+        elif v > second:  # a branch, rarely taken: max() would chain every boundary on the last
+            second = v
+    return top_i, top, second
+
+
+@njit(cache=True, _nrt=False)
+def _fill_proxies_gini_two(words, s, start, n, min_leaf, scratch):
+    """Every boundary's proxy as ``_proxies_gini_two`` computes it (-inf where none is
+    admissible) into scratch.proxy, for pass 2."""
+    proxy = scratch.proxy
+    known = words[s, start:start + n]
+    t0 = np.int64(scratch.total[0])
+    t1 = np.int64(scratch.total[1])
+    w_all = scratch.total[0] + scratch.total[1]
     l1 = 0
     for i in range(n - 1):
         l1 += class_of(known[i])
@@ -224,16 +270,7 @@ def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
         r1 = t1 - l1
         sq_left = float(l0 * l0 + l1 * l1)
         sq_right = float(r0 * r0 + r1 * r1)
-        v = sq_left / w_left + sq_right / w_right
-        proxy[i] = v
-        if v > top:
-            second = max(second, top)
-            top, top_i = v, start + i
-            best_left[0] = float(l0)
-            best_left[1] = float(l1)
-        elif v > second:  # a branch, rarely taken: max() would chain every boundary on the last
-            second = v
-    return top_i, top, second
+        proxy[i] = sq_left / w_left + sq_right / w_right
 
 
 @njit(cache=True, _nrt=False)
