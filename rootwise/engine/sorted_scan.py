@@ -28,10 +28,12 @@ from numba import njit
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
 from .j48 import DISTINCT, SMALL, info_gain, old_ent
-from .segments import END_BIT, ROW_MASK, class_of, tied
+from .segments import END_BIT, MAX_ROWS, ROW_MASK, class_of, tied
 from .thresholds import children_decrease
 
 WINDOW = 1000.0
+EXACT_SQUARES = 1 << 26  # below this many rows a count's square sums stay below 2^53
+SURE = 1.0 - 1e-12  # a proxy below second * SURE (cross-multiplied) is below second
 
 
 @njit(cache=True, _nrt=False)
@@ -41,10 +43,12 @@ def _xlogx(c):
 
 @njit(cache=True, _nrt=False)
 def known_length(words, s, start, end):
-    """How many words at the start of the segment are known values of positive weight."""
-    i = start
-    while i < end and (words[s, i] & END_BIT) == 0:
-        i += 1
+    """How many words at the start of the segment are known values of positive weight. The END
+    words are the segment's tail (every partition keeps them last), a few per cent of it: counted
+    from the end, not found from the start."""
+    i = end
+    while i > start and (words[s, i - 1] & END_BIT) != 0:
+        i -= 1
     return i - start
 
 
@@ -57,6 +61,60 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
     total = scratch.total
     left = scratch.left
     right = scratch.right
+    best_left = scratch.best_left
+    proxy = scratch.proxy
+    two = unit and n_classes == 2 and criterion == GINI and n < EXACT_SQUARES
+    if two:
+        top_i, top, second = _proxies_gini_two(words, s, start, n, min_leaf, scratch)
+    else:
+        top_i, top, second = _proxies(words, s, start, n, w_row, unit, n_classes, criterion,
+                                      min_leaf, scratch)
+    if top_i < 0:
+        return -1
+    w_all = 0.0
+    for k in range(n_classes):
+        w_all += total[k]
+    cut = top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
+    end = start + n
+    if second >= cut:  # pass 2: the reference's rule on the exact decrease, near the top only
+        if two:  # pass 1 skipped the proxies that could not matter to top and second
+            _fill_proxies_gini_two(words, s, start, n, min_leaf, scratch)
+        parent = impurity(total, criterion)
+        for k in range(n_classes):
+            left[k] = 0.0
+        w_left = 0.0
+        best = -np.inf
+        top_i = -1
+        for i in range(start, end - 1):
+            word = words[s, i]
+            wt = 1.0 if unit else w_row[word & ROW_MASK]
+            left[class_of(word)] += wt
+            w_left += wt
+            if proxy[i - start] < cut:
+                continue
+            for k in range(n_classes):
+                right[k] = total[k] - left[k]
+            dec = children_decrease(parent, left, right, w_left, w_all - w_left, w_all,
+                                    criterion)
+            if dec > best + TIE_TOLERANCE:
+                best, top_i = dec, i
+                for k in range(n_classes):
+                    best_left[k] = left[k]
+    branches = scratch.branches
+    for k in range(n_classes):
+        branches[0, k] = best_left[k]
+        branches[1, k] = total[k] - best_left[k]
+    return top_i
+
+
+@njit(cache=True, _nrt=False)
+def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, scratch):
+    """Pass 1 of ``scan_class``: the class totals (scratch.total), every boundary's proxy
+    (scratch.proxy, -inf where none is admissible) and the left counts at the first largest
+    (scratch.best_left). Returns (its position or -1, the largest proxy, the largest of the
+    others): more than one boundary lies within the window exactly when the second does."""
+    total = scratch.total
+    left = scratch.left
     counts = scratch.counts  # int64 left counts (unit weights)
     best_left = scratch.best_left
     proxy = scratch.proxy
@@ -73,9 +131,7 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
     for k in range(n_classes):
         w_all += total[k]
     gini = criterion == GINI
-
-    # pass 1: the proxy of every admissible boundary
-    top, top_i = -np.inf, -1
+    top, top_i, second = -np.inf, -1, -np.inf
     w_left = 0.0
     sq_left, sq_right, ent_left, ent_right = 0.0, 0.0, 0.0, 0.0
     if unit:
@@ -128,43 +184,93 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
                 v -= _xlogx(w_left) + _xlogx(w_right)
         proxy[i - start] = v
         if v > top:
+            second = max(second, top)
             top, top_i = v, i
             for k in range(n_classes):
                 best_left[k] = float(counts[k]) if unit else left[k]
-    if top_i < 0:
-        return -1
-    cut = top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
-    n_top = 0
-    for i in range(start, end - 1):
-        if proxy[i - start] >= cut:
-            n_top += 1
-    if n_top > 1:  # pass 2: the reference's rule on the exact decrease, near the top only
-        parent = impurity(total, criterion)
-        for k in range(n_classes):
-            left[k] = 0.0
-        w_left = 0.0
-        best = -np.inf
-        top_i = -1
-        for i in range(start, end - 1):
-            word = words[s, i]
-            wt = 1.0 if unit else w_row[word & ROW_MASK]
-            left[class_of(word)] += wt
-            w_left += wt
-            if proxy[i - start] < cut:
-                continue
-            for k in range(n_classes):
-                right[k] = total[k] - left[k]
-            dec = children_decrease(parent, left, right, w_left, w_all - w_left, w_all,
-                                    criterion)
-            if dec > best + TIE_TOLERANCE:
-                best, top_i = dec, i
-                for k in range(n_classes):
-                    best_left[k] = left[k]
-    branches = scratch.branches
-    for k in range(n_classes):
-        branches[0, k] = best_left[k]
-        branches[1, k] = total[k] - best_left[k]
-    return top_i
+        elif v > second:
+            second = v
+    return top_i, top, second
+
+
+@njit(cache=True, _nrt=False)
+def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
+    """``_proxies`` for two classes, unit weights and Gini, the fit's common case: the counts of
+    class 1 are the sum of the class bits (a loop the compiler vectorises), the left counts live
+    in registers, and the sums of squares are computed, not updated (integers below 2^53: the
+    same numbers bit for bit).
+
+    The two divisions of a proxy are most of the loop, and only the largest proxy and the
+    largest of the others are needed here; so a boundary whose proxy is surely below the
+    second largest so far (cross-multiplied: sq_l W_r + sq_r W_l < second W_l W_r, less a
+    margin of SURE, far beyond the few roundings apart) is skipped: it would change neither.
+    scratch.proxy is then incomplete; pass 2, rare, refills it (``_fill_proxies_gini_two``)."""
+    total = scratch.total
+    best_left = scratch.best_left
+    end = start + n
+    known = words[s, start:end]  # a view indexed from 0: the sum below is a vector loop
+    t1 = 0
+    for i in range(n):
+        t1 += class_of(known[i])
+    t0 = n - t1
+    total[0] = float(t0)
+    total[1] = float(t1)
+    w_all = total[0] + total[1]
+    top, top_i, second = -np.inf, -1, -np.inf
+    l1 = 0
+    for i in range(n - 1):
+        l1 += class_of(known[i])
+        if tied(known[i + 1]):
+            continue
+        n_left = i + 1
+        w_left = float(n_left)
+        w_right = w_all - w_left
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        l0 = n_left - l1
+        r0 = t0 - l0
+        r1 = t1 - l1
+        sq_left = float(l0 * l0 + l1 * l1)
+        sq_right = float(r0 * r0 + r1 * r1)
+        if sq_left * w_right + sq_right * w_left < second * (w_left * w_right) * SURE:
+            continue
+        v = sq_left / w_left + sq_right / w_right
+        if v > top:
+            second = max(second, top)
+            top, top_i = v, start + i
+            best_left[0] = float(l0)
+            best_left[1] = float(l1)
+        elif v > second:  # a branch, rarely taken: max() would chain every boundary on the last
+            second = v
+    return top_i, top, second
+
+
+@njit(cache=True, _nrt=False)
+def _fill_proxies_gini_two(words, s, start, n, min_leaf, scratch):
+    """Every boundary's proxy as ``_proxies_gini_two`` computes it (-inf where none is
+    admissible) into scratch.proxy, for pass 2."""
+    proxy = scratch.proxy
+    known = words[s, start:start + n]
+    t0 = np.int64(scratch.total[0])
+    t1 = np.int64(scratch.total[1])
+    w_all = scratch.total[0] + scratch.total[1]
+    l1 = 0
+    for i in range(n - 1):
+        l1 += class_of(known[i])
+        proxy[i] = -np.inf
+        if tied(known[i + 1]):
+            continue
+        n_left = i + 1
+        w_left = float(n_left)
+        w_right = w_all - w_left
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        l0 = n_left - l1
+        r0 = t0 - l0
+        r1 = t1 - l1
+        sq_left = float(l0 * l0 + l1 * l1)
+        sq_right = float(r0 * r0 + r1 * r1)
+        proxy[i] = sq_left / w_left + sq_right / w_right
 
 
 @njit(cache=True, _nrt=False)
@@ -262,36 +368,39 @@ def beats(a, b):
 
 
 @njit(cache=True, _nrt=False)
-def scan_surrogate(words, s, start, n, w_row, unit, dir_row, min_side):
+def scan_surrogate(words, s, start, n, end, w_row, unit, dir_row, n_node0, n_node1, min_side):
     """Column s as a surrogate of the primary split (``surrogates.best_surrogate_threshold`` over
     the words): ``dir_row`` is each row's primary branch (-1: primary missing), by row id;
-    ``unit``: every weight in ``w_row`` is 0 or 1 (a known word's weight is then 1, not read).
+    ``unit``: every weight in ``w_row`` is 0 or 1 (a known word's weight is then 1, not read);
+    n_node0/n_node1: the node's rows with primary branch 0/1 (read with ``unit`` only).
     Returns (position of the last row below the cut or -1, left branch, agreeing weight, number
     of primary-known rows)."""
-    end = start + n
+    if unit:
+        return _surrogate_counts(words, s, start, n, end, dir_row, n_node0, n_node1, min_side)
+    end_known = start + n
     w0, w1 = 0.0, 0.0
     n_dir = 0
-    for i in range(start, end):
+    for i in range(start, end_known):
         r = words[s, i] & ROW_MASK
         d = dir_row[r]
         if d == 0:
-            w0 += 1.0 if unit else w_row[r]
+            w0 += w_row[r]
             n_dir += 1
         elif d == 1:
-            w1 += 1.0 if unit else w_row[r]
+            w1 += w_row[r]
             n_dir += 1
     best = max(w0, w1)
     best_i, best_left = -1, 0
     below0, below1 = 0.0, 0.0
     n_below = 0
-    for i in range(start + 1, end):
+    for i in range(start + 1, end_known):
         r = words[s, i - 1] & ROW_MASK
         d = dir_row[r]
         if d == 0:
-            below0 += 1.0 if unit else w_row[r]
+            below0 += w_row[r]
             n_below += 1
         elif d == 1:
-            below1 += 1.0 if unit else w_row[r]
+            below1 += w_row[r]
             n_below += 1
         if tied(words[s, i]) or n_below < min_side or n_dir - n_below < min_side:
             continue
@@ -302,3 +411,72 @@ def scan_surrogate(words, s, start, n, w_row, unit, dir_row, min_side):
         elif beats(agree_1, best):
             best, best_i, best_left = agree_1, i - 1, 1
     return best_i, best_left, best, n_dir
+
+
+@njit(cache=True, _nrt=False)
+def _surrogate_counts(words, s, start, n, end, dir_row, n_node0, n_node1, min_side):
+    """``scan_surrogate`` with unit weights, in one pass of integer counts.
+
+    The column's primary-known rows per branch are the node's less those among its END words
+    (n0, n1). Below a cut, with b rows of branch 0 and c of branch 1 and D = b - c,
+
+        agree_0 = b + (n1 - c) = n1 + D,   agree_1 = c + (n0 - b) = n0 - D
+
+    so the best cut sending x <= t to branch 0 is the first admissible boundary of largest D,
+    and to branch 1 the first of smallest D. The reference takes the first boundary beating
+    the best so far, from max(n0, n1), by TIE_TOLERANCE (relative): on integers below 10^12
+    that is "strictly greater", so its choice is the first boundary reaching the larger of the
+    two agreements (both cannot: they add up to n0 + n1 and must exceed max(n0, n1)). The
+    branch of each row is read once and without a branch: it is a coin toss for a column
+    unrelated to the primary."""
+    known = words[s, start:start + n]  # views indexed from 0 (``segments._split_words``)
+    missing = words[s, start + n:end]
+    n0 = n_node0
+    n1 = n_node1
+    for i in range(missing.shape[0]):
+        d = dir_row[missing[i] & ROW_MASK]
+        n0 -= np.int64(d == 0)
+        n1 -= np.int64(d == 1)
+    n_dir = n0 + n1
+    last = n - 2  # the last boundary: its row is below, the next one above
+    # the boundaries with min_side primary-known rows above: up to ``last``, found from the end
+    above = 0
+    while last >= 0 and above < min_side:
+        above += np.int64(dir_row[known[last + 1] & ROW_MASK] >= 0)
+        if above < min_side:
+            last -= 1
+    below = 0  # primary-known rows below the cut
+    below1 = 0  # of which branch 1
+    first = 0  # and those with min_side below: from the first such row on
+    while first <= last:
+        d = dir_row[known[first] & ROW_MASK]
+        if below + np.int64(d >= 0) >= min_side:
+            break
+        below += np.int64(d >= 0)
+        below1 += np.int64(d == 1)
+        first += 1
+    d_max, i_max = -MAX_ROWS, -1
+    d_min, i_min = MAX_ROWS, -1
+    for i in range(first, last + 1):  # every boundary here is admissible unless tied
+        d = dir_row[known[i] & ROW_MASK]
+        below += np.int64(d >= 0)
+        below1 += np.int64(d == 1)
+        if tied(known[i + 1]):
+            continue
+        diff = below - 2 * below1
+        if diff > d_max:  # both are rare after the first few rows: well predicted
+            d_max, i_max = diff, i
+        if diff < d_min:
+            d_min, i_min = diff, i
+    majority = max(n0, n1)
+    if i_max < 0:
+        return -1, 0, float(majority), n_dir
+    agree_0 = n1 + d_max
+    agree_1 = n0 - d_min
+    if agree_0 > agree_1 or (agree_0 == agree_1 and i_max < i_min):
+        best, best_i, best_left = agree_0, i_max, 0
+    else:
+        best, best_i, best_left = agree_1, i_min, 1
+    if best <= majority:
+        return -1, 0, float(majority), n_dir
+    return start + best_i, best_left, float(best), n_dir

@@ -62,8 +62,13 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
     total = mass0 + mass1
     majority = max(mass0, mass1) / total
     min_side = params.min_side
+    n_node0 = 0  # rows per primary branch, for the presorted columns' scans (unit weights)
+    n_node1 = 0
     for t in range(start, end):  # by row id, for the presorted columns' scans
-        scr.dir_row[seg.row[t]] = np.int8(direction[t - start])
+        b = direction[t - start]
+        scr.dir_row[seg.row[t]] = np.int8(b)
+        n_node0 += np.int64(b == 0)
+        n_node1 += np.int64(b == 1)
     skip = feat.slot[primary] if feat.search[primary] == BINNED else -1
     ent = scr.ent
     if ent.binned.shape[0] > 0:
@@ -77,8 +82,9 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
         if kind == SORTED:
             s = feat.slot[f]
             n = known_length(seg.words, s, start, end)
-            i, left, a, n_dir = scan_surrogate(seg.words, s, start, n, rows.w, scr.unit_input,
-                                               scr.dir_row, min_side)
+            i, left, a, n_dir = scan_surrogate(seg.words, s, start, n, end, rows.w,
+                                               scr.unit_input, scr.dir_row, n_node0, n_node1,
+                                               min_side)
             if n_dir < 2 * min_side or i < 0:
                 continue
             sc.kind[f] = THRESHOLD
