@@ -98,7 +98,10 @@ def test_cost_complexity_path_and_prune_to_alpha(stairs):
 
 def test_cost_complexity_chosen_by_cross_validation(stairs):
     X, y, _ = stairs
-    model = CARTClassifier(cv=3, random_state=0).fit(X, y)
+    # cp=0: the whole staircase is one weakest link (each split's g = 0.25 / 10^4), which is
+    # exactly the floor cp=None takes on 10^4 rows or more (1e-4 x R(root)), so it would start
+    # the table at the root
+    model = CARTClassifier(cv=3, random_state=0, cp=0.0).fit(X, y)
     table = model.cp_table_
     assert table.n_leaves[0] == DEPTH + 1 and model.get_n_leaves() == table.n_leaves[table.chosen]
 

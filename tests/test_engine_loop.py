@@ -197,3 +197,28 @@ def test_hist(seed):
     integer = np.all(w == np.round(w)) and (not regression or np.all(y == np.round(y)))
     tree, ref = both(X, y, w, kinds, n_cat, n_classes, policy)
     assert_identical(tree, ref, exact_floats=bool(integer))
+
+
+def test_c45_pre_pruning_whose_validation_copies_outgrow_their_room():
+    """C4.5 sends a validation row without the tested value down every branch, so the
+    validation segments can grow past their first room (twice the validation rows) mid-fit; the
+    node waiting for room must be grown as if it had not waited (its rows untouched)."""
+    grown = 0
+    for seed in range(8):
+        rng = np.random.default_rng(7000 + seed)
+        n, m = 240, 120
+        X = np.stack([rng.integers(0, 8, n + m).astype(float),
+                      rng.integers(0, 5, n + m).astype(float),
+                      rng.normal(size=n + m).round(1)], axis=1)
+        y = ((X[:, 0] % 3 + X[:, 1] % 2 + (X[:, 2] > 0) + rng.integers(0, 2, n + m)) % 3)
+        X[n:][rng.random((m, 3)) < 0.6] = np.nan  # most validation cells missing: 8-fold copies
+        X[:n][rng.random((n, 3)) < 0.05] = np.nan
+        kinds = np.array([CATEGORICAL, CATEGORICAL, CONTINUOUS], dtype=np.int64)
+        n_cat = np.array([8, 5, 0], dtype=np.int64)
+        val = (X[n:], y[n:].astype(np.int64), np.ones(m))
+        policy = c45(release8=bool(seed % 2), prune_on_tie=False)
+        tree, ref = both(X[:n], y[:n].astype(np.int64), rng.integers(1, 3, n).astype(float),
+                         kinds, n_cat, 3, policy, val)
+        assert_identical(tree, ref)
+        grown += tree.node_count > 9  # the root's 8 branches and more: room had to grow
+    assert grown >= 4

@@ -352,6 +352,31 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         n_s, m0, m1 = route(seg, start, end, j, kind, threshold, cand.position[j], n_b, rows, feat,
                             params, scr, sc, ch)
 
+        # ---- room for the children's validation rows, found before any training row moves: a
+        # node put back to wait for room must find its segment as it was (the partition below
+        # is in place, C4.5's copies may run past the segment's end). C4.5 sends a validation
+        # row without a value down every branch; otherwise a row goes to one child at most.
+        vstart, vend = val_start[node], val_end[node]
+        if pre:
+            size = vend - vstart
+            if params.missing == FRACTIONAL:  # vdir does not depend on the partition here
+                holdout_branches(vrow, vw, vstart, vend, holdout.X, j, kind, threshold,
+                                 scr.sides[:feat.n_values[j]], missing_branch_of(params, ch), n_s,
+                                 ch.sur_feature, ch.sur_kind, ch.sur_threshold, ch.sur_left,
+                                 ch.sur_sides, vdir)
+                size = 0
+                for t in range(vend - vstart):
+                    if vdir[t] >= 0:
+                        size += 1
+                    elif vdir[t] == -2:
+                        size += n_b
+            if vstart + size > vrow.shape[0]:
+                state[NEED_VAL] = vstart + size
+                top, n_heap = _keep_pending(node, popped_key, best_first, stack, top, heap_key,
+                                            heap_node, n_heap)
+                done = False
+                break
+
         # ---- the children's rows
         if n_b == 2 and params.missing != FRACTIONAL:
             binary_rows(seg, start, end, scr, ch)
@@ -374,24 +399,12 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             child_weights(seg, ch)
 
         # ---- pre-pruning: split only if the children, as leaves, do better on validation rows
-        vstart, vend = val_start[node], val_end[node]
         if pre:
-            holdout_branches(vrow, vw, vstart, vend, holdout.X, j, kind, threshold,
-                             scr.sides[:feat.n_values[j]], missing_branch_of(params, ch), n_s,
-                             ch.sur_feature, ch.sur_kind, ch.sur_threshold, ch.sur_left,
-                             ch.sur_sides, vdir)
-            size = 0
-            for t in range(vend - vstart):
-                if vdir[t] >= 0:
-                    size += 1
-                elif vdir[t] == -2:
-                    size += n_b
-            if vstart + size > vrow.shape[0]:  # the children's validation rows need room
-                state[NEED_VAL] = vstart + size
-                top, n_heap = _keep_pending(node, popped_key, best_first, stack, top, heap_key,
-                                            heap_node, n_heap)
-                done = False
-                break
+            if params.missing != FRACTIONAL:  # CART's missing branch: the heavier child
+                holdout_branches(vrow, vw, vstart, vend, holdout.X, j, kind, threshold,
+                                 scr.sides[:feat.n_values[j]], missing_branch_of(params, ch),
+                                 n_s, ch.sur_feature, ch.sur_kind, ch.sur_threshold, ch.sur_left,
+                                 ch.sur_sides, vdir)
             own = nodes.value[node]
             as_leaf = loss(own, vrow, vw, vstart, vend, holdout.yc, holdout.yr,
                            params.regression, vdir, np.int64(-3), 1.0)
