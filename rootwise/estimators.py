@@ -406,15 +406,20 @@ class _TreeEstimator(Estimator):
         Xe = encode.encode_numeric_array(X, self.schema_, check_finite=check_finite)
         if Xe is not None:  # a plain numeric matrix for an all-continuous model: no table needed
             return Xe, check_finite
+        frame = self._fitted_table(X)
+        Xe = encode.encode(frame, self.schema_)
+        self._check_missing(Xe, self.schema_)
+        return Xe, True
+
+    def _fitted_table(self, X):
+        """X as a table, with as many columns as the model was fitted on."""
         frame = tables.as_table(X)
         if frame.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting "
                 f"{self.n_features_in_} features as input."
             )
-        Xe = encode.encode(frame, self.schema_)
-        self._check_missing(Xe, self.schema_)
-        return Xe, True
+        return frame
 
     def _route(self, X, table: np.ndarray):
         """(ends, out): the node each row of ``X`` ends in and ``table[end]`` per row, computed in
@@ -440,12 +445,7 @@ class _TreeEstimator(Estimator):
         """``_route`` for a model with categorical features: the table's columns as they are
         (continuous) and as int32 codes (categorical), never an n x d float64 matrix."""
         tables.check_feature_names(getattr(self, "feature_names_in_", None), X, type(self).__name__)
-        frame = tables.as_table(X)
-        if frame.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {frame.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input."
-            )
+        frame = self._fitted_table(X)
         cols = input_columns.columns(frame, self.schema_)
         self._check_missing_columns(cols, categorical)
         n = frame.shape[0]
