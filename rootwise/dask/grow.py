@@ -33,6 +33,7 @@ from ..engine.surrogate_split import (
     new_surrogate_candidates,
     surrogates_from_entries,
 )
+from ..prune.cost_complexity import class_cost
 from ..tree import Tree
 from . import worker
 from .reduce import tree_reduce
@@ -177,10 +178,10 @@ class LevelGrower:
             if W > 0 and self.cp > 0:
                 if counts is None:
                     r = sse / W
-                elif self.misclassified:
-                    r = float(1.0 - (np.asarray(counts) / W).max())
                 else:
-                    r = impurity(np.asarray(counts, dtype=np.float64), self.params.criterion)
+                    r = class_cost(np.asarray(counts, dtype=np.float64), W,
+                                   "misclassification" if self.misclassified else "impurity",
+                                   self.params.criterion)
             self.alpha_floor = self.cp * r
         self.cost_floor = self.alpha_floor * W
 

@@ -41,7 +41,12 @@ def root_cost(y: np.ndarray, w: np.ndarray, n_classes: int, cost: str, criterion
     if n_classes == 0:
         mean = float(np.dot(w, y)) / W
         return float(np.dot(w, (y - mean) ** 2)) / W
-    p = np.bincount(y, weights=w, minlength=n_classes) / W
+    return class_cost(np.bincount(y, weights=w, minlength=n_classes), W, cost, criterion)
+
+
+def class_cost(counts: np.ndarray, W: float, cost: str, criterion: int) -> float:
+    """R(root) of ``root_cost`` from the class weights ``counts`` (sum W > 0)."""
+    p = counts / W
     if cost == "misclassification":
         return float(1.0 - p.max())
     p = p[p > 0]

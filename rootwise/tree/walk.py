@@ -444,7 +444,7 @@ def path_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_cat
             if kind[node] == LEAF:
                 break
             # the threshold test written out, as in _walk_rows: through _step the CV's paths
-            # of held-out rows took ~150 ns a step (7% of a default CART fit)
+            # of 20,000 held-out rows took 124 ms instead of 51 (a default CART fit walks 10 such)
             x = X[i, feature[node]]
             if kind[node] == THRESHOLD and not np.isnan(x):
                 node = first_child[node] + (0 if x <= threshold[node] else 1)
