@@ -14,7 +14,7 @@ validation data given to ``fit`` (``X_val``, ``y_val``) or carved from the train
 from __future__ import annotations
 
 import numbers
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
@@ -307,9 +307,10 @@ class _TreeEstimator(Estimator):
         folds = self._cv_folds(train, yt) if fold_pairs is None else fold_pairs
         if folds is None:
             return tree, None  # a single row: nothing to cross-validate (the tree is one leaf)
-        table = choose_alpha_by_cv(tree, folds, grow.fold, grow.X,
-                                   self._row_losses(yt, w, priority), alpha, cost,
-                                   n_jobs=resolve_threads(self.n_jobs), floor=floor)
+        with grow.presorted():  # one sort of each column for all the fold trees
+            table = choose_alpha_by_cv(tree, folds, grow.fold, grow.X,
+                                       self._row_losses(yt, w, priority), alpha, cost,
+                                       n_jobs=resolve_threads(self.n_jobs), floor=floor)
         return prune_to_alpha(tree, float(table.alpha[table.chosen]), cost), table
 
     def _ccp_cost(self) -> str:
@@ -542,6 +543,7 @@ class _Grower:
         # the weight of the rows grown on (each fold its own), as the CV's probes are shares
         self.alpha_floor, self.floor_cost = alpha_floor, floor_cost
         self.prepruning_steps = None
+        self.presort = None  # every row sorted once, while cross-validation grows its folds
 
     def __call__(self, rows, validation=None):
         tree, steps = self._grow(rows, validation, self.n_jobs)
@@ -554,20 +556,34 @@ class _Grower:
         grows folds on ``n_jobs`` threads, each binning, for hist, on one)."""
         return self._grow(rows, None, 1)[0]
 
+    @contextmanager
+    def presorted(self):
+        """Sort every row by each column once, for the fold trees grown inside the block: each
+        keeps its rows' order from it (``engine.presort``) instead of sorting them again."""
+        from .engine.dispatch import shared_presort
+
+        self.presort = shared_presort(self.X, self.w, self.schema.kinds_array, self.policy)
+        try:
+            yield
+        finally:
+            self.presort = None
+
     def _grow(self, rows, validation, n_jobs):
         from .engine.dispatch import build_tree_with_report
 
-        X, y, w = self.X, self.y, self.w
-        if not (len(rows) == len(y) and np.array_equal(rows, np.arange(len(y)))):
-            X, y, w = X[rows], y[rows], w[rows]  # a subset (CV fold, validation carved out)
+        whole = len(rows) == len(self.y) and np.array_equal(rows, np.arange(len(self.y)))
+        # a subset (CV fold, validation carved out) is read in place: no copy of X
+        train = None if whole else rows
+        weight = float((self.w if whole else self.w[rows]).sum())
         # only hist's binning runs parallel kernels: exact growth takes no part in ``threads``
         # (and so no lock), which lets CV folds grow side by side
         with threads(n_jobs) if self.policy.splitter == "hist" else nullcontext():
             return build_tree_with_report(
-                X, y, w, self.schema.kinds_array,
+                self.X, self.y, self.w, self.schema.kinds_array,
                 self.schema.n_categories, self.n_classes, self.policy, validation,
                 names=self.schema.feature_names, bin_edges=self.bin_edges,
-                cost_floor=self.alpha_floor * float(w.sum()), floor_cost=self.floor_cost)
+                cost_floor=self.alpha_floor * weight, floor_cost=self.floor_cost, train=train,
+                presort=self.presort)
 
     def training_rows(self, rows) -> TrainingRows:
         """The rows a tree was grown on, for C4.5's pruning (no copy when they are all rows)."""

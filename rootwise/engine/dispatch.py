@@ -33,6 +33,7 @@ from .bundles import (
     Rows,
 )
 from .j48 import MIN_SPLIT_CAP, MIN_SPLIT_SHARE, in_average_mask
+from .presort import SharedPresort, presort_table
 from .segments import MAX_CLASSES, MAX_ROWS
 
 BYTE_CODES = 255  # categories a byte code holds (the missing code takes the 256th)
@@ -43,21 +44,30 @@ _NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 
 def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Policy,
                            validation=None, names=None, bin_edges=None,
-                           cost_floor=0.0,
-                           floor_cost="impurity") -> tuple[Tree, list[PruningStep]]:
+                           cost_floor=0.0, floor_cost="impurity", train=None,
+                           presort=None) -> tuple[Tree, list[PruningStep]]:
     """(tree, pre-pruning steps): the tree of ``policy`` on the encoded matrix ``X`` (rows
     weighted by ``w``; ``y`` class codes when n_classes > 0, else regression targets).
     ``validation`` = (X_val, y_val, w_val) turns on pre-pruning; ``names`` name the columns in
     messages; ``bin_edges``: splitter="hist" with the caller's bin edges (``hist.make_bins``).
     ``cost_floor`` > 0: a node whose cost under ``floor_cost`` ("misclassification": W - max_k w_k,
-    "impurity": W I(t)) is at most this is not split (``cp``, ``prune.cost_complexity``)."""
+    "impurity": W I(t)) is at most this is not split (``cp``, ``prune.cost_complexity``).
+    ``train``: grow on these rows of X, y, w only (the tree of X[train], y[train], w[train]),
+    read in place; ``presort``: ``shared_presort`` of the same X and w, from which the rows'
+    order by each column is kept instead of sorted (cross-validation's folds)."""
     from .loop import fit
     from .node_table import to_tree
 
     X = np.ascontiguousarray(X, dtype=np.float64)
     w = np.ascontiguousarray(w, dtype=np.float64)
+    if train is not None:
+        train = np.ascontiguousarray(train, dtype=np.int64)
+        if not _reads_in_place(train, len(X), policy):
+            X, y, w = X[train], np.asarray(y)[train], w[train]
+            train, presort = None, None
+    w_train = w if train is None else w[train]
     n, d = X.shape
-    if not np.any(w > 0):
+    if not np.any(w_train > 0):
         raise ValueError("sample weights sum to zero: there is nothing to grow a tree on.")
     if n >= MAX_ROWS:
         raise ValueError(f"rootwise grows a tree on at most {MAX_ROWS - 1} rows, got {n}.")
@@ -79,9 +89,14 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     max_categories = int(max(n_categories[categorical].max(initial=2), 2))
     max_wide = int(n_categories[features.search == WIDE].max(initial=0))
     layout = (sorted_columns, binned, from_bins, binned_codes, max_categories, max_wide)
-    unit_input = bool(np.all((w == 0.0) | (w == 1.0)))
+    unit_input = bool(np.all((w_train == 0.0) | (w_train == 1.0)))
+    del w_train
+    if presort is not None and presort.order.shape != (len(sorted_columns), n):
+        raise ValueError(f"presort holds {presort.order.shape[0]} column(s) of "
+                         f"{presort.order.shape[1]} rows; this fit presorts "
+                         f"{len(sorted_columns)} of {n}.")
     g = fit(rows, features, params, holdout, layout, 1 if policy.regression else n_classes,
-            unit_input)
+            unit_input, train, presort)
     tree = to_tree(g.nodes, g.n_nodes, g.pool, g.n_pool, g.surrogates, g.n_surrogates,
                    n_categories)
     steps = [PruningStep(int(g.step_node[i]), float(g.step_weight[i]),
@@ -93,6 +108,28 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
 def build_tree(X, y, w, kinds, n_categories, n_classes, policy: Policy, validation=None) -> Tree:
     """The tree alone (``build_tree_with_report``)."""
     return build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy, validation)[0]
+
+
+def shared_presort(X, w, kinds, policy: Policy) -> SharedPresort | None:
+    """Every row of X (weighted by ``w``) sorted once by each column that the fits of ``policy``
+    presort, for fits on subsets of its rows (``build_tree_with_report``'s ``train``): one sort
+    for all of cross-validation's folds (``presort``). None when those fits copy their rows
+    instead (``_reads_in_place``)."""
+    if policy.splitter != "exact" or policy.release8:
+        return None
+    sorted_columns = np.flatnonzero(np.asarray(kinds) != CATEGORICAL).astype(np.int64)
+    return presort_table(np.ascontiguousarray(X, dtype=np.float64),
+                         np.ascontiguousarray(w, dtype=np.float64), sorted_columns)
+
+
+def _reads_in_place(train: np.ndarray, n: int, policy: Policy) -> bool:
+    """Whether a fit on the rows ``train`` of a table of n rows can read them where they are: it
+    needs distinct ascending row ids (the words keep rows that tie in row order), and facts
+    learnt from the fit's own rows (hist's bins, release 8's distinct values) come from a copy
+    of them."""
+    return (policy.splitter == "exact" and not policy.release8 and train.ndim == 1
+            and len(train) > 0 and 0 <= train[0] and train[-1] < n
+            and bool(np.all(train[1:] > train[:-1])))
 
 
 def _rows(X, y, w, n_classes, policy) -> Rows:

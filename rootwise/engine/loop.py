@@ -44,6 +44,7 @@ from .node_table import (
     with_room,
 )
 from .prepruning import holdout_branches, loss, score_of, split_helps, split_holdout
+from .presort import kept_words, sorted_words
 from .scratch import new_scratch
 from .search import available_columns, new_candidates, search
 from .segments import child_layout, root_segments, split_multiway, with_capacity
@@ -188,11 +189,11 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     lacks room for the next node, and this function grows the tables and calls it again. numba
     counts the references of every array a loop replaces on each of its iterations (a node table
     alone is 17 arrays), which cost about a tenth of a fit of 10^5 one-row leaves."""
-    n = rows.w.shape[0]
+    n = seg.row.shape[0]  # the training rows: the root's segment
     d = feat.search.shape[0]
     total_weight = 0.0  # W of the root, added in row order (min_impurity_decrease)
-    for r in range(n):
-        total_weight += rows.w[r]
+    for t in range(n):
+        total_weight += seg.w[t]
     # literal constants would compile kernels a second time (numba specialises on a literal
     # argument): the root's ids are typed int64 like every other node's
     root = np.int64(0)
@@ -518,18 +519,28 @@ def _keep_pending(node, key, best_first, stack, top, heap_key, heap_node, n_heap
     return top + 1, n_heap
 
 
-def fit(rows, feat, params, holdout, layout, n_out, unit_input):
-    """Everything a fit runs in numba, in three calls from Python: the root's segments
+def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, presort=None):
+    """Everything a fit runs in numba, in a few calls from Python: the root's words (sorted, or
+    kept from ``presort``, a ``presort.SharedPresort`` of rows.X), the root's segments
     (``layout``: sorted columns, binned columns, which come from histogram bins, their codes, the
     most categories of any column and of a WIDE one), the working memory, and the growth.
-    Not one kernel around the three: numba links and optimises a kernel together with everything
+    ``train``: the rows grown on, ascending ids of the rows of ``rows`` (None: all of them),
+    which are read in place: a cross-validation fold copies none of the table.
+    Not one kernel around them: numba links and optimises a kernel together with everything
     it calls, so a wrapper kernel would compile the whole engine a second time (12 s of CPU).
-    The three release the GIL: cross-validation grows its folds on several threads."""
+    They release the GIL: cross-validation grows its folds on several threads."""
     (sorted_columns, binned, from_bins, binned_codes, max_categories, max_wide) = layout
     n, d = rows.X.shape
-    seg = root_segments(rows.X, rows.yc, rows.yr, rows.w, sorted_columns, binned, from_bins,
-                        binned_codes, feat.n_values, n)
+    ids = np.arange(n) if train is None else train
+    if presort is None:
+        words = sorted_words(rows.X, rows.w, rows.yc, ids, sorted_columns)
+    else:
+        words = kept_words(presort, rows.yc, ids, n)
+    seg = root_segments(rows.X, rows.yc, rows.yr, rows.w, ids, binned, from_bins, binned_codes,
+                        feat.n_values, words)
+    n_train = ids.shape[0]
+    del ids  # seg.row holds the rows: the arange of a whole table need not live through growth
     width = 3 if params.regression else params.n_classes
-    scr = new_scratch(n, d, params.n_classes, width, binned, max_categories, max_wide,
+    scr = new_scratch(n_train, n, d, params.n_classes, width, binned, max_categories, max_wide,
                       seg.codes.shape[1], unit_input)
     return grow(rows, feat, params, holdout, seg, scr, n_out)

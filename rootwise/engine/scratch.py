@@ -88,9 +88,10 @@ class Scratch(NamedTuple):
 
 
 @njit(cache=True, nogil=True)
-def new_scratch(n, d, n_classes, width, binned, max_categories, max_wide, n_code_words,
+def new_scratch(n, n_ids, d, n_classes, width, binned, max_categories, max_wide, n_code_words,
                 unit_input):
-    """Working memory for a fit on n rows and d columns: ``width`` = classes or 3 (regression),
+    """Working memory for a fit on n rows (ids below ``n_ids``: the rows of the table they are
+    read from) and d columns: ``width`` = classes or 3 (regression),
     ``binned`` the column of each code byte, ``max_categories`` the most categories of any
     column (at least 2), ``max_wide`` the most categories of a WIDE column (0: none)."""
     C = max(n_classes, 1)
@@ -120,11 +121,11 @@ def new_scratch(n, d, n_classes, width, binned, max_categories, max_wide, n_code
     return Scratch(
         scan, new_subset_scratch(per_entry, width), ent, wide,
         np.zeros(per_entry, dtype=np.int64), np.full(max(max_categories, 2), -1, dtype=np.int64),
-        np.empty(max(n, 1)), np.empty(max(n, 1)), np.zeros(max(n, 1)), unit_input,
+        np.empty(max(n, 1)), np.empty(max(n, 1)), np.zeros(max(n_ids, 1)), unit_input,
         np.ones(d, dtype=np.bool_), np.zeros(max(n, 1), dtype=np.int64),
         np.zeros(max(n, 1), dtype=np.int64),
         # read by row id in the order of a sorted column, i.e. at random: one byte per row
         # keeps them in cache (an int64 array of 10^5 rows is 800 kB)
-        np.zeros(max(n, 1), dtype=np.int8), np.zeros(max(n, 1), dtype=np.int8),
-        np.zeros(max(n, 1), dtype=np.int64), np.empty(max(n, 1), dtype=np.int64),
+        np.zeros(max(n_ids, 1), dtype=np.int8), np.zeros(max(n_ids, 1), dtype=np.int8),
+        np.zeros(max(n_ids, 1), dtype=np.int64), np.empty(max(n, 1), dtype=np.int64),
         np.empty(max(n, 1)), np.zeros((max(n, 1), n_code_words), dtype=np.int64))

@@ -16,7 +16,8 @@ Every array holds the node's rows in ascending row order (the reference builder'
          bit 53      END: not a known value of positive weight (missing, or a row of weight 0);
                      such rows come last in every column, in row order
 
-A column is sorted once per fit; a split partitions every column's segment stably into the
+A column is sorted once per fit (``presort``; once for all the folds of a cross-validation);
+a split partitions every column's segment stably into the
 children's segments, so each stays sorted and no node sorts again. Two rows that become
 neighbours in a child tie exactly when every row between them in the parent tied with its
 predecessor, so the partition carries the TIE flags with an AND per child.
@@ -32,8 +33,6 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
-
-from .radix import radix_argsort_keys
 
 ROW_MASK = 0xFFFFFFFF
 CODE_SHIFT = 32
@@ -84,77 +83,38 @@ def code_at(codes, t, slot):
 # ----------------------------------------------------------------------------- the root
 
 
-@njit(cache=True)
-def presort_column(column, w, yc, out):
-    """One column's words at the root into ``out``: the rows with a known value and positive
-    weight by value (stable: ties in row order), then the others in row order, flagged END."""
-    n = column.shape[0]
-    m = 0
-    for r in range(n):
-        if w[r] > 0.0 and not np.isnan(column[r]):
-            m += 1
-    values = np.empty(m)
-    ids = np.empty(m, dtype=np.int64)
-    m = 0
-    for r in range(n):
-        if w[r] > 0.0 and not np.isnan(column[r]):
-            values[m] = column[r]
-            ids[m] = r
-            m += 1
-    order, keys = radix_argsort_keys(values)
-    has_codes = yc.shape[0] > 0
-    for i in range(m):
-        r = ids[order[i]]
-        word = np.int64(r)
-        if has_codes:
-            word |= np.int64(yc[r]) << CODE_SHIFT
-        if i > 0 and keys[i] == keys[i - 1]:  # equal keys are equal values (-0.0 == 0.0)
-            word |= TIE_BIT
-        out[i] = word
-    p = m
-    for r in range(n):
-        if not (w[r] > 0.0 and not np.isnan(column[r])):
-            word = np.int64(r) | END_BIT
-            if has_codes:
-                word |= np.int64(yc[r]) << CODE_SHIFT
-            out[p] = word
-            p += 1
-
-
 @njit(cache=True, nogil=True)
-def root_segments(X, yc, yr, w, sorted_columns, binned_columns, from_bins, binned_codes, n_values,
-                  capacity):
-    """The root's segment arrays, with room for ``capacity`` rows. Binned column s is column
-    ``binned_columns[s]``: its codes are a categorical column's category codes, read from X
-    (missing: n_values[j]), or, when ``from_bins[s]``, histogram bins from ``binned_codes``
-    ((n, d) uint8, made by binning)."""
-    n, d = X.shape
-    row = np.empty(capacity, dtype=np.int64)
-    wt = np.empty(capacity)
-    for r in range(n):
-        row[r] = r
-        wt[r] = w[r]
-    yc_s = np.empty(capacity if yc.shape[0] > 0 else 0, dtype=np.int64)
-    for r in range(yc.shape[0]):
-        yc_s[r] = yc[r]
-    yr_s = np.empty(capacity if yr.shape[0] > 0 else 0)
-    for r in range(yr.shape[0]):
-        yr_s[r] = yr[r]
+def root_segments(X, yc, yr, w, rows, binned_columns, from_bins, binned_codes, n_values, words):
+    """The root's segment arrays: the training rows ``rows`` (ascending ids of rows of X, yc, yr
+    and w, read in place) with their presorted ``words`` ((n_sorted, len(rows)), from
+    ``presort``). Binned column s is column ``binned_columns[s]``: its codes are a categorical
+    column's category codes, read from X (missing: n_values[j]), or, when ``from_bins[s]``,
+    histogram bins from ``binned_codes`` ((n, d) uint8, made by binning)."""
+    m = rows.shape[0]
+    row = np.empty(m, dtype=np.int64)
+    wt = np.empty(m)
+    for t in range(m):
+        row[t] = rows[t]
+        wt[t] = w[rows[t]]
+    yc_s = np.empty(m if yc.shape[0] > 0 else 0, dtype=np.int64)
+    for t in range(yc_s.shape[0]):
+        yc_s[t] = yc[rows[t]]
+    yr_s = np.empty(m if yr.shape[0] > 0 else 0)
+    for t in range(yr_s.shape[0]):
+        yr_s[t] = yr[rows[t]]
     n_binned = binned_columns.shape[0]
-    codes = np.zeros((capacity, (n_binned + 7) // 8), dtype=np.int64)
+    codes = np.zeros((m, (n_binned + 7) // 8), dtype=np.int64)
     for s in range(n_binned):
         j = binned_columns[s]
         shift = (s & 7) * 8
-        for r in range(n):
+        for t in range(m):
+            r = rows[t]
             if from_bins[s]:
                 c = np.int64(binned_codes[r, j])
             else:
                 x = X[r, j]
                 c = n_values[j] if np.isnan(x) else np.int64(x)
-            codes[r, s >> 3] |= c << shift
-    words = np.empty((sorted_columns.shape[0], capacity), dtype=np.int64)
-    for s in range(sorted_columns.shape[0]):
-        presort_column(X[:, sorted_columns[s]], w, yc, words[s])
+            codes[t, s >> 3] |= c << shift
     return Segments(row, wt, yc_s, yr_s, codes, words)
 
 
