@@ -155,8 +155,8 @@ def primary_directions(seg, start, end, j, kind, threshold, sides, X, feat, cut,
 def binary_rows(seg, start, end, scr, ch):
     """A binary split's partition of the segment: the children's segments into ch.c_start /
     ch.c_end."""
-    mid = split_binary(seg, start, end, scr.direction, scr.goes_left, scr.flags, scr.buf_i,
-                       scr.buf_f, scr.buf_codes)
+    mid = split_binary(seg, start, end, scr.direction, scr.goes_left, scr.buf_i, scr.buf_f,
+                       scr.buf_codes)
     ch.c_start[0], ch.c_end[0], ch.c_start[1], ch.c_end[1] = start, mid, mid, end
 
 

@@ -541,6 +541,6 @@ def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, pres
     n_train = ids.shape[0]
     del ids  # seg.row holds the rows: the arange of a whole table need not live through growth
     width = 3 if params.regression else params.n_classes
-    scr = new_scratch(n_train, n, d, params.n_classes, width, binned, max_categories, max_wide,
+    scr = new_scratch(n_train, n, d, params, width, binned, max_categories, max_wide,
                       seg.codes.shape[1], unit_input)
     return grow(rows, feat, params, holdout, seg, scr, n_out)

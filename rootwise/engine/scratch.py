@@ -9,6 +9,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .._config import ENTROPY
+from .bundles import MISSING_FRACTIONAL
 from .entries import CODES
 from .subsets import SubsetScratch, new_subset_scratch
 
@@ -78,29 +80,39 @@ class Scratch(NamedTuple):
     unit_input: bool  # every input weight is 0 or 1
     available: np.ndarray  # (d,) bool: every column unless a multiway test used it up
     direction: np.ndarray  # per position: the chosen test's branch
-    flags: np.ndarray  # per position: a binary partition's sides
     dir_row: np.ndarray  # by row, int8: the primary's branch (surrogate scans)
     goes_left: np.ndarray  # by row, int8: binary partition
     branch_of_row: np.ndarray  # by row: multiway partition
-    buf_i: np.ndarray  # partition buffers
+    buf_i: np.ndarray  # the binary partition's buffers: views of one block (``new_scratch``)
     buf_f: np.ndarray
     buf_codes: np.ndarray
 
 
 @njit(cache=True, nogil=True)
-def new_scratch(n, n_ids, d, n_classes, width, binned, max_categories, max_wide, n_code_words,
+def new_scratch(n, n_ids, d, params, width, binned, max_categories, max_wide, n_code_words,
                 unit_input):
-    """Working memory for a fit on n rows (ids below ``n_ids``: the rows of the table they are
-    read from) and d columns: ``width`` = classes or 3 (regression),
+    """Working memory for a fit of ``params`` on n rows (ids below ``n_ids``: the rows of the
+    table they are read from) and d columns: ``width`` = classes or 3 (regression),
     ``binned`` the column of each code byte, ``max_categories`` the most categories of any
-    column (at least 2), ``max_wide`` the most categories of a WIDE column (0: none)."""
-    C = max(n_classes, 1)
+    column (at least 2), ``max_wide`` the most categories of a WIDE column (0: none).
+
+    An array per row that the fit never reads has one entry: at 10^6 rows each would be 8 MB,
+    and cross-validation grows two folds at once."""
+    C = max(params.n_classes, 1)
     nb = binned.shape[0]
     cells = max(width, 5)
     per_entry = max(CODES, max_wide + 1, max_categories)
-    xlogx = np.zeros(n + 2)
-    for k in range(1, n + 2):
+    # k log2 k for the entropy's integer counts (``sorted_scan``)
+    xlogx = np.zeros(n + 2 if params.criterion == ENTROPY else 1)
+    for k in range(1, xlogx.shape[0]):
         xlogx[k] = k * np.log2(k)
+    # weights scattered by row (C4.5) and the multiway partition's branch by row
+    many = params.multiway or params.missing == MISSING_FRACTIONAL
+    n_many = max(n_ids, 1) if many else 1
+    # the binary partition moves one array at a time (rows, weights, targets, codes, each
+    # column's words), so its buffers take turns in one block: 8 bytes per row and code word
+    block = np.empty((max(n, 1), max(n_code_words, 1)), dtype=np.int64)
+    buf_i = block.reshape(-1)
     wide_rows = max_wide + 1 if max_wide > 0 else 1
     scan = ScanScratch(
         np.zeros(width), np.zeros(width), np.zeros(width), np.zeros(width, dtype=np.int64),
@@ -121,11 +133,9 @@ def new_scratch(n, n_ids, d, n_classes, width, binned, max_categories, max_wide,
     return Scratch(
         scan, new_subset_scratch(per_entry, width), ent, wide,
         np.zeros(per_entry, dtype=np.int64), np.full(max(max_categories, 2), -1, dtype=np.int64),
-        np.empty(max(n, 1)), np.empty(max(n, 1)), np.zeros(max(n_ids, 1)), unit_input,
+        np.empty(max(n, 1)), np.empty(max(n, 1)), np.zeros(n_many), unit_input,
         np.ones(d, dtype=np.bool_), np.zeros(max(n, 1), dtype=np.int64),
-        np.zeros(max(n, 1), dtype=np.int64),
         # read by row id in the order of a sorted column, i.e. at random: one byte per row
         # keeps them in cache (an int64 array of 10^5 rows is 800 kB)
         np.zeros(max(n_ids, 1), dtype=np.int8), np.zeros(max(n_ids, 1), dtype=np.int8),
-        np.zeros(max(n_ids, 1), dtype=np.int64), np.empty(max(n, 1), dtype=np.int64),
-        np.empty(max(n, 1)), np.zeros((max(n, 1), n_code_words), dtype=np.int64))
+        np.zeros(n_many, dtype=np.int64), buf_i, buf_i.view(np.float64), block)

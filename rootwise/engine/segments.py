@@ -122,25 +122,26 @@ def root_segments(X, yc, yr, w, rows, binned_columns, from_bins, binned_codes, n
 
 
 @njit(cache=True, _nrt=False)
-def _split_1d(a, start, m, g, buf):
-    """Stable partition of a[start:start + m] by the flags g (1 = left), left first, branch-free
-    (left or right is close to random: a branch would be mispredicted half the time)."""
+def _split_1d(a, start, m, direction, buf):
+    """Stable partition of a[start:start + m] by ``direction`` (0 left, 1 right), left first,
+    branch-free (left or right is close to random: a branch would be mispredicted half the
+    time)."""
     n_left = 0
     n_right = 0
     for i in range(m):
         x = a[start + i]
         a[start + n_left] = x
         buf[n_right] = x
-        gi = g[i]
-        n_left += gi
-        n_right += 1 - gi
+        right = direction[i]
+        n_left += 1 - right
+        n_right += right
     for t in range(n_right):
         a[start + n_left + t] = buf[t]
     return n_left
 
 
 @njit(cache=True, _nrt=False)
-def _split_codes(codes, start, m, g, buf):
+def _split_codes(codes, start, m, direction, buf):
     """``_split_1d`` for whole rows of the codes."""
     k_words = codes.shape[1]
     n_left = 0
@@ -150,9 +151,9 @@ def _split_codes(codes, start, m, g, buf):
             x = codes[start + i, k]
             codes[start + n_left, k] = x
             buf[n_right, k] = x
-        gi = g[i]
-        n_left += gi
-        n_right += 1 - gi
+        right = direction[i]
+        n_left += 1 - right
+        n_right += right
     for t in range(n_right):
         for k in range(k_words):
             codes[start + n_left + t, k] = buf[t, k]
@@ -190,22 +191,21 @@ def _split_words(words, s, start, end, goes_left, buf):
 
 
 @njit(cache=True, _nrt=False)
-def split_binary(seg, start, end, direction, goes_left, g, buf_i, buf_f, buf_codes):
+def split_binary(seg, start, end, direction, goes_left, buf_i, buf_f, buf_codes):
     """Partition the segment stably by ``direction`` (0 left, 1 right, per segment position):
-    returns the first position of the right child. ``goes_left``: scratch by row id; ``g``: per
-    position."""
+    returns the first position of the right child. ``goes_left``: scratch by row id; the
+    buffers (at least m entries, m rows of codes) may share memory: one is used at a time."""
     m = end - start
     for t in range(m):
-        g[t] = 1 - direction[t]
-        goes_left[seg.row[start + t]] = np.int8(g[t])
-    n_left = _split_1d(seg.row, start, m, g, buf_i)
-    _split_1d(seg.w, start, m, g, buf_f)
+        goes_left[seg.row[start + t]] = np.int8(1 - direction[t])
+    n_left = _split_1d(seg.row, start, m, direction, buf_i)
+    _split_1d(seg.w, start, m, direction, buf_f)
     if seg.yc.shape[0] > 0:
-        _split_1d(seg.yc, start, m, g, buf_i)
+        _split_1d(seg.yc, start, m, direction, buf_i)
     if seg.yr.shape[0] > 0:
-        _split_1d(seg.yr, start, m, g, buf_f)
+        _split_1d(seg.yr, start, m, direction, buf_f)
     if seg.codes.shape[1] > 0:
-        _split_codes(seg.codes, start, m, g, buf_codes)
+        _split_codes(seg.codes, start, m, direction, buf_codes)
     for s in range(seg.words.shape[0]):
         _split_words(seg.words, s, start, end, goes_left, buf_i)
     return start + n_left
