@@ -35,7 +35,7 @@ from .prune.cost_complexity import (
     root_cost,
 )
 from .prune.error_based import TrainingRows, collapse_tree, error_based_prune
-from .prune.folds import check_random_state, kfold, stratified_kfold
+from .prune.folds import FoldPairs, check_random_state, kfold_labels, stratified_kfold_labels
 from .prune.reduced_error import reduced_error_prune
 from .prune.report import PendingSteps
 from .tree.majority import majority_class, tie_priority
@@ -290,11 +290,11 @@ class _TreeEstimator(Estimator):
         if len(f) != n_rows or f.dtype.kind not in "iu":
             raise ValueError(f"folds must hold one integer fold number per row ({n_rows} rows), "
                              f"got {len(f)} value(s) of dtype {f.dtype}.")
-        labels = np.unique(f)
+        labels, fold_of_row = np.unique(f, return_inverse=True)
         if len(labels) < 2:
             raise ValueError(f"folds holds {len(labels)} fold number(s); alpha by "
                              "cross-validation needs at least 2.")
-        return [(np.flatnonzero(f != k), np.flatnonzero(f == k)) for k in labels]
+        return FoldPairs(np.arange(n_rows), [fold_of_row.ravel()], len(labels))
 
     def _cost_complexity(self, tree, grow, train, yt, w, priority, fold_pairs=None):
         """Fixed ``ccp_alpha``, or alpha chosen by (repeated) K-fold cross-validation ("cv-min",
@@ -338,15 +338,15 @@ class _TreeEstimator(Estimator):
             return None
         counts = None if self._regression else np.bincount(y)
         rng = check_random_state(self.random_state)
-        pairs = []
+        labels = []
         repeats = self._repeats(len(train))
         for _ in range(repeats):
             # scikit-learn's StratifiedKFold / KFold folds (shuffle=True), without importing it
             if counts is not None and counts[counts > 0].min() >= n_splits:
-                pairs += stratified_kfold(y, n_splits, rng)
+                labels.append(stratified_kfold_labels(y, n_splits, rng))
             else:
-                pairs += kfold(len(train), n_splits, rng)
-        return [(train[a], train[b]) for a, b in pairs]
+                labels.append(kfold_labels(len(train), n_splits, rng))
+        return FoldPairs(train, labels, n_splits)
 
     def _repeats(self, n_rows: int) -> int:
         """R, the fold draws of an integer ``cv``: ``cv_repeats``, or with None the estimator's

@@ -481,3 +481,81 @@ def test_weakest_links_as_the_node_scan_picks_them(task):
                 want = scan_every_node(*links, stop, scale)
                 for a, b in zip(got, want, strict=True):
                     np.testing.assert_array_equal(a, b)
+
+
+# --------------------------------------------------------------------------- shared work across folds
+
+
+def _mixed_table(seed, n=1500, regression=False):
+    """A DataFrame with ties (one decimal), -0.0 among 0.0, ~8 % missing cells, a 5-level and a
+    300-level categorical column; 3 classes or a target; weights with zeros."""
+    rng = np.random.default_rng(seed)
+    a = np.round(rng.normal(size=n), 1)
+    b = np.where(rng.random(n) < 0.5, 0.0, -0.0) + (rng.random(n) < 0.3)
+    c = np.round(rng.normal(size=n), 2)
+    for col in (a, b, c):
+        col[rng.random(n) < 0.08] = np.nan
+    small = pd.Categorical(rng.choice(list("vwxyz"), n))
+    wide = pd.Categorical(rng.integers(0, 300, n).astype(str))
+    X = pd.DataFrame({"a": a, "b": b, "c": c, "small": small, "wide": wide})
+    signal = np.nan_to_num(a) + (np.asarray(small) == "x") + 0.7 * rng.normal(size=n)
+    y = signal if regression else np.where(rng.random(n) < 0.2, 2, (signal > 0.4).astype(int))
+    w = rng.integers(0, 4, n).astype(float)
+    return X, y, w
+
+
+def _copying_fold(self, rows):
+    """A fold's tree the way it was grown before the folds shared work: its rows copied into a
+    table of their own, every column sorted again."""
+    from rootwise.engine.dispatch import build_tree_with_report
+
+    schema = self.schema
+    return build_tree_with_report(
+        self.X[rows], self.y[rows], self.w[rows], schema.kinds_array, schema.n_categories,
+        self.n_classes, self.policy, cost_floor=self.alpha_floor * float(self.w[rows].sum()),
+        floor_cost=self.floor_cost)[0]
+
+
+def _trees_equal(a, b):
+    from rootwise.tree.tree import NODE_FIELDS
+
+    same = [getattr(a, f).tobytes() == getattr(b, f).tobytes() for f in NODE_FIELDS]
+    same += [a.value.tobytes() == b.value.tobytes(), a.pool.tobytes() == b.pool.tobytes()]
+    same += [col.tobytes() == b.surrogates[k].tobytes() for k, col in a.surrogates.items()]
+    return all(same)
+
+
+@pytest.mark.parametrize("estimator, params", [
+    (CARTClassifier, {"cv_repeats": 1}), (CARTRegressor, {"cv_repeats": 1}),
+    (CARTClassifier, {"ccp_cost": "impurity", "criterion": "entropy"}),  # 3 repeats, the default
+    (CARTRegressor, {"cv_repeats": 2})])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_fold_trees_from_the_shared_presort_are_the_folds_own(monkeypatch, estimator, params,
+                                                              weighted):
+    """The folds read their rows in place and keep each column's order from one sort of the
+    table (``engine.presort``); every fold tree, the CV table and the fitted tree are, bit for
+    bit, those of folds grown on copies of their rows, each sorting its own (as before)."""
+    import rootwise.estimators as estimators
+
+    X, y, w = _mixed_table(7, regression=estimator is CARTRegressor)
+    w = w if weighted else None
+    grown = {}
+    fold = estimators._Grower.fold
+
+    def recording_fold(self, rows):
+        tree = fold(self, rows)
+        grown[rows.tobytes()] = (self, rows, tree)
+        return tree
+
+    monkeypatch.setattr(estimators._Grower, "fold", recording_fold)
+    shared = estimator(random_state=5, n_jobs=2, **params).fit(X, y, sample_weight=w)
+    assert len(grown) == 10 * params.get("cv_repeats", 3)
+    for grower, rows, tree in grown.values():
+        assert _trees_equal(tree, _copying_fold(grower, rows))
+
+    monkeypatch.setattr(estimators._Grower, "fold", _copying_fold)
+    copied = estimator(random_state=5, n_jobs=2, **params).fit(X, y, sample_weight=w)
+    for field in ("alpha", "n_leaves", "train_cost", "cv_error", "cv_std_error"):
+        assert getattr(shared.cp_table_, field).tobytes() == getattr(copied.cp_table_, field).tobytes()
+    assert shared.cp_table_.chosen == copied.cp_table_.chosen
+    assert _trees_equal(shared.tree_, copied.tree_)

@@ -17,6 +17,8 @@ The growth loop leaves such nodes unsplit, and only alphas >= alpha_0 are used a
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -166,16 +168,18 @@ def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule:
     rule "cv-min": the lowest CV error; "cv-1se": the simplest tree within one standard error
     of it. Ties go to the simpler tree.
 
-    ``n_jobs`` threads grow and score the fold trees (``grow`` must then be safe to call from
-    several threads; the growth kernel releases the GIL). The pieces are put together in fold
-    order, so the table does not depend on it.
+    ``n_jobs`` threads grow the fold trees, and score them one at a time (``grow`` must then be
+    safe to call from several threads; the growth kernel releases the GIL). The pieces are put
+    together in fold order, so the table does not depend on it.
 
     ``floor`` = alpha_0 > 0 (``cp``): the table starts at T(alpha_0) (``floor_path``), so every
     probe is at least alpha_0 and the trees (``tree`` and the folds') may be grown with no split
     at a node whose R(t) <= alpha_0 (the module docstring): the rows of the table are those of
     the unfloored table above alpha_0."""
     path, probe = cv_probes(tree, cost, floor)
-    folds = list(folds)
+    # a Sequence (``folds.FoldPairs``) may make each pair when it is read: only the folds
+    # being grown hold their training rows
+    folds = folds if isinstance(folds, Sequence) else list(folds)
     copies = np.zeros(X.shape[0], dtype=np.int64)  # held-out copies of each row
     for _, test in folds:
         np.add.at(copies, test, 1)
@@ -183,17 +187,24 @@ def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule:
     # fold by fold and no fold's pieces (about one per node on each held-out row's path: 3.5 GB
     # at 10^6 rows) outlive it; repeats need a row's copies together.
     by_fold = copies.max(initial=0) <= 1
+    # One fold is scored at a time: its pieces and their moments are the largest arrays of the
+    # CV (1.6 million pieces per fold of 10^6 rows, some 250 MB at the moments), and two folds
+    # scored at once held them twice. Scoring is a few per cent of a fold, so the wait is short.
+    scoring = threading.Lock()
 
-    def one_fold(fold):
-        train, test = fold
-        pieces = fold_pieces(grow(train), cost, X[test], test, row_losses, probe)
-        return probe_sums([pieces], copies, len(probe)) if by_fold else pieces
+    def one_fold(i):
+        train, test = folds[i]
+        fold_tree = grow(train)
+        del train
+        with scoring:
+            pieces = fold_pieces(fold_tree, cost, X[test], test, row_losses, probe)
+            return probe_sums([pieces], copies, len(probe)) if by_fold else pieces
 
     if n_jobs > 1 and len(folds) > 1:
         with ThreadPoolExecutor(max_workers=min(n_jobs, len(folds))) as pool:
-            parts = list(pool.map(one_fold, folds))  # in fold order
+            parts = list(pool.map(one_fold, range(len(folds))))  # in fold order
     else:
-        parts = [one_fold(fold) for fold in folds]
+        parts = [one_fold(i) for i in range(len(folds))]
     if by_fold:
         sums = (sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts))
     else:
