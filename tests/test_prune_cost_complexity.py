@@ -559,3 +559,77 @@ def test_fold_trees_from_the_shared_presort_are_the_folds_own(monkeypatch, estim
         assert getattr(shared.cp_table_, field).tobytes() == getattr(copied.cp_table_, field).tobytes()
     assert shared.cp_table_.chosen == copied.cp_table_.chosen
     assert _trees_equal(shared.tree_, copied.tree_)
+
+
+def _moments_by_one_sort(rows, lo, hi, share, weight, n_probes):
+    """``_step_moments`` as it was: every step of every row sorted at once by (row, probe), ties
+    in input order, then the + terms of all rows before the - terms (the oracle)."""
+    m = len(rows)
+    pos = np.concatenate([lo, hi])
+    who = np.concatenate([rows, rows])
+    step = np.concatenate([share, -share])
+    order = np.lexsort((np.arange(2 * m), pos, who))
+    level = np.empty(2 * m)
+    running = 0.0
+    for t, s in enumerate(order):
+        running += step[s]
+        level[t] = running
+    before = 0.0
+    for t, s in enumerate(order):
+        if t == 0 or who[s] != who[order[t - 1]]:
+            before = level[t] - step[s]
+        level[t] -= before
+    first, second = np.zeros(n_probes + 1), np.zeros(n_probes + 1)
+    for out, power in ((first, 1), (second, 2)):
+        for sign in (1.0, -1.0):
+            for t in range(2 * m - 1):
+                a, b = order[t], order[t + 1]
+                if who[a] == who[b] and pos[a] < pos[b]:
+                    term = level[t] if power == 1 else level[t] * level[t]
+                    out[pos[a] if sign > 0 else pos[b]] += sign * (weight[who[a]] * term)
+    return first, second
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_moments_row_by_row_are_those_of_one_sort(seed):
+    """``_step_moments`` takes the rows one at a time; its sums are those of sorting every step
+    at once, bit for bit: shares like 1/3 and squared errors round, and zero-width pieces
+    (lo == hi) and rows spread over several folds (repeats) are kept in the same order."""
+    from rootwise.prune.cost_complexity import _step_moments
+
+    rng = np.random.default_rng(seed)
+    n_rows, n_probes = 60, 9
+    rows, lo, hi = [], [], []
+    for _ in range(3):  # three held-out copies of every row, as repeats give
+        for r in rng.permutation(n_rows):
+            cuts = np.sort(rng.integers(0, n_probes + 1, rng.integers(0, 5)))
+            edges = np.concatenate([[0], cuts, [n_probes]])
+            rows += [r] * (len(edges) - 1)
+            lo += list(edges[:-1])
+            hi += list(edges[1:])
+    rows, lo, hi = (np.array(v, dtype=np.int64) for v in (rows, lo, hi))
+    share = rng.random(len(rows)) ** 2 / 3.0
+    weight = rng.integers(1, 4, n_rows) / 7.0
+    got = _step_moments(rows, lo, hi, share, weight, n_probes)
+    want = _moments_by_one_sort(rows, lo, hi, share, weight, n_probes)
+    assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
+
+
+def test_pieces_worked_out_in_blocks_are_those_of_all_rows(monkeypatch):
+    """``fold_pieces`` scores the held-out rows a block at a time: the same pieces as all at
+    once."""
+    import rootwise.prune.cost_complexity as cc
+
+    X, y, _ = _mixed_table(3)
+    model = CARTClassifier(pruning=None, max_depth=8).fit(X.iloc[:1000], y[:1000])
+    Xe = model._encode(X)
+    test = np.arange(1000, len(y))
+    probe = np.append(np.sqrt(np.arange(1, 6) * np.arange(2, 7)) * 1e-3, np.inf)
+
+    def losses(tree, rows, nodes):
+        return (tree.value[nodes].argmax(axis=1) != y[rows]).astype(float), np.ones(len(rows))
+
+    whole = cc.fold_pieces(model.tree_, "misclassification", Xe[test], test, losses, probe)
+    monkeypatch.setattr(cc, "SCORED_ROWS", 7)
+    blocks = cc.fold_pieces(model.tree_, "misclassification", Xe[test], test, losses, probe)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(whole, blocks, strict=True))

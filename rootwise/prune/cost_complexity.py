@@ -187,9 +187,9 @@ def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule:
     # fold by fold and no fold's pieces (about one per node on each held-out row's path: 3.5 GB
     # at 10^6 rows) outlive it; repeats need a row's copies together.
     by_fold = copies.max(initial=0) <= 1
-    # One fold is scored at a time: its pieces and their moments are the largest arrays of the
-    # CV (1.6 million pieces per fold of 10^6 rows, some 250 MB at the moments), and two folds
-    # scored at once held them twice. Scoring is a few per cent of a fold, so the wait is short.
+    # One fold is scored at a time: its pieces are the largest arrays of the CV after the folds'
+    # own (1.6 million pieces per fold of 10^6 rows, five arrays of 13 MB), and two folds scored
+    # at once held them twice. Scoring is a few per cent of a fold, so the wait is short.
     scoring = threading.Lock()
 
     def one_fold(i):
@@ -231,12 +231,34 @@ def cv_probes(tree: Tree, cost: str, floor: float = 0.0) -> tuple[PruningPath, n
     return path, np.append(np.sqrt(nonneg[:-1] * nonneg[1:]), np.inf)
 
 
+# held-out rows scored at once by ``fold_pieces``: their paths' temporaries are some 15 arrays
+# of one entry per node on a path (16 per row of a fold tree at 10^6 rows)
+SCORED_ROWS = 1 << 15
+
+
 def fold_pieces(fold_tree: Tree, cost: str, X_test: np.ndarray, test: np.ndarray, row_losses,
                 probe: np.ndarray):
     """One fold's pieces (row, lo, hi, rate, w): held-out row ``row`` (an index of ``test``'s
-    numbering) has loss rate ``rate`` under the fold tree pruned at the probes [lo, hi)."""
-    lower, upper, rows, nodes = _endings(fold_tree, cost_complexity_path(fold_tree, cost=cost),
-                                         fold_tree.decision_path_parts(X_test))
+    numbering) has loss rate ``rate`` under the fold tree pruned at the probes [lo, hi); the
+    rows in ``test``'s order, each row's pieces root first. Worked out SCORED_ROWS rows at a
+    time (each row's pieces are its own), then put together one array after another."""
+    path = cost_complexity_path(fold_tree, cost=cost)
+    blocks = [_block_pieces(fold_tree, path, X_test[a:a + SCORED_ROWS], test[a:a + SCORED_ROWS],
+                            row_losses, probe)
+              for a in range(0, max(len(test), 1), SCORED_ROWS)]
+    columns = [list(c) for c in zip(*blocks, strict=True)]
+    del blocks
+    pieces = []
+    for column in columns:
+        pieces.append(np.concatenate(column))
+        column.clear()  # each block's part freed once it is copied
+    return tuple(pieces)
+
+
+def _block_pieces(fold_tree: Tree, path: PruningPath, X_test: np.ndarray, test: np.ndarray,
+                  row_losses, probe: np.ndarray):
+    """``fold_pieces`` of the held-out rows ``test`` (X_test: their cells)."""
+    lower, upper, rows, nodes = _endings(fold_tree, path, fold_tree.decision_path_parts(X_test))
     loss, w = row_losses(fold_tree, test[rows], nodes)
     rate = np.divide(loss, w, out=np.zeros_like(loss), where=w > 0)
     # row i ends in nodes[i] for the probes in [lower, upper): probe indices [lo, hi)
@@ -265,15 +287,18 @@ def probe_sums(pieces, copies: np.ndarray, n_probes: int):
     first, second = np.zeros(n_probes + 1), np.zeros(n_probes + 1)
     if not pieces:
         return first, second, 0.0
-    rows, lo, hi, rate, w = (np.concatenate(p) for p in zip(*pieces, strict=True))
+    # one fold's pieces as they are (a copy of them is some 60 MB at 10^6 rows)
+    rows, lo, hi, rate, w = (p[0] if len(p) == 1 else np.concatenate(p)
+                             for p in zip(*pieces, strict=True))
     weight = np.zeros(len(copies))
     weight[rows] = w
     total = float(weight[copies > 0].sum())
     if len(rows) == 0:
         return first, second, total
     share = rate / copies[rows]
-    first, second = _step_moments(rows.astype(np.int64), lo.astype(np.int64),
-                                  hi.astype(np.int64), share, weight, n_probes)
+    first, second = _step_moments(rows.astype(np.int64, copy=False),
+                                  lo.astype(np.int64, copy=False),
+                                  hi.astype(np.int64, copy=False), share, weight, n_probes)
     return first, second, total
 
 
@@ -295,48 +320,61 @@ def cv_error_and_se(first: np.ndarray, second: np.ndarray, total: float):
 def _step_moments(rows, lo, hi, share, weight, n_probes):
     """The differences (over probes) of sum_i w_i m_ik and sum_i w_i m_ik^2.
 
-    m_ik as a step function of k per row: +share at lo, -share at hi, the steps in (row, probe)
-    order (a stable two-pass counting sort); within a row the running sum of its steps is m_ik
-    on [pos_j, pos_j+1). The running sum is taken over all rows and the sum before each row's
-    first step subtracted (the same operations, in the same order, as the numpy version this
-    replaced, so the CV errors are the same numbers)."""
+    m_ik as a step function of k per row: +share at lo, -share at hi; each row's steps in
+    probe order (ties: its +steps, then its -steps, each in piece order), the rows in row
+    order. Within a row the running sum of its steps is m_ik on [pos_j, pos_j+1). The running
+    sum is taken over all rows and the sum before each row's first step subtracted, and every
+    interval's term is added at its start before any is taken off at its end: the same
+    operations, in the same order, as the numpy version this replaced, so the CV errors are
+    the same numbers. The rows are taken one at a time: only the terms taken off at the ends
+    wait (one per interval), where sorting every step at once held eight arrays of two entries
+    per piece (some 200 MB for a fold at 10^6 rows)."""
     m = rows.shape[0]
-    n_steps = 2 * m
-    n_rows = weight.shape[0]
-    pos = np.empty(n_steps, dtype=np.int64)
-    who = np.empty(n_steps, dtype=np.int64)
-    step = np.empty(n_steps)
-    for i in range(m):
-        pos[i], who[i], step[i] = lo[i], rows[i], share[i]
-        pos[m + i], who[m + i], step[m + i] = hi[i], rows[i], -share[i]
-    # stable sort by probe, then stably by row: (row, probe) order, ties in input order
-    by_pos = _counting_order(pos, n_probes + 1, np.arange(n_steps))
-    order = _counting_order(who, n_rows, by_pos)
+    grouped = _counting_order(rows, weight.shape[0], np.arange(m))  # by row, in piece order
     first = np.zeros(n_probes + 1)
     second = np.zeros(n_probes + 1)
-    level = np.empty(n_steps)
+    end_at = np.empty(2 * m, dtype=np.int64)  # the terms taken off at the intervals' ends
+    end_first = np.empty(2 * m)
+    end_second = np.empty(2 * m)
+    n_ends = 0
     running = 0.0
-    for t in range(n_steps):
-        running += step[order[t]]
-        level[t] = running
-    before = 0.0
-    for t in range(n_steps):  # the level within the row: minus the sum before its first step
-        if t == 0 or who[order[t]] != who[order[t - 1]]:
-            before = level[t] - step[order[t]]
-        level[t] -= before
-    # each step j with a later step of the same row at a larger probe holds m on [pos_j, pos_j+1)
-    for sign in (1.0, -1.0):
-        for t in range(n_steps - 1):
-            a, b = order[t], order[t + 1]
-            if who[a] == who[b] and pos[a] < pos[b]:
-                mass = weight[who[a]]
-                first[pos[a] if sign > 0 else pos[b]] += sign * (mass * level[t])
-    for sign in (1.0, -1.0):
-        for t in range(n_steps - 1):
-            a, b = order[t], order[t + 1]
-            if who[a] == who[b] and pos[a] < pos[b]:
-                mass = weight[who[a]]
-                second[pos[a] if sign > 0 else pos[b]] += sign * (mass * (level[t] * level[t]))
+    start = 0
+    while start < m:
+        row = rows[grouped[start]]
+        stop = start
+        while stop < m and rows[grouped[stop]] == row:
+            stop += 1
+        n_steps = 2 * (stop - start)
+        pos = np.empty(n_steps, dtype=np.int64)
+        step = np.empty(n_steps)
+        for j in range(stop - start):
+            i = grouped[start + j]
+            pos[j], step[j] = lo[i], share[i]
+            pos[n_steps // 2 + j], step[n_steps // 2 + j] = hi[i], -share[i]
+        order = np.argsort(pos, kind="mergesort")  # stable: ties keep +steps first
+        mass = weight[row]
+        before = 0.0
+        level = 0.0
+        for u in range(n_steps):
+            b = order[u]
+            running += step[b]
+            if u == 0:
+                before = running - step[b]
+            else:
+                a = order[u - 1]
+                if pos[a] < pos[b]:  # the row's level holds on [pos_a, pos_b)
+                    first[pos[a]] += mass * level
+                    second[pos[a]] += mass * (level * level)
+                    end_at[n_ends] = pos[b]
+                    end_first[n_ends] = mass * level
+                    end_second[n_ends] = mass * (level * level)
+                    n_ends += 1
+            level = running - before
+        start = stop
+    for q in range(n_ends):
+        first[end_at[q]] += -end_first[q]
+    for q in range(n_ends):
+        second[end_at[q]] += -end_second[q]
     return first, second
 
 
