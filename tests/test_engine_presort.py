@@ -122,3 +122,12 @@ def test_a_presort_of_another_table_is_refused():
     with pytest.raises(ValueError, match="presort holds"):
         build_tree_with_report(X, y, w, kinds, n_categories, 3, policy,
                                train=np.arange(50, 300), presort=other)
+
+
+def test_a_mask_of_rows_is_read_as_the_rows_it_marks():
+    X, y, _, w, kinds, n_categories = _table(1)
+    policy = CARTClassifier()._policy()
+    mask = np.random.default_rng(1).random(len(y)) < 0.7
+    own, _ = build_tree_with_report(X[mask], y[mask], w[mask], kinds, n_categories, 3, policy)
+    tree, _ = build_tree_with_report(X, y, w, kinds, n_categories, 3, policy, train=mask)
+    _same_tree(tree, own)

@@ -61,7 +61,9 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     X = np.ascontiguousarray(X, dtype=np.float64)
     w = np.ascontiguousarray(w, dtype=np.float64)
     if train is not None:
-        train = np.ascontiguousarray(train, dtype=np.int64)
+        train = np.asarray(train)
+        train = np.ascontiguousarray(np.flatnonzero(train) if train.dtype == bool else train,
+                                     dtype=np.int64)
         if not _reads_in_place(train, len(X), policy):
             X, y, w = X[train], np.asarray(y)[train], w[train]
             train, presort = None, None
