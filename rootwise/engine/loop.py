@@ -209,8 +209,10 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     max_b = max_k if params.multiway else 2  # children of one split, at most
     max_s = params.max_surrogates
     ch = new_chosen(max_s, max_k)
-    mw_i = np.empty(n, dtype=np.int64)  # multiway partition scratch (grows with C4.5's copies)
-    mw_f = np.empty(n)
+    # multiway partition scratch (grows with C4.5's copies); a binary CART split never uses it
+    n_mw = n if params.multiway or params.missing == FRACTIONAL else 1
+    mw_i = np.empty(n_mw, dtype=np.int64)
+    mw_f = np.empty(n_mw)
 
     # pre-pruning state
     m_val = holdout.w.shape[0]

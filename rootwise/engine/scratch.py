@@ -106,6 +106,8 @@ def new_scratch(n, n_ids, d, params, width, binned, max_categories, max_wide, n_
     xlogx = np.zeros(n + 2 if params.criterion == ENTROPY else 1)
     for k in range(1, xlogx.shape[0]):
         xlogx[k] = k * np.log2(k)
+    # a regression node's targets and weights (its median and impurity)
+    n_targets = max(n, 1) if params.regression else 1
     # weights scattered by row (C4.5) and the multiway partition's branch by row
     many = params.multiway or params.missing == MISSING_FRACTIONAL
     n_many = max(n_ids, 1) if many else 1
@@ -133,7 +135,7 @@ def new_scratch(n, n_ids, d, params, width, binned, max_categories, max_wide, n_
     return Scratch(
         scan, new_subset_scratch(per_entry, width), ent, wide,
         np.zeros(per_entry, dtype=np.int64), np.full(max(max_categories, 2), -1, dtype=np.int64),
-        np.empty(max(n, 1)), np.empty(max(n, 1)), np.zeros(n_many), unit_input,
+        np.empty(n_targets), np.empty(n_targets), np.zeros(n_many), unit_input,
         np.ones(d, dtype=np.bool_), np.zeros(max(n, 1), dtype=np.int64),
         # read by row id in the order of a sorted column, i.e. at random: one byte per row
         # keeps them in cache (an int64 array of 10^5 rows is 800 kB)
