@@ -32,7 +32,7 @@ from .bundles import (
     Params,
     Rows,
 )
-from .j48 import MIN_SPLIT_CAP, MIN_SPLIT_SHARE, in_average_mask
+from .j48 import MIN_SPLIT_CAP, MIN_SPLIT_SHARE, distinct_values, in_average_mask
 from .segments import MAX_CLASSES, MAX_ROWS
 
 BYTE_CODES = 255  # categories a byte code holds (the missing code takes the 256th)
@@ -122,19 +122,23 @@ def _features(X, kinds, n_categories, policy, bin_edges=None) -> tuple[Features,
         columns = np.flatnonzero(search == kind)
         slot[columns] = np.arange(len(columns))
     distinct, distinct_at = np.zeros(0), np.zeros(d + 1, dtype=np.int64)
+    distinct_first = np.zeros(0, dtype=np.int64)
     in_average = np.ones(d, dtype=bool)
     log2_cuts = np.zeros(1)
     if policy.release8:  # J48's thresholds are training values; numpy's log2 of the cut counts
-        parts = [np.unique(X[:, j][~np.isnan(X[:, j])]) if not categorical[j] else np.zeros(0)
-                 for j in range(d)]
-        distinct_at = np.cumsum([0] + [len(p) for p in parts], dtype=np.int64)
-        distinct = np.concatenate(parts) if parts else np.zeros(0)
+        empty = (np.zeros(0), np.zeros(0, dtype=np.int64))
+        parts = [distinct_values(X[:, j]) if not categorical[j] else empty for j in range(d)]
+        distinct_at = np.cumsum([0] + [len(p[0]) for p in parts], dtype=np.int64)
+        if parts:
+            distinct = np.concatenate([p[0] for p in parts])
+            distinct_first = np.concatenate([p[1] for p in parts])
         in_average = in_average_mask(kinds, n_categories, n)
         with np.errstate(divide="ignore"):
             log2_cuts = np.log2(np.arange(n + 1, dtype=np.int64))
     features = Features(search.astype(np.int64), categorical, n_values, slot,
                         np.ascontiguousarray(bin_min), np.ascontiguousarray(bin_max),
                         np.ascontiguousarray(distinct, dtype=np.float64), distinct_at,
+                        np.ascontiguousarray(distinct_first, dtype=np.int64),
                         np.asarray(in_average, dtype=bool), np.ascontiguousarray(log2_cuts))
     return features, np.ascontiguousarray(binned_codes)
 

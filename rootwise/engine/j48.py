@@ -201,14 +201,34 @@ def split_point(column, point):
     return best
 
 
+CLUSTER_LIMIT = 64  # split_point_sorted: longer chains of near-equal values scan the column
+
+
+def distinct_values(column):
+    """(the sorted distinct known values of ``column``, the row where each first occurs).
+
+    np.unique's index comes from a stable sort, so it is the first row in row order; 0.0 and
+    -0.0 are one value, whose first row holds the sign the row-order scan keeps."""
+    known = np.flatnonzero(~np.isnan(column))
+    values, first = np.unique(column[known], return_index=True)
+    return values, known[first]
+
+
 @njit(cache=True, _nrt=False)
-def split_point_sorted(distinct, column, point):
-    """``split_point(column, point)`` in O(log n) from ``distinct``, the sorted distinct known values
-    of ``column``. fl(v - point) grows with v, so the values not above the point form a prefix of
-    ``distinct``; the scan ends on its largest value ``top`` whenever the next lower distinct value
-    is more than 1e-6 below it (when ``top`` is met, whatever was kept is at least that far below).
-    Otherwise (values within 1e-6 of each other, or a zero, whose sign the scan's row order
-    decides), the row-order scan itself runs."""
+def split_point_sorted(distinct, first_row, column, point):
+    """``split_point(column, point)`` without reading the column, from ``distinct`` (the sorted
+    distinct known values) and ``first_row`` (the row where each first occurs).
+
+    fl(v - point) grows with v, so the values not above the point are a prefix of ``distinct``,
+    ending on ``top``. Call the cluster the run of distinct values up to ``top`` whose neighbours
+    are at most 1e-6 apart. A value u below the cluster is more than 1e-6 below every cluster
+    value, so the scan keeps the first cluster value it meets whatever u it held, and keeps no u
+    after that: the result is the row-order scan over the cluster alone. Only a value's first
+    row matters (a later row of it cannot beat what was kept by then), so that scan is: from
+    best = -inf, keep the value met first among those more than 1e-6 above best, until none is.
+    O(log n + m^2) for a cluster of m values; a cluster longer than ``CLUSTER_LIMIT`` scans the
+    column. (A row-order scan per split made release 8 grow as n^1.7: in 10^6 normal draws 23%
+    of neighbouring distinct values are within 1e-6.)"""
     lo, hi = 0, distinct.shape[0]
     while lo < hi:
         mid = (lo + hi) // 2
@@ -218,10 +238,22 @@ def split_point_sorted(distinct, column, point):
             hi = mid
     if lo == 0:
         return -np.inf
-    top = distinct[lo - 1]
-    if top != 0.0 and (lo == 1 or top - distinct[lo - 2] > SMALL):
-        return top
-    return split_point(column, point)
+    top = lo - 1
+    start = top
+    while start > 0 and not distinct[start] - distinct[start - 1] > SMALL:
+        start -= 1
+        if top - start >= CLUSTER_LIMIT:
+            return split_point(column, point)
+    best, kept = -np.inf, -1
+    while True:
+        met = -1  # the cluster value met first among those the scan would keep now
+        for c in range(start, top + 1):
+            if distinct[c] - best > SMALL and (met < 0 or first_row[c] < first_row[met]):
+                met = c
+        if met < 0:
+            break
+        best, kept = distinct[met], met
+    return column[first_row[kept]]
 
 
 @njit(cache=True, _nrt=False)
