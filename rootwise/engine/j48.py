@@ -53,16 +53,24 @@ def old_ent(class_totals):
 
 
 @njit(cache=True, _nrt=False)
-def new_ent(table):
-    """sum_v W_v Ent(D^v) in count units, from a (branches x classes) table."""
+def new_ent_of(table, xl, fresh):
+    """sum_v W_v Ent(D^v) in count units, from a (branches x classes) table whose cells' xlog2x
+    are in ``xl`` (a scan keeps them, recomputing the classes that moved), or computed here when
+    ``fresh``. The same sums in the same order either way."""
     s = 0.0
     for v in range(table.shape[0]):
         size = 0.0
         for k in range(table.shape[1]):
-            s += xlog2x(table[v, k])
+            s += xlog2x(table[v, k]) if fresh else xl[v, k]
             size += table[v, k]
         s -= xlog2x(size)
     return -s
+
+
+@njit(cache=True, _nrt=False)
+def new_ent(table):
+    """sum_v W_v Ent(D^v) in count units, from a (branches x classes) table."""
+    return new_ent_of(table, table, True)
 
 
 @njit(cache=True, _nrt=False)
@@ -70,13 +78,19 @@ def info_gain(table, total_w, old):
     """J48's ``InfoGainSplitCrit.splitCritValue``: rho (old - new) / W~, where the table holds the
     known rows (W~ = its total), ``total_w`` is the node's whole weight (rho = W~ / total_w) and
     ``old`` = old_ent of the known rows' class totals."""
+    return info_gain_of(table, table, True, total_w, old)
+
+
+@njit(cache=True, _nrt=False)
+def info_gain_of(table, xl, fresh, total_w, old):
+    """``info_gain`` with the cells' xlog2x given in ``xl`` unless ``fresh`` (``new_ent_of``)."""
     known = 0.0
     for v in range(table.shape[0]):
         for k in range(table.shape[1]):
             known += table[v, k]
     if known <= 0.0 or total_w <= 0.0:
         return 0.0
-    numerator = (old - new_ent(table)) * (1.0 - (total_w - known) / total_w)
+    numerator = (old - new_ent_of(table, xl, fresh)) * (1.0 - (total_w - known) / total_w)
     if abs(numerator) < SMALL:
         return 0.0
     return numerator / known

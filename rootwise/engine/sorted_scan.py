@@ -27,7 +27,7 @@ from numba import njit
 
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
-from .j48 import DISTINCT, SMALL, info_gain, old_ent
+from .j48 import DISTINCT, SMALL, info_gain_of, old_ent, xlog2x
 from .segments import END_BIT, MAX_ROWS, ROW_MASK, class_of, tied
 from .thresholds import children_decrease
 
@@ -119,6 +119,8 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
     best_left = scratch.best_left
     proxy = scratch.proxy
     xt = scratch.xlogx
+    xl = scratch.xl2  # weighted entropy: xlogx of each class's left and right weight ...
+    stale = scratch.stale  # ... recomputed only for the classes that moved since (2 logs, not 2k)
     for k in range(n_classes):
         total[k] = 0.0
         left[k] = 0.0
@@ -127,6 +129,8 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
     for i in range(start, end):
         word = words[s, i]
         total[class_of(word)] += 1.0 if unit else w_row[word & ROW_MASK]
+    for k in range(n_classes):
+        stale[k] = True
     w_all = 0.0
     for k in range(n_classes):
         w_all += total[k]
@@ -158,6 +162,7 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
             wt = w_row[word & ROW_MASK]
             left[c] += wt
             w_left += wt
+            stale[c] = True
         proxy[i - start] = -np.inf
         if tied(words[s, i + 1]):
             continue
@@ -180,7 +185,11 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
                 v = sl / w_left + sr / w_right
             else:
                 for k in range(n_classes):
-                    v += _xlogx(left[k]) + _xlogx(total[k] - left[k])
+                    if stale[k]:
+                        xl[0, k] = _xlogx(left[k])
+                        xl[1, k] = _xlogx(total[k] - left[k])
+                        stale[k] = False
+                    v += xl[0, k] + xl[1, k]
                 v -= _xlogx(w_left) + _xlogx(w_right)
         proxy[i - start] = v
         if v > top:
@@ -313,13 +322,15 @@ def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, scratch):
 
 
 @njit(cache=True, _nrt=False)
-def scan_release8(words, s, start, n, X, j, w_row, n_classes, min_split, total_w, scratch):
+def scan_release8(words, s, start, n, values, w_row, n_classes, min_split, total_w, scratch):
     """J48's scan (``j48.numeric_split``) over the words of column s (X's column j).
     Returns (last left position or -1, gain before the MDL penalty, cuts); the left and right
     class weights at the cut go to scratch.branches."""
     left = scratch.left
     right = scratch.right
     table = scratch.table2
+    xl = scratch.xl2  # J48's xlog2x of table's cells, recomputed only for the classes that moved
+    stale = scratch.stale
     branches = scratch.branches
     for k in range(n_classes):
         left[k] = 0.0
@@ -328,6 +339,8 @@ def scan_release8(words, s, start, n, X, j, w_row, n_classes, min_split, total_w
     for i in range(start, end):
         word = words[s, i]
         right[class_of(word)] += w_row[word & ROW_MASK]
+    for k in range(n_classes):
+        stale[k] = True
     w_left = 0.0
     w_right = 0.0
     for k in range(n_classes):
@@ -336,7 +349,7 @@ def scan_release8(words, s, start, n, X, j, w_row, n_classes, min_split, total_w
     best_i, best, cuts = -1, 0.0, 0
     last = start
     for nxt in range(start + 1, end):
-        if X[words[s, nxt - 1] & ROW_MASK, j] + DISTINCT < X[words[s, nxt] & ROW_MASK, j]:
+        if values[s, words[s, nxt - 1] & ROW_MASK] + DISTINCT < values[s, words[s, nxt] & ROW_MASK]:
             for i in range(last, nxt):
                 word = words[s, i]
                 c = class_of(word)
@@ -345,11 +358,16 @@ def scan_release8(words, s, start, n, X, j, w_row, n_classes, min_split, total_w
                 right[c] -= wt
                 w_left += wt
                 w_right -= wt
+                stale[c] = True
             if min_split - w_left < SMALL and min_split - w_right < SMALL:
                 for k in range(n_classes):
                     table[0, k] = left[k]
                     table[1, k] = right[k]
-                gain = info_gain(table, total_w, old)
+                    if stale[k]:
+                        xl[0, k] = xlog2x(left[k])
+                        xl[1, k] = xlog2x(right[k])
+                        stale[k] = False
+                gain = info_gain_of(table, xl, False, total_w, old)
                 if gain - best > SMALL:
                     best = gain
                     best_i = nxt - 1
