@@ -123,6 +123,7 @@ def _features(X, kinds, n_categories, policy, bin_edges=None) -> tuple[Features,
         slot[columns] = np.arange(len(columns))
     distinct, distinct_at = np.zeros(0), np.zeros(d + 1, dtype=np.int64)
     distinct_first = np.zeros(0, dtype=np.int64)
+    values = np.zeros((0, 0))
     in_average = np.ones(d, dtype=bool)
     log2_cuts = np.zeros(1)
     if policy.release8:  # J48's thresholds are training values; numpy's log2 of the cut counts
@@ -133,12 +134,15 @@ def _features(X, kinds, n_categories, policy, bin_edges=None) -> tuple[Features,
             distinct = np.concatenate([p[0] for p in parts])
             distinct_first = np.concatenate([p[1] for p in parts])
         in_average = in_average_mask(kinds, n_categories, n)
+        # the scan compares sorted neighbours' values: read from one column (n x 8 bytes, in
+        # cache), not from rows of the matrix (a cache line per value)
+        values = np.ascontiguousarray(X[:, search == SORTED].T)
         with np.errstate(divide="ignore"):
             log2_cuts = np.log2(np.arange(n + 1, dtype=np.int64))
     features = Features(search.astype(np.int64), categorical, n_values, slot,
                         np.ascontiguousarray(bin_min), np.ascontiguousarray(bin_max),
                         np.ascontiguousarray(distinct, dtype=np.float64), distinct_at,
-                        np.ascontiguousarray(distinct_first, dtype=np.int64),
+                        np.ascontiguousarray(distinct_first, dtype=np.int64), values,
                         np.asarray(in_average, dtype=bool), np.ascontiguousarray(log2_cuts))
     return features, np.ascontiguousarray(binned_codes)
 

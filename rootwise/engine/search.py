@@ -103,8 +103,8 @@ def _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W):
                                MIN_SPLIT_SHARE, MIN_SPLIT_CAP)
     if 2.0 * min_split - n > SMALL:  # J48 counts rows here, not weight
         return
-    i, gain, cuts = scan_release8(words, s, start, n, X, j, w_row, params.n_classes, min_split, W,
-                                  scan)
+    i, gain, cuts = scan_release8(words, s, start, n, feat.values, w_row, params.n_classes,
+                                  min_split, W, scan)
     if cuts == 0 or i < 0:
         return
     penalty = feat.log2_cuts[cuts] / W
