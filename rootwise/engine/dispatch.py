@@ -122,12 +122,12 @@ def _features(X, kinds, n_categories, policy, bin_edges=None) -> tuple[Features,
         columns = np.flatnonzero(search == kind)
         slot[columns] = np.arange(len(columns))
     distinct, distinct_at = np.zeros(0), np.zeros(d + 1, dtype=np.int64)
-    distinct_first = np.zeros(0, dtype=np.int64)
+    distinct_first = np.zeros(0, dtype=np.uint32)
     values = np.zeros((0, 0))
     in_average = np.ones(d, dtype=bool)
     log2_cuts = np.zeros(1)
     if policy.release8:  # J48's thresholds are training values; numpy's log2 of the cut counts
-        empty = (np.zeros(0), np.zeros(0, dtype=np.int64))
+        empty = (np.zeros(0), np.zeros(0, dtype=np.uint32))
         parts = [distinct_values(X[:, j]) if not categorical[j] else empty for j in range(d)]
         distinct_at = np.cumsum([0] + [len(p[0]) for p in parts], dtype=np.int64)
         if parts:
@@ -142,7 +142,7 @@ def _features(X, kinds, n_categories, policy, bin_edges=None) -> tuple[Features,
     features = Features(search.astype(np.int64), categorical, n_values, slot,
                         np.ascontiguousarray(bin_min), np.ascontiguousarray(bin_max),
                         np.ascontiguousarray(distinct, dtype=np.float64), distinct_at,
-                        np.ascontiguousarray(distinct_first, dtype=np.int64), values,
+                        np.ascontiguousarray(distinct_first, dtype=np.uint32), values,
                         np.asarray(in_average, dtype=bool), np.ascontiguousarray(log2_cuts))
     return features, np.ascontiguousarray(binned_codes)
 

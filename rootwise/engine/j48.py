@@ -219,13 +219,14 @@ CLUSTER_LIMIT = 64  # split_point_sorted: longer chains of near-equal values sca
 
 
 def distinct_values(column):
-    """(the sorted distinct known values of ``column``, the row where each first occurs).
+    """(the sorted distinct known values of ``column``, the row where each first occurs, as
+    uint32: rows are below 2^32, ``segments.MAX_ROWS``).
 
     np.unique's index comes from a stable sort, so it is the first row in row order; 0.0 and
     -0.0 are one value, whose first row holds the sign the row-order scan keeps."""
     known = np.flatnonzero(~np.isnan(column))
     values, first = np.unique(column[known], return_index=True)
-    return values, known[first]
+    return values, known[first].astype(np.uint32)
 
 
 @njit(cache=True, _nrt=False)
