@@ -73,8 +73,10 @@ class Raising(NamedTuple):
     order: np.ndarray  # int64: the touched nodes, leaves first
 
 
-def new_walk(n_nodes: int) -> Walk:
-    return Walk(*(np.zeros(n_nodes + 2, dtype=np.int64) for _ in Walk._fields))
+def new_walk(max_depth: int) -> Walk:
+    """Frames for a tree of depth ``max_depth``: a frame per node on the pruning walk's path, and
+    above them a frame per node on a routing walk's path (raising never deepens the tree)."""
+    return Walk(*(np.zeros(2 * max_depth + 4, dtype=np.int64) for _ in Walk._fields))
 
 
 def new_raising(n_nodes: int, n_classes: int) -> Raising:
