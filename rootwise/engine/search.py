@@ -23,6 +23,7 @@ from .._config import MULTIWAY, TIE_TOLERANCE
 from .bundles import BINNED, SORTED
 from .entries import binned_split_entries, wide_split_entries
 from .entry_scan import entry_sizes, subset_branches, threshold_class, threshold_regression
+from .histograms import split_entries
 from .j48 import (
     MIN_SPLIT_CAP,
     MIN_SPLIT_SHARE,
@@ -274,15 +275,18 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W):
 
 
 @njit(cache=True, _nrt=False)
-def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, unit):
+def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, unit, slot):
     """Every available column's best test at the node [start, end) of weight W; returns (chosen
     column or -1, its score) under the selection rule. ``w_row``: the rows' weights at the node
-    by row id; ``unit``: all of them are 1."""
+    by row id; ``unit``: all of them are 1; ``slot``: the node's class histogram (``histograms``;
+    -1: none, the binned columns' entries are summed from its rows)."""
     d = feat.search.shape[0]
     for j in range(d):
         cand.found[j] = False
     ent = scr.ent
-    if ent.binned.shape[0] > 0:
+    if slot >= 0:
+        split_entries(scr.hist, slot, ent.binned, feat.n_values, ent)
+    elif ent.binned.shape[0] > 0:
         binned_split_entries(seg, start, end, ent.binned, feat.n_values, params.regression, ent)
     _sorted_columns(seg, start, end, available, rows, feat, params, scr.scan, cand, W, w_row,
                     unit)
