@@ -10,19 +10,26 @@ a cut can only fall between two codes present at the node. Category tests are th
 import numpy as np
 from numba import njit
 
-from .._config import TIE_TOLERANCE
+from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
-from .sorted_scan import beats
+from .sorted_scan import WINDOW, beats, xlogx
 from .thresholds import children_decrease
 
 
 @njit(cache=True, _nrt=False)
 def threshold_class(stats, p, n_classes, criterion, min_leaf, scratch):
     """Best cut between the p entries of ``stats`` (ascending codes) for classification: the last
-    entry on the left, or -1; the branch table into scratch.branches."""
+    entry on the left, or -1; the branch table into scratch.branches.
+
+    The reference keeps the first cut whose decrease beats the best so far by TIE_TOLERANCE. As
+    in ``sorted_scan.scan_class``, pass 1 ranks the cuts by a proxy of the decrease (``_proxy``:
+    decrease = constant + proxy / W) and pass 2 runs the reference's rule on the exact decrease
+    over the cuts within WINDOW tolerances of the best proxy only; when no other cut is within
+    it, the best is the one chosen and pass 2 is skipped."""
     total = scratch.total
     left = scratch.left
-    right = scratch.right
+    best_left = scratch.best_left
+    proxy = scratch.proxy
     for k in range(n_classes):
         total[k] = 0.0
         left[k] = 0.0
@@ -32,26 +39,76 @@ def threshold_class(stats, p, n_classes, criterion, min_leaf, scratch):
     w_all = 0.0
     for k in range(n_classes):
         w_all += total[k]
-    parent = impurity(total, criterion)
-    branches = scratch.branches
     w_left = 0.0
-    best_e, best = -1, -np.inf
+    top, top_e, second = -np.inf, -1, -np.inf
     for e in range(p - 1):
         for k in range(n_classes):
             left[k] += stats[e, k]
             w_left += stats[e, k]
+        proxy[e] = -np.inf
         w_right = w_all - w_left
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
             continue
-        for k in range(n_classes):
-            right[k] = total[k] - left[k]
-        dec = children_decrease(parent, left, right, w_left, w_right, w_all, criterion)
-        if dec > best + TIE_TOLERANCE:
-            best_e, best = e, dec
+        v = _proxy(left, total, w_left, w_right, n_classes, criterion)
+        proxy[e] = v
+        if v > top:
+            second = max(second, top)
+            top, top_e = v, e
             for k in range(n_classes):
-                branches[0, k] = left[k]
-                branches[1, k] = right[k]
-    return best_e
+                best_left[k] = left[k]
+        elif v > second:
+            second = v
+    if top_e < 0:
+        return -1
+    cut = top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
+    if second >= cut:  # pass 2: the reference's rule on the exact decrease, near the top only
+        right = scratch.right
+        parent = impurity(total, criterion)
+        for k in range(n_classes):
+            left[k] = 0.0
+        w_left = 0.0
+        best = -np.inf
+        top_e = -1
+        for e in range(p - 1):
+            for k in range(n_classes):
+                left[k] += stats[e, k]
+                w_left += stats[e, k]
+            if proxy[e] < cut:
+                continue
+            for k in range(n_classes):
+                right[k] = total[k] - left[k]
+            dec = children_decrease(parent, left, right, w_left, w_all - w_left, w_all,
+                                    criterion)
+            if dec > best + TIE_TOLERANCE:
+                best, top_e = dec, e
+                for k in range(n_classes):
+                    best_left[k] = left[k]
+    branches = scratch.branches
+    for k in range(n_classes):
+        branches[0, k] = best_left[k]
+        branches[1, k] = total[k] - best_left[k]
+    return top_e
+
+
+@njit(cache=True, _nrt=False)
+def _proxy(left, total, w_left, w_right, n_classes, criterion):
+    """A cut's proxy, W times its decrease less a constant of the node (``sorted_scan``):
+
+        Gini:     sum_k l_k^2 / W_l + sum_k r_k^2 / W_r
+        entropy:  sum_k (xlogx(l_k) + xlogx(r_k)) - xlogx(W_l) - xlogx(W_r)
+
+    with r_k = total_k - l_k and xlogx(x) = x log2 x."""
+    if criterion == GINI:
+        sl, sr = 0.0, 0.0
+        for k in range(n_classes):
+            r = total[k] - left[k]
+            sl += left[k] * left[k]
+            sr += r * r
+        return sl / w_left + sr / w_right
+    v = 0.0
+    for k in range(n_classes):
+        v += xlogx(left[k]) + xlogx(total[k] - left[k])
+    return v - xlogx(w_left) - xlogx(w_right)
 
 
 @njit(cache=True, _nrt=False)

@@ -37,7 +37,7 @@ SURE = 1.0 - 1e-12  # a proxy below second * SURE (cross-multiplied) is below se
 
 
 @njit(cache=True, _nrt=False)
-def _xlogx(c):
+def xlogx(c):
     return c * np.log2(c) if c > 0.0 else 0.0
 
 
@@ -180,8 +180,8 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
                 v = sl / w_left + sr / w_right
             else:
                 for k in range(n_classes):
-                    v += _xlogx(left[k]) + _xlogx(total[k] - left[k])
-                v -= _xlogx(w_left) + _xlogx(w_right)
+                    v += xlogx(left[k]) + xlogx(total[k] - left[k])
+                v -= xlogx(w_left) + xlogx(w_right)
         proxy[i - start] = v
         if v > top:
             second = max(second, top)
