@@ -1,35 +1,13 @@
 """Class histograms of large nodes (``engine.histograms``) against brute force: the histogram of
-a segment, the split and surrogate entries read from it, and the children's histograms (one
-counted, one subtracted), all equal to counts taken row by row with numpy. The trees grown with
-them are checked against the reference builder in test_engine_loop.py."""
+a segment, the split entries read from it, and the children's histograms (one counted, one
+subtracted), all equal to counts taken row by row with numpy. The trees grown with them are
+checked against the reference builder in test_engine_loop.py."""
 
 import numpy as np
 import pytest
+from binned_node import binned_node
 
 from rootwise.engine import histograms
-from rootwise.engine.scratch import new_scratch
-from rootwise.engine.segments import root_segments
-
-
-def _node(seed, n=400):
-    """A segment of n rows: a few categorical columns (codes, missing cells), 2 or 3 classes,
-    weights 0 or 1; and the scratch with its histograms."""
-    rng = np.random.default_rng(seed)
-    n_values = rng.integers(2, 12, size=int(rng.integers(1, 11))).astype(np.int64)
-    d = n_values.shape[0]
-    X = np.stack([rng.integers(0, k, n) for k in n_values], axis=1).astype(float)
-    X[rng.random(X.shape) < 0.1] = np.nan
-    n_classes = int(rng.integers(2, 4))
-    y = rng.integers(0, n_classes, n).astype(np.int64)
-    w = (rng.random(n) < 0.9).astype(float)
-    binned = np.arange(d, dtype=np.int64)
-    seg = root_segments(X, y, np.zeros(0), w, np.zeros(0, dtype=np.int64), binned,
-                        np.zeros(d, dtype=np.bool_), np.zeros((n, d), dtype=np.uint8), n_values,
-                        n)
-    scr = new_scratch(n, d, n_classes, n_classes, binned, n_values, int(n_values.max()), 0,
-                      seg.codes.shape[1], True, True)
-    codes = np.where(np.isnan(X), n_values, np.nan_to_num(X)).astype(np.int64)
-    return seg, scr, codes, y, w, n_values, n_classes
 
 
 def _counts(codes, y, w, rows, n_values, n_classes):
@@ -50,16 +28,17 @@ def _cells(h, slot, n_values, n_classes):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_split_entries_are_the_codes_present_with_their_class_weights(seed):
-    seg, scr, codes, y, w, n_values, n_classes = _node(seed)
+    seg, scr, codes, y, w, n_values, n_classes = binned_node(seed)
     n = len(y)
     start, end = 37, n - 11  # any segment of positions
-    histograms.count_rows(scr.hist, 2, seg, start, end, n_classes)
+    slot = histograms.take(scr.hist)
+    histograms.count_rows(scr.hist, slot, seg, start, end, n_classes)
     rows = np.arange(start, end)
-    for got, want in zip(_cells(scr.hist, 2, n_values, n_classes),
+    for got, want in zip(_cells(scr.hist, slot, n_values, n_classes),
                          _counts(codes, y, w, rows, n_values, n_classes), strict=True):
         np.testing.assert_array_equal(got, want)
     ent = scr.ent
-    histograms.split_entries(scr.hist, 2, ent.binned, n_values, ent)
+    histograms.split_entries(scr.hist, slot, ent.binned, n_values, ent)
     for q, k in enumerate(n_values):
         present = [c for c in range(k) if w[rows][codes[rows, q] == c].sum() > 0]
         p = ent.ent_n[q]
@@ -70,42 +49,6 @@ def test_split_entries_are_the_codes_present_with_their_class_weights(seed):
             np.testing.assert_array_equal(ent.ent_stats[q, e, :n_classes], want)
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_surrogate_entries_split_each_code_by_the_primary(seed):
-    """Per code present (a row of positive weight holds it, the missing code left out): the weight
-    and rows the primary sends each way, the rows it has no branch for, and per column the known
-    weight per side; the primary's own column has none."""
-    seg, scr, codes, y, w, n_values, n_classes = _node(seed)
-    rng = np.random.default_rng(100 + seed)
-    n = len(y)
-    direction = rng.choice([-1, 0, 0, 1], size=n).astype(np.int64)
-    if seed % 3 == 0:
-        direction[direction == 1] = 0  # one side empty
-    skip = int(rng.integers(-1, len(n_values)))
-    histograms.count_rows(scr.hist, 2, seg, 0, n, n_classes)
-    ent = scr.ent
-    histograms.surrogate_entries(scr.hist, 2, seg, 0, n, direction, ent.binned, n_values, skip,
-                                 n_classes, ent)
-    positive = w > 0
-    for q, k in enumerate(n_values):
-        if q == skip:
-            assert ent.se_n_entries[q] == 0
-            assert list(ent.se_side[q]) == [0.0, 0.0]
-            continue
-        present = [c for c in range(k) if np.any(positive & (codes[:, q] == c))]
-        p = ent.se_n_entries[q]
-        assert list(ent.se_code[q, :p]) == present
-        for e, c in enumerate(present):
-            at = positive & (codes[:, q] == c)
-            for b in range(2):
-                assert ent.se_w[q, e, b] == w[at & (direction == b)].sum()
-                assert ent.se_n[q, e, b] == np.sum(at & (direction == b))
-            assert ent.se_pm[q, e] == np.sum(at & (direction < 0))
-        known = positive & (codes[:, q] < k)
-        for b in range(2):
-            assert ent.se_side[q, b] == w[known & (direction == b)].sum()
-
-
 @pytest.mark.parametrize("seed", range(10))
 @pytest.mark.parametrize("free", [True, False])
 def test_children_are_counted_or_subtracted(seed, free):
@@ -113,14 +56,14 @@ def test_children_are_counted_or_subtracted(seed, free):
     rows, the smaller counted and the larger its parent's less it; a child too small gets none.
     With no free slot the counted child goes without one (it will take row passes), the larger
     still gets its parent's slot."""
-    seg, scr, codes, y, w, n_values, n_classes = _node(seed)
+    seg, scr, codes, y, w, n_values, n_classes = binned_node(seed)
     rng = np.random.default_rng(200 + seed)
     n = len(y)
     min_rows = int(rng.integers(20, 250))
     h = scr.hist._replace(min_rows=min_rows)
     if not free:
         h.n_free[0] = 0
-        slot = 2
+        slot = 1
     else:
         slot = histograms.take(h)
     histograms.count_rows(h, slot, seg, 0, n, n_classes)
@@ -134,7 +77,7 @@ def test_children_are_counted_or_subtracted(seed, free):
         if sizes[b] < min_rows or (not free and b != larger):
             assert slots[b] == -1
             continue
-        assert slots[b] >= 2
+        assert slots[b] > histograms.SCRATCH
         rows = np.arange(c_start[b], c_end[b])
         for got, want in zip(_cells(h, slots[b], n_values, n_classes),
                              _counts(codes, y, w, rows, n_values, n_classes), strict=True):
@@ -156,4 +99,4 @@ def test_no_slots_unless_enabled_and_worth_it():
     cells = (11 + 21 + 31) * 2
     assert on.cells.shape[1] == cells
     assert on.min_rows == int(np.ceil(histograms.RATIO * cells / 3))
-    assert on.cells.shape[0] == 2 + 10_000 // on.min_rows + 1
+    assert on.cells.shape[0] == 1 + 10_000 // on.min_rows + 1

@@ -64,11 +64,11 @@ def new_chosen(max_surrogates, max_branches):
 
 
 @njit(cache=True, _nrt=False)
-def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr, sc, ch, slot):
+def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr, sc, ch):
     """Each segment position's branch under the test on column j into scr.direction (and a SUBSET
     test's branch per category into scr.sides); ``cut``: a presorted column's last word on the
-    left; ``slot``: the node's class histogram (-1: none). Returns (surrogates kept, m0, m1),
-    m0/m1 the weights the primary sends each way (CART)."""
+    left. Returns (surrogates kept, m0, m1), m0/m1 the weights the primary sends each way
+    (CART)."""
     sides = scr.sides[:feat.n_values[j]]
     if kind == SUBSET:
         chosen_sides(seg, start, end, j, rows, feat, params, scr, sides)
@@ -88,7 +88,7 @@ def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr
         majority_branch = heavier(m0, m1)
         if params.max_surrogates > 0 and m0 + m1 > 0.0 and min(m0, m1) > 0.0:
             n_s = search_surrogates(seg, start, end, j, direction, m0, m1, majority_branch, rows,
-                                    feat, params, scr, sc, slot)
+                                    feat, params, scr, sc)
             for s in range(n_s):
                 f = sc.order[s]
                 ch.sur_feature[s] = f

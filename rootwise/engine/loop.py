@@ -360,7 +360,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             continue
         threshold = cand.threshold[j]
         n_s, m0, m1 = route(seg, start, end, j, kind, threshold, cand.position[j], n_b, rows, feat,
-                            params, scr, sc, ch, slot)
+                            params, scr, sc, ch)
 
         # ---- room for the children's validation rows, found before any training row moves: a
         # node put back to wait for room must find its segment as it was (the partition below

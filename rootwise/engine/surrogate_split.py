@@ -18,9 +18,8 @@ from numba import njit
 
 from .._config import SUBSET, THRESHOLD
 from .bundles import BINNED, SORTED
-from .entries import binned_surrogate_entries, wide_surrogate_entries
+from .entries import binned_surrogate_entries, counted_surrogate_entries, wide_surrogate_entries
 from .entry_scan import surrogate_subset, surrogate_threshold
-from .histograms import surrogate_entries
 from .segments import ROW_MASK
 from .sorted_scan import known_length, scan_surrogate
 from .surrogates import agreement_key
@@ -55,11 +54,10 @@ def heavier(m0, m1):
 
 @njit(cache=True, _nrt=False)
 def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majority_branch, rows,
-                      feat, params, scr, sc, slot):
+                      feat, params, scr, sc):
     """Every other column's surrogate of the primary split on column ``primary``; returns how
     many are kept (their columns in sc.order, best first). ``direction``: each segment position's
-    primary branch, -1 when missing or without a branch; mass0/mass1: the primary-known weights;
-    ``slot``: the node's class histogram (-1: none)."""
+    primary branch, -1 when missing or without a branch; mass0/mass1: the primary-known weights."""
     d = feat.search.shape[0]
     total = mass0 + mass1
     majority = max(mass0, mass1) / total
@@ -73,9 +71,10 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
         n_node1 += np.int64(b == 1)
     skip = feat.slot[primary] if feat.search[primary] == BINNED else -1
     ent = scr.ent
-    if slot >= 0:
-        surrogate_entries(scr.hist, slot, seg, start, end, direction, ent.binned, feat.n_values,
-                          skip, params.n_classes, ent)
+    if ent.binned.shape[0] > 0 and scr.unit_input and not params.regression:
+        # class counts: the node's split entries less the rows counted on one side
+        counted_surrogate_entries(seg, start, end, direction, ent.binned, feat.n_values, skip,
+                                  ent)
     elif ent.binned.shape[0] > 0:
         binned_surrogate_entries(seg, start, end, direction, ent.binned, feat.n_values, skip, ent)
     for f in range(d):
