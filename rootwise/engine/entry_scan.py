@@ -12,7 +12,7 @@ from numba import njit
 
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
-from .sorted_scan import WINDOW, beats, xlogx
+from .sorted_scan import SURE, WINDOW, beats, xlogx
 from .thresholds import children_decrease
 
 
@@ -29,35 +29,18 @@ def threshold_class(stats, p, n_classes, criterion, min_leaf, scratch):
     total = scratch.total
     left = scratch.left
     best_left = scratch.best_left
-    proxy = scratch.proxy
     for k in range(n_classes):
         total[k] = 0.0
-        left[k] = 0.0
     for e in range(p):
         for k in range(n_classes):
             total[k] += stats[e, k]
     w_all = 0.0
     for k in range(n_classes):
         w_all += total[k]
-    w_left = 0.0
-    top, top_e, second = -np.inf, -1, -np.inf
-    for e in range(p - 1):
-        for k in range(n_classes):
-            left[k] += stats[e, k]
-            w_left += stats[e, k]
-        proxy[e] = -np.inf
-        w_right = w_all - w_left
-        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
-            continue
-        v = _proxy(left, total, w_left, w_right, n_classes, criterion)
-        proxy[e] = v
-        if v > top:
-            second = max(second, top)
-            top, top_e = v, e
-            for k in range(n_classes):
-                best_left[k] = left[k]
-        elif v > second:
-            second = v
+    if n_classes == 2 and criterion == GINI:
+        top_e, top, second = _top_gini_two(stats, p, w_all, min_leaf, scratch)
+    else:
+        top_e, top, second = _top(stats, p, n_classes, criterion, w_all, min_leaf, scratch)
     if top_e < 0:
         return -1
     cut = top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
@@ -73,12 +56,14 @@ def threshold_class(stats, p, n_classes, criterion, min_leaf, scratch):
             for k in range(n_classes):
                 left[k] += stats[e, k]
                 w_left += stats[e, k]
-            if proxy[e] < cut:
+            w_right = w_all - w_left
+            if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+                continue
+            if _proxy(left, total, w_left, w_right, n_classes, criterion) < cut:
                 continue
             for k in range(n_classes):
                 right[k] = total[k] - left[k]
-            dec = children_decrease(parent, left, right, w_left, w_all - w_left, w_all,
-                                    criterion)
+            dec = children_decrease(parent, left, right, w_left, w_right, w_all, criterion)
             if dec > best + TIE_TOLERANCE:
                 best, top_e = dec, e
                 for k in range(n_classes):
@@ -88,6 +73,69 @@ def threshold_class(stats, p, n_classes, criterion, min_leaf, scratch):
         branches[0, k] = best_left[k]
         branches[1, k] = total[k] - best_left[k]
     return top_e
+
+
+@njit(cache=True, _nrt=False)
+def _top(stats, p, n_classes, criterion, w_all, min_leaf, scratch):
+    """Pass 1 of ``threshold_class``: (the first cut with the largest proxy or -1, that proxy,
+    the largest of the others), its left sums into scratch.best_left."""
+    left = scratch.left
+    for k in range(n_classes):
+        left[k] = 0.0
+    w_left = 0.0
+    top, top_e, second = -np.inf, -1, -np.inf
+    for e in range(p - 1):
+        for k in range(n_classes):
+            left[k] += stats[e, k]
+            w_left += stats[e, k]
+        w_right = w_all - w_left
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        v = _proxy(left, scratch.total, w_left, w_right, n_classes, criterion)
+        if v > top:
+            second = max(second, top)
+            top, top_e = v, e
+            for k in range(n_classes):
+                scratch.best_left[k] = left[k]
+        elif v > second:
+            second = v
+    return top_e, top, second
+
+
+@njit(cache=True, _nrt=False)
+def _top_gini_two(stats, p, w_all, min_leaf, scratch):
+    """``_top`` for two classes and Gini, the common case: the left sums in registers, and a cut
+    whose proxy is surely below the second largest so far (cross-multiplied, less a margin of
+    SURE, far beyond the few roundings apart) skips the proxy's two divisions: it could change
+    neither. The proxies computed are ``_proxy``'s numbers: l^2 sums from 0 in class order."""
+    t0, t1 = scratch.total[0], scratch.total[1]
+    l0, l1 = 0.0, 0.0
+    w_left = 0.0
+    top, top_e, second = -np.inf, -1, -np.inf
+    for e in range(p - 1):
+        s0, s1 = stats[e, 0], stats[e, 1]
+        l0 += s0
+        l1 += s1
+        w_left += s0
+        w_left += s1
+        w_right = w_all - w_left
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        r0 = t0 - l0
+        r1 = t1 - l1
+        sq_left = l0 * l0 + l1 * l1
+        sq_right = r0 * r0 + r1 * r1
+        if sq_left * w_right + sq_right * w_left < second * (w_left * w_right) * SURE:
+            continue
+        v = sq_left / w_left + sq_right / w_right
+        if v > top:
+            second = max(second, top)
+            top, top_e = v, e
+            scratch.best_left[0] = l0
+            scratch.best_left[1] = l1
+        elif v > second:
+            second = v
+    return top_e, top, second
 
 
 @njit(cache=True, _nrt=False)

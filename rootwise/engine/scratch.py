@@ -24,7 +24,7 @@ class ScanScratch(NamedTuple):
     best_left: np.ndarray
     branches: np.ndarray  # (2, width)
     table2: np.ndarray  # (2, classes): release 8's scan
-    proxy: np.ndarray  # per position, or per entry: a boundary's proxy
+    proxy: np.ndarray  # per position: a boundary's proxy
     xlogx: np.ndarray  # k log2 k for k = 0..n
     sizes: np.ndarray  # per entry
     parent: np.ndarray  # per class: a test's union of branches
@@ -107,7 +107,7 @@ def new_scratch(n, d, n_classes, width, binned, n_values, max_categories, max_wi
     wide_rows = max_wide + 1 if max_wide > 0 else 1
     scan = ScanScratch(
         np.zeros(width), np.zeros(width), np.zeros(width), np.zeros(width, dtype=np.int64),
-        np.zeros(width), np.zeros((2, width)), np.zeros((2, C)), np.empty(max(n, per_entry)), xlogx,
+        np.zeros(width), np.zeros((2, width)), np.zeros((2, C)), np.empty(max(n, 1)), xlogx,
         np.zeros(per_entry), np.zeros(width))
     ent = EntryScratch(
         binned, np.zeros((nb, CODES), dtype=np.int64), np.zeros((nb, CODES, width)),
