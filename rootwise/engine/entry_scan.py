@@ -12,7 +12,8 @@ from numba import njit
 
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
-from .sorted_scan import SURE, WINDOW, beats, xlogx
+from .proxies import SURE, split_proxy, window_floor
+from .sorted_scan import beats
 from .thresholds import children_decrease
 
 
@@ -22,10 +23,8 @@ def threshold_class(stats, p, n_classes, criterion, min_leaf, scratch):
     entry on the left, or -1; the branch table into scratch.branches.
 
     The reference keeps the first cut whose decrease beats the best so far by TIE_TOLERANCE. As
-    in ``sorted_scan.scan_class``, pass 1 ranks the cuts by a proxy of the decrease (``_proxy``:
-    decrease = constant + proxy / W) and pass 2 runs the reference's rule on the exact decrease
-    over the cuts within WINDOW tolerances of the best proxy only; when no other cut is within
-    it, the best is the one chosen and pass 2 is skipped."""
+    in ``sorted_scan.scan_class``, pass 1 ranks the cuts by the proxy of their decrease and
+    pass 2 runs the reference's rule on the exact decrease near the top only (``proxies``)."""
     total = scratch.total
     left = scratch.left
     best_left = scratch.best_left
@@ -43,7 +42,7 @@ def threshold_class(stats, p, n_classes, criterion, min_leaf, scratch):
         top_e, top, second = _top(stats, p, n_classes, criterion, w_all, min_leaf, scratch)
     if top_e < 0:
         return -1
-    cut = top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
+    cut = window_floor(top, w_all)
     if second >= cut:  # pass 2: the reference's rule on the exact decrease, near the top only
         right = scratch.right
         parent = impurity(total, criterion)
@@ -59,7 +58,7 @@ def threshold_class(stats, p, n_classes, criterion, min_leaf, scratch):
             w_right = w_all - w_left
             if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
                 continue
-            if _proxy(left, total, w_left, w_right, n_classes, criterion) < cut:
+            if split_proxy(left, total, w_left, w_right, n_classes, criterion) < cut:
                 continue
             for k in range(n_classes):
                 right[k] = total[k] - left[k]
@@ -91,7 +90,7 @@ def _top(stats, p, n_classes, criterion, w_all, min_leaf, scratch):
         w_right = w_all - w_left
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
             continue
-        v = _proxy(left, scratch.total, w_left, w_right, n_classes, criterion)
+        v = split_proxy(left, scratch.total, w_left, w_right, n_classes, criterion)
         if v > top:
             second = max(second, top)
             top, top_e = v, e
@@ -107,7 +106,7 @@ def _top_gini_two(stats, p, w_all, min_leaf, scratch):
     """``_top`` for two classes and Gini, the common case: the left sums in registers, and a cut
     whose proxy is surely below the second largest so far (cross-multiplied, less a margin of
     SURE, far beyond the few roundings apart) skips the proxy's two divisions: it could change
-    neither. The proxies computed are ``_proxy``'s numbers: l^2 sums from 0 in class order."""
+    neither. The proxies computed are ``split_proxy``'s numbers."""
     t0, t1 = scratch.total[0], scratch.total[1]
     l0, l1 = 0.0, 0.0
     w_left = 0.0
@@ -136,27 +135,6 @@ def _top_gini_two(stats, p, w_all, min_leaf, scratch):
         elif v > second:
             second = v
     return top_e, top, second
-
-
-@njit(cache=True, _nrt=False)
-def _proxy(left, total, w_left, w_right, n_classes, criterion):
-    """A cut's proxy, W times its decrease less a constant of the node (``sorted_scan``):
-
-        Gini:     sum_k l_k^2 / W_l + sum_k r_k^2 / W_r
-        entropy:  sum_k (xlogx(l_k) + xlogx(r_k)) - xlogx(W_l) - xlogx(W_r)
-
-    with r_k = total_k - l_k and xlogx(x) = x log2 x."""
-    if criterion == GINI:
-        sl, sr = 0.0, 0.0
-        for k in range(n_classes):
-            r = total[k] - left[k]
-            sl += left[k] * left[k]
-            sr += r * r
-        return sl / w_left + sr / w_right
-    v = 0.0
-    for k in range(n_classes):
-        v += xlogx(left[k]) + xlogx(total[k] - left[k])
-    return v - xlogx(w_left) - xlogx(w_right)
 
 
 @njit(cache=True, _nrt=False)

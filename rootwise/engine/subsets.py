@@ -25,8 +25,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._config import TIE_TOLERANCE
+from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
+from .proxies import SURE, split_proxy, window_floor
 
 
 class SubsetScratch(NamedTuple):
@@ -127,27 +128,99 @@ def stable_order(key, items, m, order, spare):
 @njit(cache=True, _nrt=False)
 def _prefix_scan(order, m, stats, parent, criterion, min_leaf, scr):
     """Best prefix of order[:m] (entries) as the left side: (cut, decrease); cut = 0 when none
-    is admissible."""
-    total, left, right = scr.total, scr.left, scr.trial
+    is admissible. The first prefix whose decrease beats the best so far by TIE_TOLERANCE wins:
+    pass 1 ranks the prefixes by the proxy of their decrease, and the exact decrease is taken
+    over those within the window of the best only (``proxies``), of the best alone when no
+    other is within it."""
+    total, left = scr.total, scr.left
     C = stats.shape[1]
     for k in range(C):
         total[k] = 0.0
-        left[k] = 0.0
     for c in range(m):
         for k in range(C):
             total[k] += stats[order[c], k]
     w_all = _sum(total)
+    if C == 2 and criterion == GINI:
+        top_cut, top, second = _top_prefix_gini_two(order, m, stats, w_all, min_leaf, scr)
+    else:
+        top_cut, top, second = _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr)
+    if top_cut == 0:
+        return 0, -np.inf
+    floor = window_floor(top, w_all)
+    for k in range(C):
+        left[k] = 0.0
     best_cut, best = 0, -np.inf
+    for c in range(m - 1):
+        for k in range(C):
+            left[k] += stats[order[c], k]
+        if second < floor and c + 1 < top_cut:
+            continue  # the best alone is within the window: its decrease is the one needed
+        wl = _sum(left)
+        if wl < min_leaf or w_all - wl < min_leaf:
+            continue
+        if split_proxy(left, total, wl, w_all - wl, C, criterion) < floor:
+            continue
+        d = _decrease(parent, left, total, scr.trial, criterion)
+        if d > best + TIE_TOLERANCE:
+            best_cut, best = c + 1, d
+        if second < floor:
+            break
+    return best_cut, best
+
+
+@njit(cache=True, _nrt=False)
+def _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr):
+    """Pass 1 of ``_prefix_scan``: (the first prefix length with the largest proxy, 0 when none
+    is admissible; that proxy; the largest of the others)."""
+    total, left = scr.total, scr.left
+    C = stats.shape[1]
+    for k in range(C):
+        left[k] = 0.0
+    top, top_cut, second = -np.inf, 0, -np.inf
     for c in range(m - 1):
         for k in range(C):
             left[k] += stats[order[c], k]
         wl = _sum(left)
         if wl < min_leaf or w_all - wl < min_leaf:
             continue
-        d = _decrease(parent, left, total, right, criterion)
-        if d > best + TIE_TOLERANCE:
-            best_cut, best = c + 1, d
-    return best_cut, best
+        v = split_proxy(left, total, wl, w_all - wl, C, criterion)
+        if v > top:
+            second = max(second, top)
+            top, top_cut = v, c + 1
+        elif v > second:
+            second = v
+    return top_cut, top, second
+
+
+@njit(cache=True, _nrt=False)
+def _top_prefix_gini_two(order, m, stats, w_all, min_leaf, scr):
+    """``_top_prefix`` for two classes and Gini: the left sums in registers, and the divisions
+    skipped for a prefix whose proxy is surely below the second largest so far (cross-multiplied,
+    less the margin SURE). Its proxies are ``split_proxy``'s numbers."""
+    t0, t1 = scr.total[0], scr.total[1]
+    l0, l1 = 0.0, 0.0
+    top, top_cut, second = -np.inf, 0, -np.inf
+    for c in range(m - 1):
+        e = order[c]
+        l0 += stats[e, 0]
+        l1 += stats[e, 1]
+        wl = l0 + l1  # _sum(left): 0.0 + l0 is l0
+        wr = w_all - wl
+        if wl < min_leaf or wr < min_leaf:
+            continue
+        r0 = t0 - l0
+        r1 = t1 - l1
+        sq_left = l0 * l0 + l1 * l1
+        sq_right = r0 * r0 + r1 * r1
+        if sq_left * wr + sq_right * wl < second * (wl * wr) * SURE:
+            continue
+        v = sq_left / wl + sq_right / wr
+        if v > top:
+            second = max(second, top)
+            top, top_cut = v, c + 1
+        elif v > second:
+            second = v
+    return top_cut, top, second
 
 
 @njit(cache=True, _nrt=False)
