@@ -208,6 +208,7 @@ def surrogate_threshold(se_w, se_n, p, min_side):
         w1 += se_w[e, 1]
         n_dir += se_n[e, 0] + se_n[e, 1]
     best = max(w0, w1)
+    bar = _bar(best)  # beats(a, best) is a > bar: the bar moves only with the best
     best_e, best_left = -1, 0
     below0, below1 = 0.0, 0.0
     n_below = 0
@@ -219,11 +220,19 @@ def surrogate_threshold(se_w, se_n, p, min_side):
             continue
         agree_0 = below0 + (w1 - below1)
         agree_1 = below1 + (w0 - below0)
-        if beats(agree_0, best):
+        if agree_0 > bar:
             best, best_e, best_left = agree_0, e - 1, 0
-        elif beats(agree_1, best):
+            bar = _bar(best)
+        elif agree_1 > bar:
             best, best_e, best_left = agree_1, e - 1, 1
+            bar = _bar(best)
     return best_e, best_left, best, n_dir
+
+
+@njit(cache=True, _nrt=False)
+def _bar(best):
+    """What an agreement must exceed to beat ``best`` (``sorted_scan.beats``)."""
+    return best + TIE_TOLERANCE * max(1.0, abs(best))
 
 
 @njit(cache=True, _nrt=False)
