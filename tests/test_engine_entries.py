@@ -28,7 +28,8 @@ def test_counted_surrogate_entries_split_each_code_by_the_primary(seed):
     skip = int(rng.integers(-1, len(n_values)))
     ent = scr.ent
     binned_split_entries(seg, start, end, ent.binned, n_values, False, ent)
-    counted_surrogate_entries(seg, start, end, direction, ent.binned, n_values, skip, ent)
+    counted_surrogate_entries(seg, start, end, direction, ent.binned, n_values, skip, ent,
+                              np.empty(n, dtype=np.int64))
     assert not ent.table.any()
     rows = np.arange(start, end)
     positive = w[rows] > 0

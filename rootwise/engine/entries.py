@@ -173,7 +173,7 @@ def binned_surrogate_entries(seg, start, end, direction, binned, n_values, skip,
 
 
 @njit(cache=True, _nrt=False)
-def counted_surrogate_entries(seg, start, end, direction, binned, n_values, skip, scr):
+def counted_surrogate_entries(seg, start, end, direction, binned, n_values, skip, scr, listed):
     """``binned_surrogate_entries`` when every weight is 0 or 1, from the node's split entries
     (scr.ent_code / scr.ent_stats: class counts, made by the search at this node). Only the rows
     the primary sends to its side with fewer rows and those it sends nowhere are counted; per
@@ -181,23 +181,26 @@ def counted_surrogate_entries(seg, start, end, direction, binned, n_values, skip
 
         w_other = sum_k ent_stats[q, e, k] - w_side - w_missing,
 
-    integers all (counts of rows of weight 1), so every cell equals the row-order sum."""
+    integers all (counts of rows of weight 1), so every cell equals the row-order sum.
+    ``listed``: scratch per position."""
     m = end - start
     n0, n1 = 0, 0
     for t in range(m):
         n0 += np.int64(direction[t] == 0)
         n1 += np.int64(direction[t] == 1)
     side = 0 if n0 <= n1 else 1
+    # the rows to count, each as 2 t + cell, listed without a branch (the primary's side of a
+    # row is a coin toss to the branch predictor)
+    n_listed = 0
+    for t in range(m):
+        d = direction[t]
+        listed[n_listed] = 2 * t + np.int64(d < 0)
+        n_listed += np.int64((d == side) | (d < 0))
     nb = binned.shape[0]
     table = scr.table  # 2 cells per code: the weight on ``side``, and without a primary branch
-    for t in range(start, end):
-        d = direction[t - start]
-        if d == side:
-            cell = 0
-        elif d < 0:
-            cell = 1
-        else:
-            continue
+    for i in range(n_listed):
+        t = start + (listed[i] >> 1)
+        cell = listed[i] & 1
         wt = seg.w[t]
         for q in range(nb):
             table[(q * CODES + code_at(seg.codes, t, q)) * 2 + cell] += wt

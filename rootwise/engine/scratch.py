@@ -84,7 +84,7 @@ class Scratch(NamedTuple):
     dir_row: np.ndarray  # by row, int8: the primary's branch (surrogate scans)
     goes_left: np.ndarray  # by row, int8: binary partition
     branch_of_row: np.ndarray  # by row: multiway partition
-    buf_i: np.ndarray  # partition buffers
+    buf_i: np.ndarray  # partition buffers (and the rows a surrogate search counts)
     buf_f: np.ndarray
     buf_codes: np.ndarray
 

@@ -74,7 +74,7 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
     if ent.binned.shape[0] > 0 and scr.unit_input and not params.regression:
         # class counts: the node's split entries less the rows counted on one side
         counted_surrogate_entries(seg, start, end, direction, ent.binned, feat.n_values, skip,
-                                  ent)
+                                  ent, scr.buf_i)
     elif ent.binned.shape[0] > 0:
         binned_surrogate_entries(seg, start, end, direction, ent.binned, feat.n_values, skip, ent)
     for f in range(d):
