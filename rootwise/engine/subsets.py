@@ -102,12 +102,12 @@ def stable_order(key, items, m, order, spare):
             hi = min(lo + 2 * width, m)
             a, b, out = lo, mid, lo
             while a < mid and b < hi:
-                if key[src[b]] < key[src[a]]:  # strictly less: ties keep the left run first
-                    dst[out] = src[b]
-                    b += 1
-                else:
-                    dst[out] = src[a]
-                    a += 1
+                # strictly less: ties keep the left run first; taken without a branch (the
+                # outcome is a coin toss to the branch predictor)
+                take_b = np.int64(key[src[b]] < key[src[a]])
+                dst[out] = src[b] if take_b else src[a]
+                b += take_b
+                a += 1 - take_b
                 out += 1
             while a < mid:
                 dst[out] = src[a]
