@@ -18,9 +18,10 @@ from .thresholds import children_decrease
 
 
 @njit(cache=True, _nrt=False)
-def threshold_class(stats, p, n_classes, criterion, min_leaf, scratch):
+def threshold_class(stats, p, n_classes, criterion, min_leaf, unit, scratch):
     """Best cut between the p entries of ``stats`` (ascending codes) for classification: the last
-    entry on the left, or -1; the branch table into scratch.branches.
+    entry on the left, or -1; the branch table into scratch.branches. ``unit``: the entries are
+    counts (every weight 0 or 1).
 
     The reference keeps the first cut whose decrease beats the best so far by TIE_TOLERANCE. As
     in ``sorted_scan.scan_class``, pass 1 ranks the cuts by the proxy of their decrease and
@@ -37,7 +38,7 @@ def threshold_class(stats, p, n_classes, criterion, min_leaf, scratch):
     for k in range(n_classes):
         w_all += total[k]
     if n_classes == 2 and criterion == GINI:
-        top_e, top, second = _top_gini_two(stats, p, w_all, min_leaf, scratch)
+        top_e, top, second = _top_gini_two(stats, p, w_all, min_leaf, unit, scratch)
     else:
         top_e, top, second = _top(stats, p, n_classes, criterion, w_all, min_leaf, scratch)
     if top_e < 0:
@@ -102,11 +103,12 @@ def _top(stats, p, n_classes, criterion, w_all, min_leaf, scratch):
 
 
 @njit(cache=True, _nrt=False)
-def _top_gini_two(stats, p, w_all, min_leaf, scratch):
+def _top_gini_two(stats, p, w_all, min_leaf, unit, scratch):
     """``_top`` for two classes and Gini, the common case: the left sums in registers, and a cut
     whose proxy is surely below the second largest so far (cross-multiplied, less a margin of
     SURE, far beyond the few roundings apart) skips the proxy's two divisions: it could change
-    neither. The proxies computed are ``split_proxy``'s numbers."""
+    neither. The proxies computed are ``split_proxy``'s numbers. With counts (``unit``) the left
+    weight is l0 + l1, the integer the running sum would add up to, off its chain of adds."""
     t0, t1 = scratch.total[0], scratch.total[1]
     l0, l1 = 0.0, 0.0
     w_left = 0.0
@@ -115,8 +117,11 @@ def _top_gini_two(stats, p, w_all, min_leaf, scratch):
         s0, s1 = stats[e, 0], stats[e, 1]
         l0 += s0
         l1 += s1
-        w_left += s0
-        w_left += s1
+        if unit:
+            w_left = l0 + l1
+        else:
+            w_left += s0
+            w_left += s1
         w_right = w_all - w_left
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
             continue

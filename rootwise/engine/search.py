@@ -171,8 +171,9 @@ def _subset_sides(stats, p, params, side, sub):
 
 
 @njit(cache=True, _nrt=False)
-def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W):
-    """Every available BINNED or WIDE column's best test from its entries (``_coded_test``).
+def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit):
+    """Every available BINNED or WIDE column's best test from its entries (``_coded_test``;
+    ``unit``: every weight at the node is 0 or 1, so the entries hold counts).
     A regression subset test that cannot beat the best admissible gain found so far at the node
     (``_cannot_win``) is not searched: the rule chooses by gain, so it could not be chosen."""
     ent = scr.ent
@@ -195,7 +196,8 @@ def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W)
             codes, stats = scr.wide.wide_code, scr.wide.wide_stats
         if bound_subsets and feat.categorical[j] and _cannot_win(stats, p, W, best):
             continue
-        _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand, W)
+        _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand, W,
+                    unit)
         if bound_subsets and cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
             best = cand.gain[j]
 
@@ -229,12 +231,12 @@ def _cannot_win(stats, p, W, best):
 
 
 @njit(cache=True, _nrt=False)
-def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W):
+def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit):
     """Column j's best test from its p entries: a categorical column's test (one branch per
     category, or the best subset against the rest), or a binned continuous column's cut between
     two bins present at the node, placed at the midpoint of the largest training value of the
-    lower bin and the smallest of the upper. Only the scratch parts it reads are passed: numba
-    passes a bundle field by field on every call."""
+    lower bin and the smallest of the upper. ``unit``: the entries hold counts. Only the
+    scratch parts it reads are passed: numba passes a bundle field by field on every call."""
     sizes = scan.sizes
     if feat.categorical[j] and params.multiway:
         if entry_sizes(stats, p, params.regression, sizes) < 2:
@@ -262,7 +264,7 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W):
             e = threshold_regression(stats, p, params.min_leaf, scan)
         else:
             e = threshold_class(stats, p, params.n_classes, params.criterion, params.min_leaf,
-                                scan)
+                                unit, scan)
         if e < 0:
             return
     gain, iv, ratio, rho, admissible = score(scan.branches, W, params.criterion,
@@ -290,7 +292,7 @@ def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, 
         binned_split_entries(seg, start, end, ent.binned, feat.n_values, params.regression, ent)
     _sorted_columns(seg, start, end, available, rows, feat, params, scr.scan, cand, W, w_row,
                     unit)
-    _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W)
+    _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit)
     if params.release8:
         return release8_choose(cand.found, cand.gain, cand.ratio, cand.admissible,
                                feat.in_average)
@@ -332,7 +334,7 @@ def search_entries(ent_code, ent_stats, ent_n, feat, params, scr, cand, W):
         cand.found[j] = False
         q = feat.slot[j]
         _coded_test(j, ent_code[q], ent_stats[q], ent_n[q], feat, params, scr.scan, scr.side,
-                    scr.subset, cand, W)
+                    scr.subset, cand, W, False)
     return choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
 
 
