@@ -235,7 +235,8 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit
     """Column j's best test from its p entries: a categorical column's test (one branch per
     category, or the best subset against the rest), or a binned continuous column's cut between
     two bins present at the node, placed at the midpoint of the largest training value of the
-    lower bin and the smallest of the upper. ``unit``: the entries hold counts. Only the
+    lower bin and the smallest of the upper (the lower bin's code kept in cand.position: the
+    rows of weight are routed by their codes). ``unit``: the entries hold counts. Only the
     scratch parts it reads are passed: numba passes a bundle field by field on every call."""
     sizes = scan.sizes
     if feat.categorical[j] and params.multiway:
@@ -274,6 +275,7 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit
     _record(cand, j, gain, iv, ratio, rho, admissible)
     if not feat.categorical[j]:
         cand.threshold[j] = midpoint(feat.bin_max[j, codes[e]], feat.bin_min[j, codes[e + 1]])
+        cand.position[j] = codes[e]
 
 
 @njit(cache=True, _nrt=False)
