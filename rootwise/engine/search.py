@@ -21,6 +21,7 @@ from numba import njit
 
 from .._config import MULTIWAY, TIE_TOLERANCE
 from .bundles import BINNED, SORTED
+from .criteria import impurity
 from .entries import binned_split_entries, wide_split_entries
 from .entry_scan import entry_sizes, subset_branches, threshold_class, threshold_regression
 from .histograms import split_entries
@@ -174,39 +175,53 @@ def _subset_sides(stats, p, params, side, sub):
 def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit):
     """Every available BINNED or WIDE column's best test from its entries (``_coded_test``;
     ``unit``: every weight at the node is 0 or 1, so the entries hold counts).
-    A regression subset test that cannot beat the best admissible gain found so far at the node
-    (``_cannot_win``) is not searched: the rule chooses by gain, so it could not be chosen."""
+    A subset test that cannot beat the best admissible gain found so far at the node
+    (``_cannot_win``) is not searched: CART's rule chooses by gain, so it could not be chosen.
+    The categorical columns are searched after the others then, to meet the best of them."""
     ent = scr.ent
-    bound_subsets = (params.regression and not params.multiway and not params.by_ratio
-                     and not params.release8)
+    bound_subsets = not params.multiway and not params.by_ratio and not params.release8
     best = -np.inf
     if bound_subsets:
         for j in range(feat.search.shape[0]):
             if cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
                 best = cand.gain[j]
-    for j in range(feat.search.shape[0]):
-        kind = feat.search[j]
-        if not available[j] or kind == SORTED:
-            continue
-        if kind == BINNED:
-            q = feat.slot[j]
-            codes, stats, p = ent.ent_code[q], ent.ent_stats[q], ent.ent_n[q]
-        else:
-            p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr.wide)
-            codes, stats = scr.wide.wide_code, scr.wide.wide_stats
-        if bound_subsets and feat.categorical[j] and _cannot_win(stats, p, W, best):
-            continue
-        _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand, W,
-                    unit)
-        if bound_subsets and cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
-            best = cand.gain[j]
+    for sweep in range(2):
+        for j in range(feat.search.shape[0]):
+            kind = feat.search[j]
+            if not available[j] or kind == SORTED:
+                continue
+            if sweep != (1 if bound_subsets and feat.categorical[j] else 0):
+                continue
+            if kind == BINNED:
+                q = feat.slot[j]
+                codes, stats, p = ent.ent_code[q], ent.ent_stats[q], ent.ent_n[q]
+            else:
+                p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr.wide)
+                codes, stats = scr.wide.wide_code, scr.wide.wide_stats
+            if sweep == 1 and _cannot_win(stats, p, W, best, params, scr.scan.parent):
+                continue
+            _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand,
+                        W, unit)
+            if bound_subsets and cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
+                best = cand.gain[j]
 
 
 @njit(cache=True, _nrt=False)
-def _cannot_win(stats, p, W, best):
-    """Whether no two-way grouping of these p categories (entries of (w, wy, wy^2)) reaches the
-    gain ``best`` less TIE_TOLERANCE at a node of weight W. A grouping explains at most the sum
-    of squares between the categories, so its gain is at most
+def _cannot_win(stats, p, W, best, params, parent):
+    """Whether no two-way grouping of these p categories reaches the gain ``best`` less
+    TIE_TOLERANCE at a node of weight W (``_regression_bound``, ``_class_bound``). ``parent``:
+    scratch per class."""
+    if p < 2 or not best > 0.0:
+        return False
+    if params.regression:
+        return _regression_bound(stats, p, W, best)
+    return _class_bound(stats, p, W, best, params.criterion, parent)
+
+
+@njit(cache=True, _nrt=False)
+def _regression_bound(stats, p, W, best):
+    """``_cannot_win`` for entries of (w, wy, wy^2). A grouping explains at most the sum of
+    squares between the categories, so its gain is at most
 
         (sum_c s_c^2 / w_c - S^2 / W~) / W,    S = sum_c s_c,  W~ = sum_c w_c,
 
@@ -214,8 +229,6 @@ def _cannot_win(stats, p, W, best):
     must fall short by a margin of 1e-9 of the sums' scale (sum w y^2 / W), far above the
     rounding of both it and the gain (~1e-16 of that scale): it never drops a test that the
     search and the selection rule could choose."""
-    if p < 2 or not best > 0.0:
-        return False
     w_all, s_all, q_all, between = 0.0, 0.0, 0.0, 0.0
     for e in range(p):
         w = stats[e, 0]
@@ -228,6 +241,33 @@ def _cannot_win(stats, p, W, best):
         between += s * s / w
     bound = (between - s_all * s_all / w_all) / W
     return bound + 1e-9 * (q_all + between) / W < best - TIE_TOLERANCE
+
+
+@njit(cache=True, _nrt=False)
+def _class_bound(stats, p, W, best, criterion, parent):
+    """``_cannot_win`` for entries of class weights. Impurity is concave: the branches of a
+    grouping hold no less weighted impurity than its categories on their own, so its gain is at
+    most the gain of one branch per category,
+
+        W~ / W (I(D~) - sum_c w_c / W~ I(c)),    W~ = sum_c w_c,
+
+    one impurity per category where the search sorts them and scans every prefix. The bound must
+    fall short by a margin of 1e-9 + 1e-14 p, above the rounding of both it and the gain (sums
+    of p terms below log2(K) <= 20 in size: at most ~7e-15 p)."""
+    for k in range(stats.shape[1]):
+        parent[k] = 0.0
+    w_all, within = 0.0, 0.0
+    for e in range(p):
+        w = 0.0
+        for k in range(stats.shape[1]):
+            w += stats[e, k]
+            parent[k] += stats[e, k]
+        if not w > 0.0:
+            return False
+        w_all += w
+        within += w * impurity(stats[e], criterion)
+    bound = w_all / W * (impurity(parent[:stats.shape[1]], criterion) - within / w_all)
+    return bound + 1e-9 + 1e-14 * p < best - TIE_TOLERANCE
 
 
 @njit(cache=True, _nrt=False)
