@@ -15,7 +15,12 @@ import pytest
 from rootwise import CARTClassifier
 from rootwise._config import ENTROPY, GINI, TIE_TOLERANCE
 from rootwise.engine.criteria import impurity
-from rootwise.engine.subsets import best_subset_class, best_subset_regression
+from rootwise.engine.subsets import (
+    best_subset_class,
+    best_subset_regression,
+    new_subset_scratch,
+    stable_order,
+)
 
 CODES = {"gini": GINI, "entropy": ENTROPY}
 ANY = 1e-9  # a min_samples_leaf that never binds (every present category weighs more)
@@ -86,6 +91,18 @@ def test_two_classes_with_min_leaf_take_the_best_admissible_prefix(seed):
     assert dec == pytest.approx(expected, abs=1e-12) if prefixes else dec == -np.inf
     assert dec <= _best(naive.all_subset_splits(table, "gini", min_leaf)) + 1e-12
     _check_side(side, dec, table, "gini", min_leaf)
+
+
+@pytest.mark.parametrize("m", [0, 1, 2, 31, 32, 33, 64, 65, 100, 255])
+def test_stable_order_is_numpys_stable_argsort(m):
+    """Insertion-sorted runs, then merges: the order np.argsort(kind="stable") gives, with many
+    tied keys, over any items."""
+    rng = np.random.default_rng(m)
+    key = (rng.integers(0, 8, 300) / rng.integers(1, 5, 300)).astype(float)
+    items = rng.permutation(300)[:m].astype(np.int64)
+    scr = new_subset_scratch(300, 2)
+    stable_order(key, items, m, scr)
+    np.testing.assert_array_equal(scr.order[:m], items[np.argsort(key[items], kind="stable")])
 
 
 def _first_to_beat(table, order, criterion, min_leaf):

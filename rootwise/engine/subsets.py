@@ -29,6 +29,8 @@ from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
 from .proxies import SURE, split_proxy, window_floor
 
+RUN = 32  # items a sort orders by insertion before it merges
+
 
 class SubsetScratch(NamedTuple):
     """Working memory of one subset search (per entry, per class)."""
@@ -38,6 +40,8 @@ class SubsetScratch(NamedTuple):
     key: np.ndarray  # per entry: the sort key (a class proportion, a mean)
     order: np.ndarray  # per entry, int64
     spare: np.ndarray  # per entry, int64: the merge sort's buffer
+    sorted_key: np.ndarray  # per entry: the keys in the order being sorted
+    spare_key: np.ndarray  # per entry: their merge buffer
     in_left: np.ndarray  # per entry, bool: the candidate
     best_in_left: np.ndarray  # per entry, bool
     total: np.ndarray  # per class
@@ -50,8 +54,8 @@ class SubsetScratch(NamedTuple):
 def new_subset_scratch(n_entries, width):
     m = max(n_entries, 1)
     return SubsetScratch(np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
-                         np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
-                         np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.bool_),
+                         np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m),
+                         np.empty(m), np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.bool_),
                          np.empty(width), np.empty(width), np.empty(width), np.empty(width))
 
 
@@ -77,13 +81,16 @@ def _decrease(parent, left, total, right, criterion):
 
 
 @njit(cache=True, _nrt=False)
-def stable_order(key, items, m, order, spare):
-    """order[:m] = items[:m] sorted by key[item], ties keeping their order (``np.argsort(...,
-    kind="mergesort")`` of the keys, applied to the items): insertion sort for a few, else a
-    bottom-up merge sort through ``spare``."""
+def stable_order(key, items, m, scr):
+    """scr.order[:m] = items[:m] sorted by key[item], ties keeping their order (``np.argsort(...,
+    kind="mergesort")`` of the keys, applied to the items): insertion sort for a few; else the
+    keys travel with the items (scr.sorted_key), runs of RUN are sorted by insertion and merged
+    bottom-up through scr.spare. Every loop indexes a view from 0: numba then adds no fix-up for
+    negative indices to each access."""
+    order = scr.order
     for i in range(m):
         order[i] = items[i]
-    if m <= 32:
+    if m <= RUN:
         for i in range(1, m):
             t = order[i]
             k = key[t]
@@ -93,36 +100,63 @@ def stable_order(key, items, m, order, spare):
                 s -= 1
             order[s + 1] = t
         return
-    width = 1
-    src, dst = order, spare
+    keys = scr.sorted_key
+    for i in range(m):
+        keys[i] = key[order[i]]
+    for lo in range(0, m, RUN):
+        _insertion_sort(order[lo:min(lo + RUN, m)], keys[lo:min(lo + RUN, m)])
+    width = RUN
+    src, src_k, dst, dst_k = order, keys, scr.spare, scr.spare_key
     in_spare = False
     while width < m:
         for lo in range(0, m, 2 * width):
             mid = min(lo + width, m)
             hi = min(lo + 2 * width, m)
-            a, b, out = lo, mid, lo
-            while a < mid and b < hi:
-                # strictly less: ties keep the left run first; taken without a branch (the
-                # outcome is a coin toss to the branch predictor)
-                take_b = np.int64(key[src[b]] < key[src[a]])
-                dst[out] = src[b] if take_b else src[a]
-                b += take_b
-                a += 1 - take_b
-                out += 1
-            while a < mid:
-                dst[out] = src[a]
-                a += 1
-                out += 1
-            while b < hi:
-                dst[out] = src[b]
-                b += 1
-                out += 1
-        src, dst = dst, src
+            _merge(src[lo:mid], src_k[lo:mid], src[mid:hi], src_k[mid:hi], dst[lo:hi],
+                   dst_k[lo:hi])
+        src, src_k, dst, dst_k = dst, dst_k, src, src_k
         in_spare = not in_spare
         width *= 2
     if in_spare:
         for i in range(m):
-            order[i] = spare[i]
+            order[i] = scr.spare[i]
+
+
+@njit(cache=True, _nrt=False)
+def _insertion_sort(items, keys):
+    """Sort items by their keys (both in place), ties keeping their order."""
+    for i in range(1, items.shape[0]):
+        t, k = items[i], keys[i]
+        s = i - 1
+        while s >= 0 and keys[s] > k:
+            items[s + 1] = items[s]
+            keys[s + 1] = keys[s]
+            s -= 1
+        items[s + 1] = t
+        keys[s + 1] = k
+
+
+@njit(cache=True, _nrt=False)
+def _merge(a_items, a_keys, b_items, b_keys, out_items, out_keys):
+    """Merge two sorted runs, a before b, into out: ties take a's first. Each item is taken
+    without a branch (which run gives the next one is a coin toss to the branch predictor)."""
+    na, nb = a_items.shape[0], b_items.shape[0]
+    a, b, out = 0, 0, 0
+    while a < na and b < nb:
+        take_b = np.int64(b_keys[b] < a_keys[a])
+        out_items[out] = b_items[b] if take_b else a_items[a]
+        out_keys[out] = b_keys[b] if take_b else a_keys[a]
+        b += take_b
+        a += 1 - take_b
+        out += 1
+    while a < na:
+        out_items[out], out_keys[out] = a_items[a], a_keys[a]
+        a += 1
+        out += 1
+    while b < nb:
+        out_items[out], out_keys[out] = b_items[b], b_keys[b]
+        b += 1
+        out += 1
 
 
 @njit(cache=True, _nrt=False)
@@ -256,7 +290,7 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
         # Breiman: order by the proportion of the second class; ties by code (a stable sort)
         for c in range(m):
             scr.key[present[c]] = stats[present[c], C - 1] / sizes[present[c]]
-        stable_order(scr.key, present, m, scr.order, scr.spare)
+        stable_order(scr.key, present, m, scr)
         cut, best = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, scr)
         for c in range(cut):
             best_in_left[scr.order[c]] = True
@@ -291,7 +325,7 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
         for k_class in range(C):
             for c in range(m):
                 scr.key[present[c]] = stats[present[c], k_class] / sizes[present[c]]
-            stable_order(scr.key, present, m, scr.order, scr.spare)
+            stable_order(scr.key, present, m, scr)
             cut, d = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, scr)
             if cut > 0 and d > best + TIE_TOLERANCE:
                 best = d
@@ -366,7 +400,7 @@ def best_subset_regression_entries(stats, p, min_leaf, side_of, scr):
         return False
     for c in range(m):
         scr.key[present[c]] = stats[present[c], 1] / stats[present[c], 0]
-    stable_order(scr.key, present, m, scr.order, scr.spare)
+    stable_order(scr.key, present, m, scr)
     order = scr.order
     w_all, s_all = 0.0, 0.0
     for c in range(m):
