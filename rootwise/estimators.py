@@ -991,8 +991,9 @@ class CARTClassifier(_CART, _ClassificationTree):
     splitter : "exact" (default) or "hist"
         "exact" tries every midpoint of adjacent distinct values. "hist" first bins each
         continuous column into at most ``max_bins`` bins (numba, binning included in ``fit``) and
-        searches per-node histograms of the bins, building the smaller child's and subtracting it
-        from the parent's for the larger: much faster on large data. A column with at most
+        searches per-node histograms of the bins (when every sample weight is 0 or 1, a large
+        node's class histogram is kept: the smaller child's is counted and the larger's is the
+        parent's less it): much faster on large data. A column with at most
         ``max_bins`` distinct values gets one bin per value, so when every column does, the tree
         is the exact tree (same tests, thresholds, surrogates and counts; with non-integer
         weights or targets, sums taken in another order can break a near-tie differently).

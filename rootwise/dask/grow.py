@@ -82,8 +82,8 @@ class LevelGrower:
         self.log = log if log is not None else []
         d = len(feat.search)
         max_categories = int(max(feat.n_values[feat.categorical].max(initial=2), 2))
-        self.scr = new_scratch(1, d, n_classes, self.width,
-                               np.arange(d, dtype=np.int64), max_categories, 0, 1, True)
+        self.scr = new_scratch(1, d, n_classes, self.width, np.arange(d, dtype=np.int64),
+                               feat.n_values, max_categories, 0, 1, True, False)
         self.cand = new_candidates(d)
         self.sc = new_surrogate_candidates(d, params.max_surrogates)
 

@@ -34,6 +34,7 @@ from .chosen import (
     record_split,
     route,
 )
+from .histograms import child_slots, release, root_slot
 from .node_stats import class_stats, regression_stats
 from .node_table import (
     init_leaf,
@@ -128,14 +129,15 @@ def _weights_by_row(seg, start, end, rows, params, scr):
 
 
 @njit(cache=True, _nrt=False)
-def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr, cand):
+def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr, cand,
+                slot):
     """The node's chosen column (-1: none) after the selection rule, epsilon and
-    min_impurity_decrease."""
+    min_impurity_decrease; ``slot``: the node's class histogram (-1: none)."""
     if params.multiway:  # only a multiway test above uses a column up: no walk to the root
         available_columns(nodes, node, scr.available)
     w_row, unit = _weights_by_row(seg, start, end, rows, params, scr)
     j, chosen_score = search(seg, start, end, scr.available, rows, feat, params, scr, cand, W,
-                             w_row, unit)
+                             w_row, unit, slot)
     if j < 0 or chosen_score < params.epsilon:
         return -1
     if cand.gain[j] * W / total_weight < params.min_impurity_decrease:
@@ -150,7 +152,7 @@ N_STATE = 10
 
 class Pending(NamedTuple):
     """The nodes still to grow: the depth-first stack or best-first heap, and each node's rows
-    (segment and validation segment)."""
+    (segment and validation segment) and class histogram (``histograms``; -1: none)."""
 
     stack: np.ndarray
     heap_key: np.ndarray
@@ -159,6 +161,7 @@ class Pending(NamedTuple):
     seg_end: np.ndarray
     val_start: np.ndarray
     val_end: np.ndarray
+    slot: np.ndarray
 
 
 class Validation(NamedTuple):
@@ -230,7 +233,8 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
 
     pend = Pending(np.zeros(64, dtype=np.int64), np.zeros(64), np.zeros(64, dtype=np.int64),
                    np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64),
-                   np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64))
+                   np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64),
+                   np.full(64, -1, dtype=np.int64))
     pend.seg_end[0] = n
     pend.val_end[0] = m_val
     state = np.zeros(N_STATE, dtype=np.int64)
@@ -240,12 +244,13 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
         W, ok = _visit(nodes, root, seg, root, n, params, scr.ys, scr.ws)
         if ok:
             j = _find_split(nodes, root, seg, root, n, W, total_weight, rows, feat, params, scr,
-                            cand)
+                            cand, np.int64(-1))
             if j >= 0:
                 pend.heap_key[0], pend.heap_node[0] = -cand.gain[j] * W, 0
                 state[N_HEAP] = 1
     else:
         pend.stack[0] = 0
+        pend.slot[0] = root_slot(scr.hist, seg, n, params.n_classes)
         state[TOP] = 1
 
     while True:
@@ -263,7 +268,8 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
                            grown(pend.heap_key, state[N_HEAP] + max_b),
                            grown(pend.heap_node, state[N_HEAP] + max_b),
                            grown(pend.seg_start, room), grown(pend.seg_end, room),
-                           grown(pend.val_start, room), grown(pend.val_end, room))
+                           grown(pend.val_start, room), grown(pend.val_end, room),
+                           grown(pend.slot, room))
         if state[N_STEPS] + 1 > val.step_node.shape[0] or state[NEED_VAL] > val.vrow.shape[0]:
             v = max(state[NEED_VAL], 1)
             s = state[N_STEPS] + 1
@@ -313,6 +319,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             done = False
             break
         popped_key = 0.0
+        slot = np.int64(-1)  # the node's class histogram: depth-first growth only
         if best_first:
             node = heap_node[0]
             popped_key = heap_key[0]
@@ -322,17 +329,20 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             start, end = seg_start[node], seg_end[node]
             W = nodes.weight[node]
             j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params,
-                            scr, cand)
+                            scr, cand, slot)
         else:
             top -= 1
             node = stack[top]
             start, end = seg_start[node], seg_end[node]
+            slot = pend.slot[node]
             W, ok = _visit(nodes, node, seg, start, end, params, scr.ys, scr.ws)
             if not ok:
+                release(scr.hist, slot)
                 continue
             j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params,
-                            scr, cand)
+                            scr, cand, slot)
         if j < 0:
+            release(scr.hist, slot)
             continue
 
         # ---- the test, and each row's branch
@@ -434,6 +444,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             val.step_pruned[n_steps] = not helps
             n_steps += 1
             if not helps:
+                release(scr.hist, slot)
                 continue
             val_loss[0] = after
 
@@ -444,6 +455,11 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                               params, feat, scr, sc, ch, n_s, m0, m1, pool, n_pool, sur, n_sur)
         n_sur += n_s
         add_children(nodes, node, first, n_b, ch, seg_start, seg_end)
+        for b in range(n_b):
+            pend.slot[first + b] = -1
+        if slot >= 0:  # a binary split (``fit`` allows histograms for no other)
+            pend.slot[first], pend.slot[first + 1] = child_slots(scr.hist, slot, seg, ch.c_start,
+                                                                 ch.c_end, params.n_classes)
         if pre:  # the children's validation rows
             split_holdout(vrow, vw, vstart, vend, vdir, ch.fractions[:n_b], vc_start[:n_b],
                           vc_end[:n_b], vs_i, vs_f)
@@ -458,7 +474,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                 if not ok:
                     continue
                 jc = _find_split(nodes, c, seg, seg_start[c], seg_end[c], Wc, total_weight, rows,
-                                 feat, params, scr, cand)
+                                 feat, params, scr, cand, np.int64(-1))
                 if jc < 0:
                     continue
                 n_heap = _push(heap_key, heap_node, n_heap, -cand.gain[jc] * Wc, c)
@@ -530,6 +546,10 @@ def fit(rows, feat, params, holdout, layout, n_out, unit_input):
     seg = root_segments(rows.X, rows.yc, rows.yr, rows.w, sorted_columns, binned, from_bins,
                         binned_codes, feat.n_values, n)
     width = 3 if params.regression else params.n_classes
-    scr = new_scratch(n, d, params.n_classes, width, binned, max_categories, max_wide,
-                      seg.codes.shape[1], unit_input)
+    # class histograms hold counts only when every weight is 0 or 1 and stays so (not C4.5's
+    # fractions); their children are the two of a binary split, grown depth-first
+    histograms = (unit_input and not params.regression and params.missing != FRACTIONAL
+                  and not params.multiway and params.max_leaf_nodes == 0)
+    scr = new_scratch(n, d, params.n_classes, width, binned, feat.n_values, max_categories,
+                      max_wide, seg.codes.shape[1], unit_input, histograms)
     return grow(rows, feat, params, holdout, seg, scr, n_out)

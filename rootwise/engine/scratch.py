@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from .entries import CODES
+from .histograms import Histograms, new_histograms
 from .subsets import SubsetScratch, new_subset_scratch
 
 
@@ -71,6 +72,7 @@ class Scratch(NamedTuple):
     subset: SubsetScratch  # the subset search's
     ent: EntryScratch
     wide: WideScratch
+    hist: Histograms  # the large nodes' class histograms (``histograms``)
     side: np.ndarray  # per entry, int64
     sides: np.ndarray  # per category of the chosen test, int64
     # per node
@@ -84,17 +86,19 @@ class Scratch(NamedTuple):
     dir_row: np.ndarray  # by row, int8: the primary's branch (surrogate scans)
     goes_left: np.ndarray  # by row, int8: binary partition
     branch_of_row: np.ndarray  # by row: multiway partition
-    buf_i: np.ndarray  # partition buffers
+    buf_i: np.ndarray  # partition buffers (and the rows a surrogate search counts)
     buf_f: np.ndarray
     buf_codes: np.ndarray
 
 
 @njit(cache=True, nogil=True)
-def new_scratch(n, d, n_classes, width, binned, max_categories, max_wide, n_code_words,
-                unit_input):
+def new_scratch(n, d, n_classes, width, binned, n_values, max_categories, max_wide, n_code_words,
+                unit_input, histograms):
     """Working memory for a fit on n rows and d columns: ``width`` = classes or 3 (regression),
-    ``binned`` the column of each code byte, ``max_categories`` the most categories of any
-    column (at least 2), ``max_wide`` the most categories of a WIDE column (0: none)."""
+    ``binned`` the column of each code byte, ``n_values`` each column's categories or bins,
+    ``max_categories`` the most categories of any column (at least 2), ``max_wide`` the most
+    categories of a WIDE column (0: none); ``histograms``: large nodes keep class histograms
+    (``histograms``; the caller checks that the fit allows them)."""
     C = max(n_classes, 1)
     nb = binned.shape[0]
     cells = max(width, 5)
@@ -122,6 +126,7 @@ def new_scratch(n, d, n_classes, width, binned, max_categories, max_wide, n_code
         np.zeros((wide_rows, 2)), np.zeros((wide_rows, 2), dtype=np.int64))
     return Scratch(
         scan, new_subset_scratch(per_entry, width), ent, wide,
+        new_histograms(n, binned, n_values, C, histograms),
         np.zeros(per_entry, dtype=np.int64), np.full(max(max_categories, 2), -1, dtype=np.int64),
         np.empty(max(n, 1)), np.empty(max(n, 1)), np.zeros(max(n, 1)), unit_input,
         np.ones(d, dtype=np.bool_), np.zeros(max(n, 1), dtype=np.int64),

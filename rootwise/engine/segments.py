@@ -142,16 +142,15 @@ def root_segments(X, yc, yr, w, sorted_columns, binned_columns, from_bins, binne
         yr_s[r] = yr[r]
     n_binned = binned_columns.shape[0]
     codes = np.zeros((capacity, (n_binned + 7) // 8), dtype=np.int64)
-    for s in range(n_binned):
-        j = binned_columns[s]
-        shift = (s & 7) * 8
-        for r in range(n):
+    for r in range(n):  # row by row: X, the bins and the codes are all row-major
+        for s in range(n_binned):
+            j = binned_columns[s]
             if from_bins[s]:
                 c = np.int64(binned_codes[r, j])
             else:
                 x = X[r, j]
                 c = n_values[j] if np.isnan(x) else np.int64(x)
-            codes[r, s >> 3] |= c << shift
+            codes[r, s >> 3] |= c << ((s & 7) * 8)
     words = np.empty((sorted_columns.shape[0], capacity), dtype=np.int64)
     for s in range(sorted_columns.shape[0]):
         presort_column(X[:, sorted_columns[s]], w, yc, words[s])

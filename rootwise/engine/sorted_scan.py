@@ -4,19 +4,10 @@
 A column's segment at a node holds its known rows of positive weight first, sorted; the scans
 stop at the first END word. A boundary lies between two sorted neighbours that do not tie.
 
-Classification runs in two passes. The reference keeps the first boundary whose decrease beats the
-best so far by TIE_TOLERANCE; computing that decrease at every boundary (two impurities) costs most
-of a scan, so pass 1 ranks the boundaries by an O(classes) proxy of it:
-
-    Gini:     W_l Gini_l + W_r Gini_r = W - (sum_k l_k^2 / W_l + sum_k r_k^2 / W_r)
-    entropy:  W_l Ent_l + W_r Ent_r = xlogx(W_l) + xlogx(W_r) - sum_k xlogx(l_k) - xlogx(r_k)
-
-so that decrease = constant + proxy / W; with unit weights the counts are integers, kept as int64
-(an integer add is one cycle where a float add is four, in a loop-carried chain). Pass 2 then runs
-the reference's rule, on the exact decrease, over the boundaries whose proxy lies within WINDOW
-tolerances of the best: the others are more than a thousand tolerances below the best decrease
-(rounding in the proxy is ~1e-15 of it), so they can neither be chosen nor stand between two that
-are. When a single boundary is within the window it is the one chosen, and pass 2 is skipped.
+Classification runs in two passes: pass 1 ranks the boundaries by the proxy of their decrease,
+pass 2 runs the reference's rule on the exact decrease near the top only (``proxies``). With unit
+weights the counts are integers, kept as int64 (an integer add is one cycle where a float add is
+four, in a loop-carried chain).
 
 The branch table of the chosen cut is the scan's running left sums and total - left, as in the
 reference; the sums run in the column's order, so they are the reference's numbers bit for bit.
@@ -28,17 +19,11 @@ from numba import njit
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
 from .j48 import DISTINCT, SMALL, info_gain_of, old_ent, xlog2x
+from .proxies import SURE, window_floor, xlogx
 from .segments import END_BIT, MAX_ROWS, ROW_MASK, class_of, tied
 from .thresholds import children_decrease
 
-WINDOW = 1000.0
 EXACT_SQUARES = 1 << 26  # below this many rows a count's square sums stay below 2^53
-SURE = 1.0 - 1e-12  # a proxy below second * SURE (cross-multiplied) is below second
-
-
-@njit(cache=True, _nrt=False)
-def _xlogx(c):
-    return c * np.log2(c) if c > 0.0 else 0.0
 
 
 @njit(cache=True, _nrt=False)
@@ -74,7 +59,7 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
     w_all = 0.0
     for k in range(n_classes):
         w_all += total[k]
-    cut = top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
+    cut = window_floor(top, w_all)
     end = start + n
     if second >= cut:  # pass 2: the reference's rule on the exact decrease, near the top only
         if two:  # pass 1 skipped the proxies that could not matter to top and second
@@ -186,11 +171,11 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
             else:
                 for k in range(n_classes):
                     if stale[k]:
-                        xl[0, k] = _xlogx(left[k])
-                        xl[1, k] = _xlogx(total[k] - left[k])
+                        xl[0, k] = xlogx(left[k])
+                        xl[1, k] = xlogx(total[k] - left[k])
                         stale[k] = False
                     v += xl[0, k] + xl[1, k]
-                v -= _xlogx(w_left) + _xlogx(w_right)
+                v -= xlogx(w_left) + xlogx(w_right)
         proxy[i - start] = v
         if v > top:
             second = max(second, top)
