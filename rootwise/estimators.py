@@ -1000,11 +1000,10 @@ class CARTClassifier(_CART, _ClassificationTree):
         Otherwise bins hold about equal numbers of rows (quantiles of a sample of at most
         200,000 rows) and a split between two bins sits at the midpoint of the largest training
         value of the left bin and the smallest of the next bin present: a midpoint of real values.
-        Categorical columns are binned by category code (subset search as exact; at most 255
-        categories, else a ValueError); missing values get their own bin and are handled by
-        surrogates as above. Every pruning option works; ``pruning="pre"``, ``max_leaf_nodes``
-        and zero sample weights run the reference builder on the bins (slower), where validation
-        rows are binned with the training bins.
+        Categorical columns are read by category code, of any cardinality (subset search as
+        exact); missing values get their own bin and are handled by surrogates as above. Every
+        pruning and growth option works in the same compiled engine (validation rows of
+        ``pruning="pre"`` are binned with the training bins).
     max_bins : int, default 255
         Bins per continuous column for ``splitter="hist"``, 2 to 255 (a missing value takes one
         more code of its own).
