@@ -1007,19 +1007,19 @@ class CARTClassifier(_CART, _ClassificationTree):
     splitter : "exact" (default) or "hist"
         "exact" tries every midpoint of adjacent distinct values. "hist" first bins each
         continuous column into at most ``max_bins`` bins (numba, binning included in ``fit``) and
-        searches per-node histograms of the bins, building the smaller child's and subtracting it
-        from the parent's for the larger: much faster on large data. A column with at most
+        searches per-node histograms of the bins (when every sample weight is 0 or 1, a large
+        node's class histogram is kept: the smaller child's is counted and the larger's is the
+        parent's less it): much faster on large data. A column with at most
         ``max_bins`` distinct values gets one bin per value, so when every column does, the tree
         is the exact tree (same tests, thresholds, surrogates and counts; with non-integer
         weights or targets, sums taken in another order can break a near-tie differently).
         Otherwise bins hold about equal numbers of rows (quantiles of a sample of at most
         200,000 rows) and a split between two bins sits at the midpoint of the largest training
         value of the left bin and the smallest of the next bin present: a midpoint of real values.
-        Categorical columns are binned by category code (subset search as exact; at most 255
-        categories, else a ValueError); missing values get their own bin and are handled by
-        surrogates as above. Every pruning option works; ``pruning="pre"``, ``max_leaf_nodes``
-        and zero sample weights run the reference builder on the bins (slower), where validation
-        rows are binned with the training bins.
+        Categorical columns are read by category code, of any cardinality (subset search as
+        exact); missing values get their own bin and are handled by surrogates as above. Every
+        pruning and growth option works in the same compiled engine (validation rows of
+        ``pruning="pre"`` are binned with the training bins).
     max_bins : int, default 255
         Bins per continuous column for ``splitter="hist"``, 2 to 255 (a missing value takes one
         more code of its own).

@@ -1,13 +1,13 @@
-"""The radix argsort equals numpy's stable argsort on every kind of float64 data."""
+"""The radix argsort equals numpy's stable argsort on every kind of float64 data, and the radix
+sort of the values alone gives what that argsort gathers."""
 
 import numpy as np
 import pytest
 
-from rootwise.engine.radix import radix_argsort
+from rootwise.engine.radix import radix_argsort, radix_sort
 
 
-@pytest.mark.parametrize("seed", range(20))
-def test_radix_argsort_is_numpys_stable_argsort(seed):
+def _column(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 3000))
     kind = seed % 5
@@ -21,7 +21,28 @@ def test_radix_argsort_is_numpys_stable_argsort(seed):
         x = np.full(n, 3.25)  # one value: every pass is skipped
     else:
         x = rng.uniform(-1, 1, size=n).round(2)
+    return x
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_radix_argsort_is_numpys_stable_argsort(seed):
+    x = _column(seed)
     np.testing.assert_array_equal(radix_argsort(x), np.argsort(x, kind="stable"))
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_radix_sort_is_the_stable_gather_up_to_the_sign_of_later_zeros(seed):
+    """Bit for bit x[argsort(x)] but that every zero takes the sign of the first zero of x (the
+    first of its run there): -0.0 first or 0.0 first, zeros of both signs, or none."""
+    x = _column(seed)
+    if seed >= 20:
+        x = np.array([1.0, -0.0, 2.0, 0.0, -1.0, -0.0] if seed % 2 else [0.0, -0.0, -2.0])
+    got = radix_sort(x)
+    want = x[np.argsort(x, kind="stable")]
+    zeros = want == 0.0
+    if zeros.any():
+        want[zeros] = x[x == 0.0][0]  # the first zero's sign, as the stable gather puts it first
+    np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
 
 
 def test_radix_argsort_of_a_strided_column():

@@ -99,7 +99,26 @@ def test_split_point_sorted_is_the_row_order_scan(seed):
                      np.nan, -1e-7, 1e-7, 3.5])
     for _ in range(300):
         col = rng.choice(pool, int(rng.integers(1, 30)))
-        distinct = np.unique(col[~np.isnan(col)])
+        distinct, first = j48.distinct_values(col)
         for point in [rng.normal(1, 1), 0.0, -0.0, 1.0, 1.0000005, float(rng.choice(col))]:
-            a, b = j48.split_point_sorted(distinct, col, point), j48.split_point(col, point)
+            a = j48.split_point_sorted(distinct, first, col, point)
+            b = j48.split_point(col, point)
+            assert a == b and math.copysign(1, a) == math.copysign(1, b)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_split_point_sorted_on_dense_chains(seed):
+    """Long chains of values less than 1e-6 apart, in shuffled row order: chains shorter and
+    longer than CLUSTER_LIMIT (the latter scan the column), with repeated values and zeros."""
+    rng = np.random.default_rng(seed)
+    for size, p in [(5, 0.4), (40, 0.4), (1000, 0.4), (40, 1.0), (200, 1.0)]:  # 1.0: one chain
+        steps = rng.choice([4e-7, 9e-7, 1.1e-6, 3e-6], size, p=[p, 0.5 * (1 - p), 0.3 * (1 - p),
+                                                                0.2 * (1 - p)])
+        values = np.cumsum(steps) - rng.uniform(0, steps.sum())
+        col = rng.permutation(np.concatenate([values, rng.choice(values, size // 3),
+                                              [0.0, -0.0, np.nan]]))
+        distinct, first = j48.distinct_values(col)
+        for point in np.concatenate([rng.choice(values, 20), [0.0, -0.0, values.max() + 1]]):
+            a = j48.split_point_sorted(distinct, first, col, point)
+            b = j48.split_point(col, point)
             assert a == b and math.copysign(1, a) == math.copysign(1, b)

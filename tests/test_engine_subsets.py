@@ -13,8 +13,14 @@ import numpy as np
 import pytest
 
 from rootwise import CARTClassifier
-from rootwise._config import ENTROPY, GINI
-from rootwise.engine.subsets import best_subset_class, best_subset_regression
+from rootwise._config import ENTROPY, GINI, TIE_TOLERANCE
+from rootwise.engine.criteria import impurity
+from rootwise.engine.subsets import (
+    best_subset_class,
+    best_subset_regression,
+    new_subset_scratch,
+    stable_order,
+)
 
 CODES = {"gini": GINI, "entropy": ENTROPY}
 ANY = 1e-9  # a min_samples_leaf that never binds (every present category weighs more)
@@ -85,6 +91,66 @@ def test_two_classes_with_min_leaf_take_the_best_admissible_prefix(seed):
     assert dec == pytest.approx(expected, abs=1e-12) if prefixes else dec == -np.inf
     assert dec <= _best(naive.all_subset_splits(table, "gini", min_leaf)) + 1e-12
     _check_side(side, dec, table, "gini", min_leaf)
+
+
+@pytest.mark.parametrize("m", [0, 1, 2, 31, 32, 33, 64, 65, 100, 255])
+def test_stable_order_is_numpys_stable_argsort(m):
+    """Insertion-sorted runs, then merges: the order np.argsort(kind="stable") gives, with many
+    tied keys, over any items."""
+    rng = np.random.default_rng(m)
+    key = (rng.integers(0, 8, 300) / rng.integers(1, 5, 300)).astype(float)
+    items = rng.permutation(300)[:m].astype(np.int64)
+    scr = new_subset_scratch(300, 2)
+    stable_order(key, items, m, scr)
+    np.testing.assert_array_equal(scr.order[:m], items[np.argsort(key[items], kind="stable")])
+
+
+def _first_to_beat(table, order, criterion, min_leaf):
+    """The prefix length the plain rule picks (0: none): every admissible prefix's exact decrease
+    in order, sums from 0 in the kernels' order, the first to beat the best by TIE_TOLERANCE."""
+    total = np.zeros(table.shape[1])
+    for c in order:
+        total += table[c]
+    w_all = sum(float(v) for v in total)
+    parent = impurity(total, criterion)
+    left = np.zeros(table.shape[1])
+    best_cut, best = 0, -np.inf
+    for cut in range(1, len(order)):
+        left += table[order[cut - 1]]
+        wl = sum(float(v) for v in left)
+        if wl < min_leaf or w_all - wl < min_leaf:
+            continue
+        right = total - left
+        d = parent - (wl / w_all) * impurity(left, criterion) \
+            - ((w_all - wl) / w_all) * impurity(right, criterion)
+        if d > best + TIE_TOLERANCE:
+            best_cut, best = cut, d
+    return best_cut
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("seed", range(40))
+def test_two_classes_prefix_is_the_first_to_beat_the_best(seed, criterion):
+    """The prefix chosen (a proxy ranks them first, ``proxies``) is the plain rule's over the
+    p(class 1) order: categories repeated on some seeds tie exactly, and the first must win."""
+    rng = np.random.default_rng(500 + seed)
+    table = _table(rng, int(rng.integers(2, 60)), 2)
+    if seed % 2:
+        table = np.concatenate([table, table[rng.integers(0, len(table), len(table))]])
+    min_leaf = float(rng.choice([ANY, 1.0, 5.0]))
+    side, dec = best_subset_class(table, CODES[criterion], min_leaf, 12)
+    present = np.flatnonzero(table.sum(axis=1) > 0)
+    order = present[np.argsort(table[present, 1] / table[present].sum(axis=1), kind="stable")]
+    cut = _first_to_beat(table, order, CODES[criterion], min_leaf)
+    if cut == 0:
+        assert dec == -np.inf
+        return
+    want = np.full(len(table), -1)
+    want[present] = 1
+    want[order[:cut]] = 0
+    if want[present[0]] == 1:  # canonical: the lowest present code on the left
+        want[present] = 1 - want[present]
+    np.testing.assert_array_equal(side, want)
 
 
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])

@@ -12,6 +12,8 @@ from rootwise import CARTClassifier, CARTRegressor
 from rootwise._config import ENTROPY, GINI
 from rootwise.engine import thresholds
 from rootwise.engine.criteria import impurity
+from rootwise.engine.entry_scan import threshold_class
+from rootwise.engine.scratch import new_scratch
 from rootwise.engine.thresholds import midpoint
 
 CODES = {"gini": GINI, "entropy": ENTROPY}
@@ -155,6 +157,38 @@ def test_integer_weights_equal_repeated_rows(seed):
         if a[0] >= 0:
             assert midpoint(xs_a[a[0]], xs_a[a[0] + 1]) == midpoint(xs_b[b[0]], xs_b[b[0] + 1])
             assert a[1] == pytest.approx(b[1], rel=1e-10, abs=1e-12)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("seed", range(40))
+def test_threshold_over_entries_is_the_scan_over_rows(seed, criterion):
+    """A binned column's cut from its entries (``entry_scan.threshold_class``: a proxy first,
+    the exact decrease near the top only) is the reference's scan over the rows, each entry's
+    class weights one row apiece: the same cut and branch table bit for bit. Mirrored entries on
+    some seeds make cuts tie exactly (the first must win); weights are counts or quarters."""
+    rng = np.random.default_rng(300 + seed)
+    n_classes = int(rng.integers(2, 5))
+    p = int(rng.integers(2, 40))
+    stats = rng.integers(0, 6, size=(p, n_classes)).astype(float)
+    if seed % 2:
+        stats *= rng.choice([0.25, 1.0, 1.75], size=stats.shape)
+    if seed % 3 == 0:
+        stats[p - p // 2:] = stats[:p // 2][::-1]
+    stats[stats.sum(axis=1) == 0, 0] = 1.0  # an entry is a code holding weight
+    min_leaf = float(rng.choice([1.0, 0.5, 3.0]))
+    xs = np.repeat(np.arange(p, dtype=float), n_classes)
+    ys = np.tile(np.arange(n_classes), p).astype(np.int64)
+    ws = stats.reshape(-1)
+    i, branches = thresholds.best_threshold_class(xs, ys, ws, n_classes, CODES[criterion],
+                                                  min_leaf)
+    scan = new_scratch(64, 1, n_classes, n_classes, np.zeros(0, dtype=np.int64),
+                       np.zeros(1, dtype=np.int64), 2, 0, 0, True, False).scan
+    counts = seed % 2 == 0  # integer weights: the kernel may add them in any order
+    e = threshold_class(np.ascontiguousarray(stats), p, n_classes, CODES[criterion], min_leaf,
+                        counts, scan)
+    assert e == (-1 if i < 0 else int(xs[i]))
+    if e >= 0:
+        np.testing.assert_array_equal(scan.branches, branches)
 
 
 ADJACENT = [0.0, 1.0, -1.0, 0.1, 97.5, 1e-300, 5e-324, -5e-324, 1e300, -1e300,

@@ -57,7 +57,8 @@ def features_of(categorical, n_values, bin_min, bin_max) -> Features:
     return Features(np.full(d, BINNED, dtype=np.int64), np.asarray(categorical, dtype=bool),
                     np.asarray(n_values, dtype=np.int64), np.arange(d, dtype=np.int64),
                     np.ascontiguousarray(bin_min), np.ascontiguousarray(bin_max), np.zeros(0),
-                    np.zeros(d + 1, dtype=np.int64), np.ones(d, dtype=bool), np.zeros(1))
+                    np.zeros(d + 1, dtype=np.int64), np.zeros(0, dtype=np.uint32), np.zeros((0, 0)),
+                    np.ones(d, dtype=bool), np.zeros(1))
 
 
 class LevelGrower:
@@ -81,8 +82,8 @@ class LevelGrower:
         self.log = log if log is not None else []
         d = len(feat.search)
         max_categories = int(max(feat.n_values[feat.categorical].max(initial=2), 2))
-        self.scr = new_scratch(1, 1, d, params, self.width,
-                               np.arange(d, dtype=np.int64), max_categories, 0, 1, True)
+        self.scr = new_scratch(1, d, n_classes, self.width, np.arange(d, dtype=np.int64),
+                               feat.n_values, max_categories, 0, 1, True, False)
         self.cand = new_candidates(d)
         self.sc = new_surrogate_candidates(d, params.max_surrogates)
 

@@ -24,7 +24,7 @@ Categorical columns are binned by their category code (code k_j = missing), done
 import numpy as np
 from numba import njit, prange
 
-from .radix import radix_argsort
+from .radix import radix_sort
 
 SAMPLE_ROWS = 200_000  # rows of the quantile sample (LightGBM's bin_construct_sample_cnt)
 SEARCH_SIZE = 256  # edge tables are padded to this power of two for the branch-free search
@@ -82,8 +82,7 @@ def column_upper(column, step, max_bins):
         if not np.isnan(x):
             sample[m] = x
             m += 1
-    sample = sample[:m]
-    values, counts = distinct_counts(sample[radix_argsort(sample)])
+    values, counts = distinct_counts(radix_sort(sample[:m]))
     return equal_count_upper(values, counts, max_bins), values.shape[0] <= max_bins
 
 

@@ -117,8 +117,9 @@ def primary_directions(seg, start, end, j, kind, threshold, sides, X, feat, cut,
     """``route.primary_branches``, read from the column as the node holds it where it can: a
     presorted column's known words sit in the segment in order, so the rows up to the cut
     (``cut``: the last left word) go left and the others right; a binned column's codes sit in
-    the segment by position. X's row of each of the node's rows is a cache miss on a large table
-    (a node's rows lie anywhere in X). ``by_row``: int8 scratch by row id."""
+    the segment by position (``cut``: a binned threshold's last bin on the left). X's row of
+    each of the node's rows is a cache miss on a large table (a node's rows lie anywhere in X).
+    ``by_row``: int8 scratch by row id."""
     for b in range(known_w.shape[0]):
         known_w[b] = 0.0
     if kind == THRESHOLD and feat.search[j] == SORTED and cut >= 0:  # release 8: no cut
@@ -144,6 +145,24 @@ def primary_directions(seg, start, end, j, kind, threshold, sides, X, feat, cut,
         for t in range(start, end):
             c = code_at(seg.codes, t, q)
             b = sides[c] if c < sides.shape[0] else -1
+            direction[t - start] = b
+            if b >= 0:
+                known_w[b] += seg.w[t]
+        return
+    if kind == THRESHOLD and feat.search[j] == BINNED:
+        # bins of a continuous column: a row of weight holds a bin present at the node, so its
+        # bin's side of the cut (``cut``: the last bin on the left) is its value's. A row of
+        # weight 0 may hold a bin between the two around the cut: its value decides.
+        q = feat.slot[j]
+        missing = feat.n_values[j]
+        for t in range(start, end):
+            c = code_at(seg.codes, t, q)
+            if c == missing:
+                b = -1
+            elif seg.w[t] > 0.0:
+                b = 0 if c <= cut else 1
+            else:
+                b = branch_of_value(X[seg.row[t], j], kind, threshold, sides)
             direction[t - start] = b
             if b >= 0:
                 known_w[b] += seg.w[t]

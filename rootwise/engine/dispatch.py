@@ -32,7 +32,7 @@ from .bundles import (
     Params,
     Rows,
 )
-from .j48 import MIN_SPLIT_CAP, MIN_SPLIT_SHARE, in_average_mask
+from .j48 import MIN_SPLIT_CAP, MIN_SPLIT_SHARE, distinct_values, in_average_mask
 from .presort import SharedPresort, presort_table
 from .segments import MAX_CLASSES, MAX_ROWS
 
@@ -53,8 +53,8 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     ``cost_floor`` > 0: a node whose cost under ``floor_cost`` ("misclassification": W - max_k w_k,
     "impurity": W I(t)) is at most this is not split (``cp``, ``prune.cost_complexity``).
     ``train``: grow on these rows of X, y, w only (the tree of X[train], y[train], w[train]),
-    read in place; ``presort``: ``shared_presort`` of the same X and w, from which the rows'
-    order by each column is kept instead of sorted (cross-validation's folds)."""
+    read in place, their order by each column kept from ``presort`` (``shared_presort`` of the
+    same X and w, made here when not given: cross-validation's folds share one)."""
     from .loop import fit
     from .node_table import to_tree
 
@@ -67,6 +67,8 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
         if not _reads_in_place(train, len(X), policy):
             X, y, w = X[train], np.asarray(y)[train], w[train]
             train, presort = None, None
+        elif presort is None:
+            presort = shared_presort(X, w, kinds, policy)
     w_train = w if train is None else w[train]
     n, d = X.shape
     if not np.any(w_train > 0):
@@ -161,19 +163,27 @@ def _features(X, kinds, n_categories, policy, bin_edges=None) -> tuple[Features,
         columns = np.flatnonzero(search == kind)
         slot[columns] = np.arange(len(columns))
     distinct, distinct_at = np.zeros(0), np.zeros(d + 1, dtype=np.int64)
+    distinct_first = np.zeros(0, dtype=np.uint32)
+    values = np.zeros((0, 0))
     in_average = np.ones(d, dtype=bool)
     log2_cuts = np.zeros(1)
     if policy.release8:  # J48's thresholds are training values; numpy's log2 of the cut counts
-        parts = [np.unique(X[:, j][~np.isnan(X[:, j])]) if not categorical[j] else np.zeros(0)
-                 for j in range(d)]
-        distinct_at = np.cumsum([0] + [len(p) for p in parts], dtype=np.int64)
-        distinct = np.concatenate(parts) if parts else np.zeros(0)
+        empty = (np.zeros(0), np.zeros(0, dtype=np.uint32))
+        parts = [distinct_values(X[:, j]) if not categorical[j] else empty for j in range(d)]
+        distinct_at = np.cumsum([0] + [len(p[0]) for p in parts], dtype=np.int64)
+        if parts:
+            distinct = np.concatenate([p[0] for p in parts])
+            distinct_first = np.concatenate([p[1] for p in parts])
         in_average = in_average_mask(kinds, n_categories, n)
+        # the scan compares sorted neighbours' values: read from one column (n x 8 bytes, in
+        # cache), not from rows of the matrix (a cache line per value)
+        values = np.ascontiguousarray(X[:, search == SORTED].T)
         with np.errstate(divide="ignore"):
             log2_cuts = np.log2(np.arange(n + 1, dtype=np.int64))
     features = Features(search.astype(np.int64), categorical, n_values, slot,
                         np.ascontiguousarray(bin_min), np.ascontiguousarray(bin_max),
                         np.ascontiguousarray(distinct, dtype=np.float64), distinct_at,
+                        np.ascontiguousarray(distinct_first, dtype=np.uint32), values,
                         np.asarray(in_average, dtype=bool), np.ascontiguousarray(log2_cuts))
     return features, np.ascontiguousarray(binned_codes)
 

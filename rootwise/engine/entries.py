@@ -173,6 +173,67 @@ def binned_surrogate_entries(seg, start, end, direction, binned, n_values, skip,
 
 
 @njit(cache=True, _nrt=False)
+def counted_surrogate_entries(seg, start, end, direction, binned, n_values, skip, scr, listed):
+    """``binned_surrogate_entries`` when every weight is 0 or 1, from the node's split entries
+    (scr.ent_code / scr.ent_stats: class counts, made by the search at this node). Only the rows
+    the primary sends to its side with fewer rows and those it sends nowhere are counted; per
+    code the other side holds the rest,
+
+        w_other = sum_k ent_stats[q, e, k] - w_side - w_missing,
+
+    integers all (counts of rows of weight 1), so every cell equals the row-order sum.
+    ``listed``: scratch per position."""
+    m = end - start
+    n0, n1 = 0, 0
+    for t in range(m):
+        n0 += np.int64(direction[t] == 0)
+        n1 += np.int64(direction[t] == 1)
+    side = 0 if n0 <= n1 else 1
+    # the rows to count, each as 2 t + cell, listed without a branch (the primary's side of a
+    # row is a coin toss to the branch predictor)
+    n_listed = 0
+    for t in range(m):
+        d = direction[t]
+        listed[n_listed] = 2 * t + np.int64(d < 0)
+        n_listed += np.int64((d == side) | (d < 0))
+    nb = binned.shape[0]
+    table = scr.table  # 2 cells per code: the weight on ``side``, and without a primary branch
+    for i in range(n_listed):
+        t = start + (listed[i] >> 1)
+        cell = listed[i] & 1
+        wt = seg.w[t]
+        for q in range(nb):
+            table[(q * CODES + code_at(seg.codes, t, q)) * 2 + cell] += wt
+    width = scr.ent_stats.shape[2]
+    for q in range(nb):
+        scr.se_side[q, 0] = 0.0
+        scr.se_side[q, 1] = 0.0
+        missing = (q * CODES + n_values[binned[q]]) * 2
+        table[missing] = 0.0
+        table[missing + 1] = 0.0
+        for e in range(scr.ent_n[q]):  # codes of rows of weight 1: the rows counted hold no other
+            off = (q * CODES + scr.ent_code[q, e]) * 2
+            w_side, w_missing = table[off], table[off + 1]
+            table[off] = 0.0
+            table[off + 1] = 0.0
+            if q == skip:
+                continue
+            w = 0.0
+            for k in range(width):
+                w += scr.ent_stats[q, e, k]
+            w_other = w - w_side - w_missing
+            scr.se_code[q, e] = scr.ent_code[q, e]
+            scr.se_w[q, e, side] = w_side
+            scr.se_w[q, e, 1 - side] = w_other
+            scr.se_n[q, e, side] = np.int64(w_side)
+            scr.se_n[q, e, 1 - side] = np.int64(w_other)
+            scr.se_pm[q, e] = np.int64(w_missing)
+            scr.se_side[q, side] += w_side
+            scr.se_side[q, 1 - side] += w_other
+        scr.se_n_entries[q] = 0 if q == skip else scr.ent_n[q]
+
+
+@njit(cache=True, _nrt=False)
 def _read_surrogate_marked(bits, q, table, scr):
     one = np.uint64(1)
     p = 0

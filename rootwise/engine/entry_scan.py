@@ -10,32 +10,80 @@ a cut can only fall between two codes present at the node. Category tests are th
 import numpy as np
 from numba import njit
 
-from .._config import TIE_TOLERANCE
+from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
+from .proxies import SURE, split_proxy, window_floor
 from .sorted_scan import beats
 from .thresholds import children_decrease
 
 
 @njit(cache=True, _nrt=False)
-def threshold_class(stats, p, n_classes, criterion, min_leaf, scratch):
+def threshold_class(stats, p, n_classes, criterion, min_leaf, unit, scratch):
     """Best cut between the p entries of ``stats`` (ascending codes) for classification: the last
-    entry on the left, or -1; the branch table into scratch.branches."""
+    entry on the left, or -1; the branch table into scratch.branches. ``unit``: the entries are
+    counts (every weight 0 or 1).
+
+    The reference keeps the first cut whose decrease beats the best so far by TIE_TOLERANCE. As
+    in ``sorted_scan.scan_class``, pass 1 ranks the cuts by the proxy of their decrease and
+    pass 2 runs the reference's rule on the exact decrease near the top only (``proxies``)."""
     total = scratch.total
     left = scratch.left
-    right = scratch.right
+    best_left = scratch.best_left
     for k in range(n_classes):
         total[k] = 0.0
-        left[k] = 0.0
     for e in range(p):
         for k in range(n_classes):
             total[k] += stats[e, k]
     w_all = 0.0
     for k in range(n_classes):
         w_all += total[k]
-    parent = impurity(total, criterion)
+    if n_classes == 2 and criterion == GINI:
+        top_e, top, second = _top_gini_two(stats, p, w_all, min_leaf, unit, scratch)
+    else:
+        top_e, top, second = _top(stats, p, n_classes, criterion, w_all, min_leaf, scratch)
+    if top_e < 0:
+        return -1
+    cut = window_floor(top, w_all)
+    if second >= cut:  # pass 2: the reference's rule on the exact decrease, near the top only
+        right = scratch.right
+        parent = impurity(total, criterion)
+        for k in range(n_classes):
+            left[k] = 0.0
+        w_left = 0.0
+        best = -np.inf
+        top_e = -1
+        for e in range(p - 1):
+            for k in range(n_classes):
+                left[k] += stats[e, k]
+                w_left += stats[e, k]
+            w_right = w_all - w_left
+            if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+                continue
+            if split_proxy(left, total, w_left, w_right, n_classes, criterion) < cut:
+                continue
+            for k in range(n_classes):
+                right[k] = total[k] - left[k]
+            dec = children_decrease(parent, left, right, w_left, w_right, w_all, criterion)
+            if dec > best + TIE_TOLERANCE:
+                best, top_e = dec, e
+                for k in range(n_classes):
+                    best_left[k] = left[k]
     branches = scratch.branches
+    for k in range(n_classes):
+        branches[0, k] = best_left[k]
+        branches[1, k] = total[k] - best_left[k]
+    return top_e
+
+
+@njit(cache=True, _nrt=False)
+def _top(stats, p, n_classes, criterion, w_all, min_leaf, scratch):
+    """Pass 1 of ``threshold_class``: (the first cut with the largest proxy or -1, that proxy,
+    the largest of the others), its left sums into scratch.best_left."""
+    left = scratch.left
+    for k in range(n_classes):
+        left[k] = 0.0
     w_left = 0.0
-    best_e, best = -1, -np.inf
+    top, top_e, second = -np.inf, -1, -np.inf
     for e in range(p - 1):
         for k in range(n_classes):
             left[k] += stats[e, k]
@@ -43,15 +91,55 @@ def threshold_class(stats, p, n_classes, criterion, min_leaf, scratch):
         w_right = w_all - w_left
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
             continue
-        for k in range(n_classes):
-            right[k] = total[k] - left[k]
-        dec = children_decrease(parent, left, right, w_left, w_right, w_all, criterion)
-        if dec > best + TIE_TOLERANCE:
-            best_e, best = e, dec
+        v = split_proxy(left, scratch.total, w_left, w_right, n_classes, criterion)
+        if v > top:
+            second = max(second, top)
+            top, top_e = v, e
             for k in range(n_classes):
-                branches[0, k] = left[k]
-                branches[1, k] = right[k]
-    return best_e
+                scratch.best_left[k] = left[k]
+        elif v > second:
+            second = v
+    return top_e, top, second
+
+
+@njit(cache=True, _nrt=False)
+def _top_gini_two(stats, p, w_all, min_leaf, unit, scratch):
+    """``_top`` for two classes and Gini, the common case: the left sums in registers, and a cut
+    whose proxy is surely below the second largest so far (cross-multiplied, less a margin of
+    SURE, far beyond the few roundings apart) skips the proxy's two divisions: it could change
+    neither. The proxies computed are ``split_proxy``'s numbers. With counts (``unit``) the left
+    weight is l0 + l1, the integer the running sum would add up to, off its chain of adds."""
+    t0, t1 = scratch.total[0], scratch.total[1]
+    l0, l1 = 0.0, 0.0
+    w_left = 0.0
+    top, top_e, second = -np.inf, -1, -np.inf
+    for e in range(p - 1):
+        s0, s1 = stats[e, 0], stats[e, 1]
+        l0 += s0
+        l1 += s1
+        if unit:
+            w_left = l0 + l1
+        else:
+            w_left += s0
+            w_left += s1
+        w_right = w_all - w_left
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        r0 = t0 - l0
+        r1 = t1 - l1
+        sq_left = l0 * l0 + l1 * l1
+        sq_right = r0 * r0 + r1 * r1
+        if sq_left * w_right + sq_right * w_left < second * (w_left * w_right) * SURE:
+            continue
+        v = sq_left / w_left + sq_right / w_right
+        if v > top:
+            second = max(second, top)
+            top, top_e = v, e
+            scratch.best_left[0] = l0
+            scratch.best_left[1] = l1
+        elif v > second:
+            second = v
+    return top_e, top, second
 
 
 @njit(cache=True, _nrt=False)
@@ -125,6 +213,7 @@ def surrogate_threshold(se_w, se_n, p, min_side):
         w1 += se_w[e, 1]
         n_dir += se_n[e, 0] + se_n[e, 1]
     best = max(w0, w1)
+    bar = _bar(best)  # beats(a, best) is a > bar: the bar moves only with the best
     best_e, best_left = -1, 0
     below0, below1 = 0.0, 0.0
     n_below = 0
@@ -136,11 +225,19 @@ def surrogate_threshold(se_w, se_n, p, min_side):
             continue
         agree_0 = below0 + (w1 - below1)
         agree_1 = below1 + (w0 - below0)
-        if beats(agree_0, best):
+        if agree_0 > bar:
             best, best_e, best_left = agree_0, e - 1, 0
-        elif beats(agree_1, best):
+            bar = _bar(best)
+        elif agree_1 > bar:
             best, best_e, best_left = agree_1, e - 1, 1
+            bar = _bar(best)
     return best_e, best_left, best, n_dir
+
+
+@njit(cache=True, _nrt=False)
+def _bar(best):
+    """What an agreement must exceed to beat ``best`` (``sorted_scan.beats``)."""
+    return best + TIE_TOLERANCE * max(1.0, abs(best))
 
 
 @njit(cache=True, _nrt=False)

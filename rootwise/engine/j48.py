@@ -53,16 +53,24 @@ def old_ent(class_totals):
 
 
 @njit(cache=True, _nrt=False)
-def new_ent(table):
-    """sum_v W_v Ent(D^v) in count units, from a (branches x classes) table."""
+def new_ent_of(table, xl, fresh):
+    """sum_v W_v Ent(D^v) in count units, from a (branches x classes) table whose cells' xlog2x
+    are in ``xl`` (a scan keeps them, recomputing the classes that moved), or computed here when
+    ``fresh``. The same sums in the same order either way."""
     s = 0.0
     for v in range(table.shape[0]):
         size = 0.0
         for k in range(table.shape[1]):
-            s += xlog2x(table[v, k])
+            s += xlog2x(table[v, k]) if fresh else xl[v, k]
             size += table[v, k]
         s -= xlog2x(size)
     return -s
+
+
+@njit(cache=True, _nrt=False)
+def new_ent(table):
+    """sum_v W_v Ent(D^v) in count units, from a (branches x classes) table."""
+    return new_ent_of(table, table, True)
 
 
 @njit(cache=True, _nrt=False)
@@ -70,13 +78,19 @@ def info_gain(table, total_w, old):
     """J48's ``InfoGainSplitCrit.splitCritValue``: rho (old - new) / W~, where the table holds the
     known rows (W~ = its total), ``total_w`` is the node's whole weight (rho = W~ / total_w) and
     ``old`` = old_ent of the known rows' class totals."""
+    return info_gain_of(table, table, True, total_w, old)
+
+
+@njit(cache=True, _nrt=False)
+def info_gain_of(table, xl, fresh, total_w, old):
+    """``info_gain`` with the cells' xlog2x given in ``xl`` unless ``fresh`` (``new_ent_of``)."""
     known = 0.0
     for v in range(table.shape[0]):
         for k in range(table.shape[1]):
             known += table[v, k]
     if known <= 0.0 or total_w <= 0.0:
         return 0.0
-    numerator = (old - new_ent(table)) * (1.0 - (total_w - known) / total_w)
+    numerator = (old - new_ent_of(table, xl, fresh)) * (1.0 - (total_w - known) / total_w)
     if abs(numerator) < SMALL:
         return 0.0
     return numerator / known
@@ -201,14 +215,35 @@ def split_point(column, point):
     return best
 
 
+CLUSTER_LIMIT = 64  # split_point_sorted: longer chains of near-equal values scan the column
+
+
+def distinct_values(column):
+    """(the sorted distinct known values of ``column``, the row where each first occurs, as
+    uint32: rows are below 2^32, ``segments.MAX_ROWS``).
+
+    np.unique's index comes from a stable sort, so it is the first row in row order; 0.0 and
+    -0.0 are one value, whose first row holds the sign the row-order scan keeps."""
+    known = np.flatnonzero(~np.isnan(column))
+    values, first = np.unique(column[known], return_index=True)
+    return values, known[first].astype(np.uint32)
+
+
 @njit(cache=True, _nrt=False)
-def split_point_sorted(distinct, column, point):
-    """``split_point(column, point)`` in O(log n) from ``distinct``, the sorted distinct known values
-    of ``column``. fl(v - point) grows with v, so the values not above the point form a prefix of
-    ``distinct``; the scan ends on its largest value ``top`` whenever the next lower distinct value
-    is more than 1e-6 below it (when ``top`` is met, whatever was kept is at least that far below).
-    Otherwise (values within 1e-6 of each other, or a zero, whose sign the scan's row order
-    decides), the row-order scan itself runs."""
+def split_point_sorted(distinct, first_row, column, point):
+    """``split_point(column, point)`` without reading the column, from ``distinct`` (the sorted
+    distinct known values) and ``first_row`` (the row where each first occurs).
+
+    fl(v - point) grows with v, so the values not above the point are a prefix of ``distinct``,
+    ending on ``top``. Call the cluster the run of distinct values up to ``top`` whose neighbours
+    are at most 1e-6 apart. A value u below the cluster is more than 1e-6 below every cluster
+    value, so the scan keeps the first cluster value it meets whatever u it held, and keeps no u
+    after that: the result is the row-order scan over the cluster alone. Only a value's first
+    row matters (a later row of it cannot beat what was kept by then), so that scan is: from
+    best = -inf, keep the value met first among those more than 1e-6 above best, until none is.
+    O(log n + m^2) for a cluster of m values; a cluster longer than ``CLUSTER_LIMIT`` scans the
+    column. (A row-order scan per split made release 8 grow as n^1.7: in 10^6 normal draws 23%
+    of neighbouring distinct values are within 1e-6.)"""
     lo, hi = 0, distinct.shape[0]
     while lo < hi:
         mid = (lo + hi) // 2
@@ -218,10 +253,22 @@ def split_point_sorted(distinct, column, point):
             hi = mid
     if lo == 0:
         return -np.inf
-    top = distinct[lo - 1]
-    if top != 0.0 and (lo == 1 or top - distinct[lo - 2] > SMALL):
-        return top
-    return split_point(column, point)
+    top = lo - 1
+    start = top
+    while start > 0 and not distinct[start] - distinct[start - 1] > SMALL:
+        start -= 1
+        if top - start >= CLUSTER_LIMIT:
+            return split_point(column, point)
+    best, kept = -np.inf, -1
+    while True:
+        met = -1  # the cluster value met first among those the scan would keep now
+        for c in range(start, top + 1):
+            if distinct[c] - best > SMALL and (met < 0 or first_row[c] < first_row[met]):
+                met = c
+        if met < 0:
+            break
+        best, kept = distinct[met], met
+    return column[first_row[kept]]
 
 
 @njit(cache=True, _nrt=False)

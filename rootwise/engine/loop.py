@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._config import MULTIWAY, SUBSET, THRESHOLD
+from .._config import ENTROPY, MULTIWAY, SUBSET, THRESHOLD
 from .arrays import grown
 from .bundles import MISSING_FRACTIONAL as FRACTIONAL
 from .bundles import MISSING_SURROGATE
@@ -34,6 +34,7 @@ from .chosen import (
     record_split,
     route,
 )
+from .histograms import child_slots, release, root_slot
 from .node_stats import class_stats, regression_stats
 from .node_table import (
     init_leaf,
@@ -44,10 +45,16 @@ from .node_table import (
     with_room,
 )
 from .prepruning import holdout_branches, loss, score_of, split_helps, split_holdout
-from .presort import kept_words, sorted_words
+from .presort import kept_words
 from .scratch import new_scratch
 from .search import available_columns, new_candidates, search
-from .segments import child_layout, root_segments, split_multiway, with_capacity
+from .segments import (
+    child_layout,
+    fold_segments,
+    root_segments,
+    split_multiway,
+    with_capacity,
+)
 from .surrogate_split import new_surrogate_candidates
 
 
@@ -129,14 +136,15 @@ def _weights_by_row(seg, start, end, rows, params, scr):
 
 
 @njit(cache=True, _nrt=False)
-def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr, cand):
+def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr, cand,
+                slot):
     """The node's chosen column (-1: none) after the selection rule, epsilon and
-    min_impurity_decrease."""
+    min_impurity_decrease; ``slot``: the node's class histogram (-1: none)."""
     if params.multiway:  # only a multiway test above uses a column up: no walk to the root
         available_columns(nodes, node, scr.available)
     w_row, unit = _weights_by_row(seg, start, end, rows, params, scr)
     j, chosen_score = search(seg, start, end, scr.available, rows, feat, params, scr, cand, W,
-                             w_row, unit)
+                             w_row, unit, slot)
     if j < 0 or chosen_score < params.epsilon:
         return -1
     if cand.gain[j] * W / total_weight < params.min_impurity_decrease:
@@ -151,7 +159,7 @@ N_STATE = 10
 
 class Pending(NamedTuple):
     """The nodes still to grow: the depth-first stack or best-first heap, and each node's rows
-    (segment and validation segment)."""
+    (segment and validation segment) and class histogram (``histograms``; -1: none)."""
 
     stack: np.ndarray
     heap_key: np.ndarray
@@ -160,6 +168,7 @@ class Pending(NamedTuple):
     seg_end: np.ndarray
     val_start: np.ndarray
     val_end: np.ndarray
+    slot: np.ndarray
 
 
 class Validation(NamedTuple):
@@ -233,7 +242,8 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
 
     pend = Pending(np.zeros(64, dtype=np.int64), np.zeros(64), np.zeros(64, dtype=np.int64),
                    np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64),
-                   np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64))
+                   np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64),
+                   np.full(64, -1, dtype=np.int64))
     pend.seg_end[0] = n
     pend.val_end[0] = m_val
     state = np.zeros(N_STATE, dtype=np.int64)
@@ -243,12 +253,13 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
         W, ok = _visit(nodes, root, seg, root, n, params, scr.ys, scr.ws)
         if ok:
             j = _find_split(nodes, root, seg, root, n, W, total_weight, rows, feat, params, scr,
-                            cand)
+                            cand, np.int64(-1))
             if j >= 0:
                 pend.heap_key[0], pend.heap_node[0] = -cand.gain[j] * W, 0
                 state[N_HEAP] = 1
     else:
         pend.stack[0] = 0
+        pend.slot[0] = root_slot(scr.hist, seg, n, params.n_classes)
         state[TOP] = 1
 
     while True:
@@ -266,7 +277,8 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
                            grown(pend.heap_key, state[N_HEAP] + max_b),
                            grown(pend.heap_node, state[N_HEAP] + max_b),
                            grown(pend.seg_start, room), grown(pend.seg_end, room),
-                           grown(pend.val_start, room), grown(pend.val_end, room))
+                           grown(pend.val_start, room), grown(pend.val_end, room),
+                           grown(pend.slot, room))
         if state[N_STEPS] + 1 > val.step_node.shape[0] or state[NEED_VAL] > val.vrow.shape[0]:
             v = max(state[NEED_VAL], 1)
             s = state[N_STEPS] + 1
@@ -316,6 +328,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             done = False
             break
         popped_key = 0.0
+        slot = np.int64(-1)  # the node's class histogram: depth-first growth only
         if best_first:
             node = heap_node[0]
             popped_key = heap_key[0]
@@ -325,17 +338,20 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             start, end = seg_start[node], seg_end[node]
             W = nodes.weight[node]
             j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params,
-                            scr, cand)
+                            scr, cand, slot)
         else:
             top -= 1
             node = stack[top]
             start, end = seg_start[node], seg_end[node]
+            slot = pend.slot[node]
             W, ok = _visit(nodes, node, seg, start, end, params, scr.ys, scr.ws)
             if not ok:
+                release(scr.hist, slot)
                 continue
             j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params,
-                            scr, cand)
+                            scr, cand, slot)
         if j < 0:
+            release(scr.hist, slot)
             continue
 
         # ---- the test, and each row's branch
@@ -437,6 +453,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             val.step_pruned[n_steps] = not helps
             n_steps += 1
             if not helps:
+                release(scr.hist, slot)
                 continue
             val_loss[0] = after
 
@@ -447,6 +464,11 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                               params, feat, scr, sc, ch, n_s, m0, m1, pool, n_pool, sur, n_sur)
         n_sur += n_s
         add_children(nodes, node, first, n_b, ch, seg_start, seg_end)
+        for b in range(n_b):
+            pend.slot[first + b] = -1
+        if slot >= 0:  # a binary split (``fit`` allows histograms for no other)
+            pend.slot[first], pend.slot[first + 1] = child_slots(scr.hist, slot, seg, ch.c_start,
+                                                                 ch.c_end, params.n_classes)
         if pre:  # the children's validation rows
             split_holdout(vrow, vw, vstart, vend, vdir, ch.fractions[:n_b], vc_start[:n_b],
                           vc_end[:n_b], vs_i, vs_f)
@@ -461,7 +483,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                 if not ok:
                     continue
                 jc = _find_split(nodes, c, seg, seg_start[c], seg_end[c], Wc, total_weight, rows,
-                                 feat, params, scr, cand)
+                                 feat, params, scr, cand, np.int64(-1))
                 if jc < 0:
                     continue
                 n_heap = _push(heap_key, heap_node, n_heap, -cand.gain[jc] * Wc, c)
@@ -522,27 +544,33 @@ def _keep_pending(node, key, best_first, stack, top, heap_key, heap_node, n_heap
 
 
 def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, presort=None):
-    """Everything a fit runs in numba, in a few calls from Python: the root's words (sorted, or
-    kept from ``presort``, a ``presort.SharedPresort`` of rows.X), the root's segments
+    """Everything a fit runs in numba, in a few calls from Python: the root's segments
     (``layout``: sorted columns, binned columns, which come from histogram bins, their codes, the
     most categories of any column and of a WIDE one), the working memory, and the growth.
     ``train``: the rows grown on, ascending ids of the rows of ``rows`` (None: all of them),
-    which are read in place: a cross-validation fold copies none of the table.
+    read in place (a cross-validation fold copies none of the table), their words kept from
+    ``presort`` (``presort.SharedPresort`` of rows.X) instead of sorted.
     Not one kernel around them: numba links and optimises a kernel together with everything
     it calls, so a wrapper kernel would compile the whole engine a second time (12 s of CPU).
     They release the GIL: cross-validation grows its folds on several threads."""
     (sorted_columns, binned, from_bins, binned_codes, max_categories, max_wide) = layout
     n, d = rows.X.shape
-    ids = np.arange(n) if train is None else train
-    if presort is None:
-        words = sorted_words(rows.X, rows.w, rows.yc, ids, sorted_columns)
+    if train is None:
+        seg = root_segments(rows.X, rows.yc, rows.yr, rows.w, sorted_columns, binned, from_bins,
+                            binned_codes, feat.n_values, n)
+        n_train = n
     else:
-        words = kept_words(presort, rows.yc, ids, n)
-    seg = root_segments(rows.X, rows.yc, rows.yr, rows.w, ids, binned, from_bins, binned_codes,
-                        feat.n_values, words)
-    n_train = ids.shape[0]
-    del ids  # seg.row holds the rows: the arange of a whole table need not live through growth
+        words = kept_words(presort, rows.yc, train, n)
+        seg = fold_segments(rows.X, rows.yc, rows.yr, rows.w, train, binned, from_bins,
+                            binned_codes, feat.n_values, words)
+        n_train = train.shape[0]
     width = 3 if params.regression else params.n_classes
-    scr = new_scratch(n_train, n, d, params, width, binned, max_categories, max_wide,
-                      seg.codes.shape[1], unit_input)
+    # class histograms hold counts only when every weight is 0 or 1 and stays so (not C4.5's
+    # fractions); their children are the two of a binary split, grown depth-first
+    histograms = (unit_input and not params.regression and params.missing != FRACTIONAL
+                  and not params.multiway and params.max_leaf_nodes == 0)
+    scr = new_scratch(n_train, d, params.n_classes, width, binned, feat.n_values,
+                      max_categories, max_wide, seg.codes.shape[1], unit_input, histograms, n,
+                      params.criterion == ENTROPY, params.regression,
+                      params.multiway or params.missing == FRACTIONAL)
     return grow(rows, feat, params, holdout, seg, scr, n_out)

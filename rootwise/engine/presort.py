@@ -1,8 +1,7 @@
-"""The root's words (``segments``): each presorted column's training rows in the column's order.
+"""A table's rows sorted once by each presorted column, shared by the fits on subsets of them.
 
-    sorted_words    a fit sorts its own rows, column by column: O(n log n) each (radix sort)
-    presort_table   every row of a table sorted once, kept for fits on subsets of its rows
-    kept_words      such a subset's words from the table's order: O(n) each
+    presort_table   every row of a table sorted once (``segments.presort_column``: O(n log n))
+    kept_words      a subset's root words (``segments``) from the table's order: O(n)
 
 Cross-validation grows K trees on subsets of one table (its folds). A subsequence of a sorted
 sequence is sorted, and rows that tie keep their row order, so the rows of a fold, kept in the
@@ -21,8 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .radix import radix_argsort_keys
-from .segments import CODE_SHIFT, END_BIT, ROW_MASK, TIE_BIT, TIE_SHIFT, is_end, tied
+from .segments import CODE_SHIFT, END_BIT, ROW_MASK, TIE_SHIFT, is_end, presort_column, tied
 
 
 class SharedPresort(NamedTuple):
@@ -33,55 +31,6 @@ class SharedPresort(NamedTuple):
     n_known: np.ndarray  # (n_sorted,) int64: the rows before the END ones
 
 
-@njit(cache=True)
-def presort_column(column, w, yc, rows, out):
-    """One column's words of the rows ``rows`` (ascending row ids) into ``out``: those with a
-    known value and positive weight by value (stable: ties in row order), then the others in row
-    order, flagged END."""
-    m = 0
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        if w[r] > 0.0 and not np.isnan(column[r]):
-            m += 1
-    values = np.empty(m)
-    ids = np.empty(m, dtype=np.int64)
-    m = 0
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        if w[r] > 0.0 and not np.isnan(column[r]):
-            values[m] = column[r]
-            ids[m] = r
-            m += 1
-    order, keys = radix_argsort_keys(values)
-    has_codes = yc.shape[0] > 0
-    for i in range(m):
-        r = ids[order[i]]
-        word = np.int64(r)
-        if has_codes:
-            word |= np.int64(yc[r]) << CODE_SHIFT
-        if i > 0 and keys[i] == keys[i - 1]:  # equal keys are equal values (-0.0 == 0.0)
-            word |= TIE_BIT
-        out[i] = word
-    p = m
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        if not (w[r] > 0.0 and not np.isnan(column[r])):
-            word = np.int64(r) | END_BIT
-            if has_codes:
-                word |= np.int64(yc[r]) << CODE_SHIFT
-            out[p] = word
-            p += 1
-
-
-@njit(cache=True, nogil=True)
-def sorted_words(X, w, yc, rows, sorted_columns):
-    """(n_sorted, len(rows)) words of the rows ``rows``: column ``sorted_columns[s]`` in row s."""
-    words = np.empty((sorted_columns.shape[0], rows.shape[0]), dtype=np.int64)
-    for s in range(sorted_columns.shape[0]):
-        presort_column(X[:, sorted_columns[s]], w, yc, rows, words[s])
-    return words
-
-
 @njit(cache=True, nogil=True)
 def presort_table(X, w, sorted_columns):
     """Every row of X (weights ``w``) in the order of each column ``sorted_columns[s]``."""
@@ -90,11 +39,10 @@ def presort_table(X, w, sorted_columns):
     order = np.empty((k, n), dtype=np.uint32)
     tie = np.empty((k, n), dtype=np.uint8)
     n_known = np.zeros(k, dtype=np.int64)
-    rows = np.arange(n)
     words = np.empty(n, dtype=np.int64)  # one column at a time: the table's is 5 bytes a row
     no_codes = np.zeros(0, dtype=np.int64)
     for s in range(k):
-        presort_column(X[:, sorted_columns[s]], w, no_codes, rows, words)
+        presort_column(X[:, sorted_columns[s]], w, no_codes, words)
         for i in range(n):
             order[s, i] = words[i] & ROW_MASK
             tie[s, i] = tied(words[i])
@@ -106,7 +54,8 @@ def presort_table(X, w, sorted_columns):
 @njit(cache=True, nogil=True)
 def kept_words(presort, yc, rows, n_ids):
     """The words of the rows ``rows`` (ascending ids below ``n_ids``) kept from the table's
-    order ``presort``: what ``sorted_words`` would give them (the module docstring)."""
+    order ``presort``: those the rows would get sorted as a table of their own, with the
+    table's row ids (the module docstring)."""
     keep = np.zeros(n_ids, dtype=np.bool_)
     for t in range(rows.shape[0]):
         keep[rows[t]] = True

@@ -12,6 +12,8 @@ is the same for every key is skipped (float32 data stored as float64, for instan
 mantissa bits: two of the six passes).
 """
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -28,6 +30,72 @@ def radix_argsort(x):
 @njit(cache=True)
 def radix_argsort_keys(x):
     """(order, sorted keys): equal keys <=> equal values, for tie tests in sequential order."""
+    keys, counts = _keys_and_counts(x)
+    n = x.shape[0]
+    mask = np.uint64(_BUCKETS - 1)
+    idx = np.arange(n).astype(np.int64)
+    keys_tmp = np.empty(n, dtype=np.uint64)
+    idx_tmp = np.empty(n, dtype=np.int64)
+    for p in range(_PASSES):
+        shift = np.uint64(p * _DIGIT)
+        c = counts[p]
+        if n == 0 or c[(keys[0] >> shift) & mask] == n:
+            continue  # every key has this digit: the pass would not move anything
+        _offsets(c)
+        for i in range(n):
+            k = keys[i]
+            dgt = (k >> shift) & mask
+            pos = c[dgt]
+            c[dgt] = pos + 1
+            keys_tmp[pos] = k
+            idx_tmp[pos] = idx[i]
+        keys, keys_tmp = keys_tmp, keys
+        idx, idx_tmp = idx_tmp, idx
+    return idx, keys
+
+
+@njit(cache=True)
+def radix_sort(x):
+    """x (no NaN) sorted ascending: ``x[radix_argsort(x)]`` where only the values matter, the
+    same passes over the keys alone (half the memory moved, no gather). Equal keys are equal
+    values, whose bits differ only for zeros: every zero comes back with the sign of the first
+    zero of x, the one a stable sort puts first in its run."""
+    keys, counts = _keys_and_counts(x)
+    n = x.shape[0]
+    mask = np.uint64(_BUCKETS - 1)
+    tmp = np.empty(n, dtype=np.uint64)
+    for p in range(_PASSES):
+        shift = np.uint64(p * _DIGIT)
+        c = counts[p]
+        if n == 0 or c[(keys[0] >> shift) & mask] == n:
+            continue
+        _offsets(c)
+        for i in range(n):
+            k = keys[i]
+            dgt = (k >> shift) & mask
+            pos = c[dgt]
+            c[dgt] = pos + 1
+            tmp[pos] = k
+        keys, tmp = tmp, keys
+    top = np.uint64(1) << np.uint64(63)
+    for i in range(n):  # the keys' bits back to the floats' (Herf's trick undone)
+        k = keys[i]
+        keys[i] = k ^ top if k & top else ~k
+    out = keys.view(np.float64)
+    for i in range(n):
+        if x[i] == 0.0:
+            if math.copysign(1.0, x[i]) < 0.0:
+                for t in range(n):
+                    if out[t] == 0.0:
+                        out[t] = -0.0
+            break
+    return out
+
+
+@njit(cache=True)
+def _keys_and_counts(x):
+    """The sort keys of x (the bits of x + 0.0, sign bit flipped for positives, every bit for
+    negatives) and every pass's digit counts, in one read."""
     n = x.shape[0]
     keys = np.empty(n, dtype=np.float64)
     for i in range(n):
@@ -42,26 +110,14 @@ def radix_argsort_keys(x):
         keys[i] = k
         for p in range(_PASSES):
             counts[p, (k >> np.uint64(p * _DIGIT)) & mask] += 1
-    idx = np.arange(n).astype(np.int64)
-    keys_tmp = np.empty(n, dtype=np.uint64)
-    idx_tmp = np.empty(n, dtype=np.int64)
-    for p in range(_PASSES):
-        shift = np.uint64(p * _DIGIT)
-        c = counts[p]
-        if n == 0 or c[(keys[0] >> shift) & mask] == n:
-            continue  # every key has this digit: the pass would not move anything
-        total = 0
-        for b in range(_BUCKETS):
-            m = c[b]
-            c[b] = total
-            total += m
-        for i in range(n):
-            k = keys[i]
-            dgt = (k >> shift) & mask
-            pos = c[dgt]
-            c[dgt] = pos + 1
-            keys_tmp[pos] = k
-            idx_tmp[pos] = idx[i]
-        keys, keys_tmp = keys_tmp, keys
-        idx, idx_tmp = idx_tmp, idx
-    return idx, keys
+    return keys, counts
+
+
+@njit(cache=True)
+def _offsets(c):
+    """Bucket counts -> each bucket's first position (exclusive prefix sums, in place)."""
+    total = 0
+    for b in range(c.shape[0]):
+        m = c[b]
+        c[b] = total
+        total += m

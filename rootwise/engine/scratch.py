@@ -9,9 +9,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._config import ENTROPY
-from .bundles import MISSING_FRACTIONAL
 from .entries import CODES
+from .histograms import Histograms, new_histograms
 from .subsets import SubsetScratch, new_subset_scratch
 
 
@@ -25,6 +24,8 @@ class ScanScratch(NamedTuple):
     best_left: np.ndarray
     branches: np.ndarray  # (2, width)
     table2: np.ndarray  # (2, classes): release 8's scan
+    xl2: np.ndarray  # (2, classes): x log x of each left/right class weight, kept by the scans
+    stale: np.ndarray  # per class, bool: the class moved since its xl2 entries were computed
     proxy: np.ndarray  # per position: a boundary's proxy
     xlogx: np.ndarray  # k log2 k for k = 0..n
     sizes: np.ndarray  # per entry
@@ -71,6 +72,7 @@ class Scratch(NamedTuple):
     subset: SubsetScratch  # the subset search's
     ent: EntryScratch
     wide: WideScratch
+    hist: Histograms  # the large nodes' class histograms (``histograms``)
     side: np.ndarray  # per entry, int64
     sides: np.ndarray  # per category of the chosen test, int64
     # per node
@@ -83,33 +85,38 @@ class Scratch(NamedTuple):
     dir_row: np.ndarray  # by row, int8: the primary's branch (surrogate scans)
     goes_left: np.ndarray  # by row, int8: binary partition
     branch_of_row: np.ndarray  # by row: multiway partition
-    buf_i: np.ndarray  # the binary partition's buffers: views of one block (``new_scratch``)
+    buf_i: np.ndarray  # the binary partition's buffers, views of one block (``new_scratch``);
+    # buf_i also lists the rows a surrogate search counts (per position)
     buf_f: np.ndarray
     buf_codes: np.ndarray
 
 
 @njit(cache=True, nogil=True)
-def new_scratch(n, n_ids, d, params, width, binned, max_categories, max_wide, n_code_words,
-                unit_input):
-    """Working memory for a fit of ``params`` on n rows (ids below ``n_ids``: the rows of the
-    table they are read from) and d columns: ``width`` = classes or 3 (regression),
-    ``binned`` the column of each code byte, ``max_categories`` the most categories of any
-    column (at least 2), ``max_wide`` the most categories of a WIDE column (0: none).
+def new_scratch(n, d, n_classes, width, binned, n_values, max_categories, max_wide, n_code_words,
+                unit_input, histograms, n_ids=0, entropy=True, regression=True, many=True):
+    """Working memory for a fit on n rows and d columns: ``width`` = classes or 3 (regression),
+    ``binned`` the column of each code byte, ``n_values`` each column's categories or bins,
+    ``max_categories`` the most categories of any column (at least 2), ``max_wide`` the most
+    categories of a WIDE column (0: none); ``histograms``: large nodes keep class histograms
+    (``histograms``; the caller checks that the fit allows them).
 
-    An array per row that the fit never reads has one entry: at 10^6 rows each would be 8 MB,
+    ``n_ids``: the rows' ids are below it (the rows of the table they are read from; 0: n).
+    A fit that scans no entropy of counts (``entropy``), has no regression targets
+    (``regression``) or splits no node into many branches or fractions of rows (``many``: C4.5)
+    gets one entry in the arrays by row that only those read: at 10^6 rows each would be 8 MB,
     and cross-validation grows two folds at once."""
-    C = max(params.n_classes, 1)
+    n_ids = max(n_ids, n)
+    C = max(n_classes, 1)
     nb = binned.shape[0]
     cells = max(width, 5)
     per_entry = max(CODES, max_wide + 1, max_categories)
     # k log2 k for the entropy's integer counts (``sorted_scan``)
-    xlogx = np.zeros(n + 2 if params.criterion == ENTROPY else 1)
+    xlogx = np.zeros(n + 2 if entropy else 1)
     for k in range(1, xlogx.shape[0]):
         xlogx[k] = k * np.log2(k)
     # a regression node's targets and weights (its median and impurity)
-    n_targets = max(n, 1) if params.regression else 1
+    n_targets = max(n, 1) if regression else 1
     # weights scattered by row (C4.5) and the multiway partition's branch by row
-    many = params.multiway or params.missing == MISSING_FRACTIONAL
     n_many = max(n_ids, 1) if many else 1
     # the binary partition moves one array at a time (rows, weights, targets, codes, each
     # column's words), so its buffers take turns in one block: 8 bytes per row and code word
@@ -118,7 +125,8 @@ def new_scratch(n, n_ids, d, params, width, binned, max_categories, max_wide, n_
     wide_rows = max_wide + 1 if max_wide > 0 else 1
     scan = ScanScratch(
         np.zeros(width), np.zeros(width), np.zeros(width), np.zeros(width, dtype=np.int64),
-        np.zeros(width), np.zeros((2, width)), np.zeros((2, C)), np.empty(max(n, 1)), xlogx,
+        np.zeros(width), np.zeros((2, width)), np.zeros((2, C)), np.zeros((2, max(width, C))),
+        np.zeros(max(width, C), dtype=np.bool_), np.empty(max(n, 1)), xlogx,
         np.zeros(per_entry), np.zeros(width))
     ent = EntryScratch(
         binned, np.zeros((nb, CODES), dtype=np.int64), np.zeros((nb, CODES, width)),
@@ -134,6 +142,7 @@ def new_scratch(n, n_ids, d, params, width, binned, max_categories, max_wide, n_
         np.zeros((wide_rows, 2)), np.zeros((wide_rows, 2), dtype=np.int64))
     return Scratch(
         scan, new_subset_scratch(per_entry, width), ent, wide,
+        new_histograms(n, binned, n_values, C, histograms),
         np.zeros(per_entry, dtype=np.int64), np.full(max(max_categories, 2), -1, dtype=np.int64),
         np.empty(n_targets), np.empty(n_targets), np.zeros(n_many), unit_input,
         np.ones(d, dtype=np.bool_), np.zeros(max(n, 1), dtype=np.int64),

@@ -21,8 +21,10 @@ from numba import njit
 
 from .._config import MULTIWAY, TIE_TOLERANCE
 from .bundles import BINNED, SORTED
+from .criteria import impurity
 from .entries import binned_split_entries, wide_split_entries
 from .entry_scan import entry_sizes, subset_branches, threshold_class, threshold_regression
+from .histograms import split_entries
 from .j48 import (
     MIN_SPLIT_CAP,
     MIN_SPLIT_SHARE,
@@ -103,8 +105,8 @@ def _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W):
                                MIN_SPLIT_SHARE, MIN_SPLIT_CAP)
     if 2.0 * min_split - n > SMALL:  # J48 counts rows here, not weight
         return
-    i, gain, cuts = scan_release8(words, s, start, n, X, j, w_row, params.n_classes, min_split, W,
-                                  scan)
+    i, gain, cuts = scan_release8(words, s, start, n, feat.values, w_row, params.n_classes,
+                                  min_split, W, scan)
     if cuts == 0 or i < 0:
         return
     penalty = feat.log2_cuts[cuts] / W
@@ -122,7 +124,7 @@ def _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W):
     _record(cand, j, gain, iv, gain / iv if iv > 0.0 else 0.0, rho, np.bool_(True))
     mid = release8_midpoint(X[words[s, i] & ROW_MASK, j], X[words[s, i + 1] & ROW_MASK, j])
     lo, hi = feat.distinct_at[j], feat.distinct_at[j + 1]
-    value = split_point_sorted(feat.distinct[lo:hi], X[:, j], mid)
+    value = split_point_sorted(feat.distinct[lo:hi], feat.distinct_first[lo:hi], X[:, j], mid)
     cand.threshold[j] = value if np.isfinite(value) else mid
     cand.midpoint[j] = mid
     cand.penalty[j] = penalty
@@ -170,40 +172,56 @@ def _subset_sides(stats, p, params, side, sub):
 
 
 @njit(cache=True, _nrt=False)
-def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W):
-    """Every available BINNED or WIDE column's best test from its entries (``_coded_test``).
-    A regression subset test that cannot beat the best admissible gain found so far at the node
-    (``_cannot_win``) is not searched: the rule chooses by gain, so it could not be chosen."""
+def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit):
+    """Every available BINNED or WIDE column's best test from its entries (``_coded_test``;
+    ``unit``: every weight at the node is 0 or 1, so the entries hold counts).
+    A subset test that cannot beat the best admissible gain found so far at the node
+    (``_cannot_win``) is not searched: CART's rule chooses by gain, so it could not be chosen.
+    The categorical columns are searched after the others then, to meet the best of them."""
     ent = scr.ent
-    bound_subsets = (params.regression and not params.multiway and not params.by_ratio
-                     and not params.release8)
+    bound_subsets = not params.multiway and not params.by_ratio and not params.release8
     best = -np.inf
     if bound_subsets:
         for j in range(feat.search.shape[0]):
             if cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
                 best = cand.gain[j]
-    for j in range(feat.search.shape[0]):
-        kind = feat.search[j]
-        if not available[j] or kind == SORTED:
-            continue
-        if kind == BINNED:
-            q = feat.slot[j]
-            codes, stats, p = ent.ent_code[q], ent.ent_stats[q], ent.ent_n[q]
-        else:
-            p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr.wide)
-            codes, stats = scr.wide.wide_code, scr.wide.wide_stats
-        if bound_subsets and feat.categorical[j] and _cannot_win(stats, p, W, best):
-            continue
-        _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand, W)
-        if bound_subsets and cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
-            best = cand.gain[j]
+    for sweep in range(2):
+        for j in range(feat.search.shape[0]):
+            kind = feat.search[j]
+            if not available[j] or kind == SORTED:
+                continue
+            if sweep != (1 if bound_subsets and feat.categorical[j] else 0):
+                continue
+            if kind == BINNED:
+                q = feat.slot[j]
+                codes, stats, p = ent.ent_code[q], ent.ent_stats[q], ent.ent_n[q]
+            else:
+                p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr.wide)
+                codes, stats = scr.wide.wide_code, scr.wide.wide_stats
+            if sweep == 1 and _cannot_win(stats, p, W, best, params, scr.scan.parent):
+                continue
+            _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand,
+                        W, unit)
+            if bound_subsets and cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
+                best = cand.gain[j]
 
 
 @njit(cache=True, _nrt=False)
-def _cannot_win(stats, p, W, best):
-    """Whether no two-way grouping of these p categories (entries of (w, wy, wy^2)) reaches the
-    gain ``best`` less TIE_TOLERANCE at a node of weight W. A grouping explains at most the sum
-    of squares between the categories, so its gain is at most
+def _cannot_win(stats, p, W, best, params, parent):
+    """Whether no two-way grouping of these p categories reaches the gain ``best`` less
+    TIE_TOLERANCE at a node of weight W (``_regression_bound``, ``_class_bound``). ``parent``:
+    scratch per class."""
+    if p < 2 or not best > 0.0:
+        return False
+    if params.regression:
+        return _regression_bound(stats, p, W, best)
+    return _class_bound(stats, p, W, best, params.criterion, parent)
+
+
+@njit(cache=True, _nrt=False)
+def _regression_bound(stats, p, W, best):
+    """``_cannot_win`` for entries of (w, wy, wy^2). A grouping explains at most the sum of
+    squares between the categories, so its gain is at most
 
         (sum_c s_c^2 / w_c - S^2 / W~) / W,    S = sum_c s_c,  W~ = sum_c w_c,
 
@@ -211,8 +229,6 @@ def _cannot_win(stats, p, W, best):
     must fall short by a margin of 1e-9 of the sums' scale (sum w y^2 / W), far above the
     rounding of both it and the gain (~1e-16 of that scale): it never drops a test that the
     search and the selection rule could choose."""
-    if p < 2 or not best > 0.0:
-        return False
     w_all, s_all, q_all, between = 0.0, 0.0, 0.0, 0.0
     for e in range(p):
         w = stats[e, 0]
@@ -228,12 +244,40 @@ def _cannot_win(stats, p, W, best):
 
 
 @njit(cache=True, _nrt=False)
-def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W):
+def _class_bound(stats, p, W, best, criterion, parent):
+    """``_cannot_win`` for entries of class weights. Impurity is concave: the branches of a
+    grouping hold no less weighted impurity than its categories on their own, so its gain is at
+    most the gain of one branch per category,
+
+        W~ / W (I(D~) - sum_c w_c / W~ I(c)),    W~ = sum_c w_c,
+
+    one impurity per category where the search sorts them and scans every prefix. The bound must
+    fall short by a margin of 1e-9 + 1e-14 p, above the rounding of both it and the gain (sums
+    of p terms below log2(K) <= 20 in size: at most ~7e-15 p)."""
+    for k in range(stats.shape[1]):
+        parent[k] = 0.0
+    w_all, within = 0.0, 0.0
+    for e in range(p):
+        w = 0.0
+        for k in range(stats.shape[1]):
+            w += stats[e, k]
+            parent[k] += stats[e, k]
+        if not w > 0.0:
+            return False
+        w_all += w
+        within += w * impurity(stats[e], criterion)
+    bound = w_all / W * (impurity(parent[:stats.shape[1]], criterion) - within / w_all)
+    return bound + 1e-9 + 1e-14 * p < best - TIE_TOLERANCE
+
+
+@njit(cache=True, _nrt=False)
+def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit):
     """Column j's best test from its p entries: a categorical column's test (one branch per
     category, or the best subset against the rest), or a binned continuous column's cut between
     two bins present at the node, placed at the midpoint of the largest training value of the
-    lower bin and the smallest of the upper. Only the scratch parts it reads are passed: numba
-    passes a bundle field by field on every call."""
+    lower bin and the smallest of the upper (the lower bin's code kept in cand.position: the
+    rows of weight are routed by their codes). ``unit``: the entries hold counts. Only the
+    scratch parts it reads are passed: numba passes a bundle field by field on every call."""
     sizes = scan.sizes
     if feat.categorical[j] and params.multiway:
         if entry_sizes(stats, p, params.regression, sizes) < 2:
@@ -261,7 +305,7 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W):
             e = threshold_regression(stats, p, params.min_leaf, scan)
         else:
             e = threshold_class(stats, p, params.n_classes, params.criterion, params.min_leaf,
-                                scan)
+                                unit, scan)
         if e < 0:
             return
     gain, iv, ratio, rho, admissible = score(scan.branches, W, params.criterion,
@@ -271,22 +315,26 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W):
     _record(cand, j, gain, iv, ratio, rho, admissible)
     if not feat.categorical[j]:
         cand.threshold[j] = midpoint(feat.bin_max[j, codes[e]], feat.bin_min[j, codes[e + 1]])
+        cand.position[j] = codes[e]
 
 
 @njit(cache=True, _nrt=False)
-def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, unit):
+def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, unit, slot):
     """Every available column's best test at the node [start, end) of weight W; returns (chosen
     column or -1, its score) under the selection rule. ``w_row``: the rows' weights at the node
-    by row id; ``unit``: all of them are 1."""
+    by row id; ``unit``: all of them are 1; ``slot``: the node's class histogram (``histograms``;
+    -1: none, the binned columns' entries are summed from its rows)."""
     d = feat.search.shape[0]
     for j in range(d):
         cand.found[j] = False
     ent = scr.ent
-    if ent.binned.shape[0] > 0:
+    if slot >= 0:
+        split_entries(scr.hist, slot, ent.binned, feat.n_values, ent)
+    elif ent.binned.shape[0] > 0:
         binned_split_entries(seg, start, end, ent.binned, feat.n_values, params.regression, ent)
     _sorted_columns(seg, start, end, available, rows, feat, params, scr.scan, cand, W, w_row,
                     unit)
-    _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W)
+    _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit)
     if params.release8:
         return release8_choose(cand.found, cand.gain, cand.ratio, cand.admissible,
                                feat.in_average)
@@ -328,7 +376,7 @@ def search_entries(ent_code, ent_stats, ent_n, feat, params, scr, cand, W):
         cand.found[j] = False
         q = feat.slot[j]
         _coded_test(j, ent_code[q], ent_stats[q], ent_n[q], feat, params, scr.scan, scr.side,
-                    scr.subset, cand, W)
+                    scr.subset, cand, W, False)
     return choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
 
 

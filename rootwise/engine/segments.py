@@ -16,9 +16,9 @@ Every array holds the node's rows in ascending row order (the reference builder'
          bit 53      END: not a known value of positive weight (missing, or a row of weight 0);
                      such rows come last in every column, in row order
 
-A column is sorted once per fit (``presort``; once for all the folds of a cross-validation);
-a split partitions every column's segment stably into the
-children's segments, so each stays sorted and no node sorts again. Two rows that become
+A column is sorted once per fit (once for all the folds of a cross-validation: ``presort``); a
+split partitions every column's segment stably into the children's segments, so each stays
+sorted and no node sorts again. Two rows that become
 neighbours in a child tie exactly when every row between them in the parent tied with its
 predecessor, so the partition carries the TIE flags with an AND per child.
 
@@ -33,6 +33,8 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+
+from .radix import radix_argsort_keys
 
 ROW_MASK = 0xFFFFFFFF
 CODE_SHIFT = 32
@@ -83,38 +85,96 @@ def code_at(codes, t, slot):
 # ----------------------------------------------------------------------------- the root
 
 
+@njit(cache=True)
+def presort_column(column, w, yc, out):
+    """One column's words at the root into ``out``: the rows with a known value and positive
+    weight by value (stable: ties in row order), then the others in row order, flagged END."""
+    n = column.shape[0]
+    m = 0
+    for r in range(n):
+        if w[r] > 0.0 and not np.isnan(column[r]):
+            m += 1
+    values = np.empty(m)
+    ids = np.empty(m, dtype=np.int64)
+    m = 0
+    for r in range(n):
+        if w[r] > 0.0 and not np.isnan(column[r]):
+            values[m] = column[r]
+            ids[m] = r
+            m += 1
+    order, keys = radix_argsort_keys(values)
+    has_codes = yc.shape[0] > 0
+    for i in range(m):
+        r = ids[order[i]]
+        word = np.int64(r)
+        if has_codes:
+            word |= np.int64(yc[r]) << CODE_SHIFT
+        if i > 0 and keys[i] == keys[i - 1]:  # equal keys are equal values (-0.0 == 0.0)
+            word |= TIE_BIT
+        out[i] = word
+    p = m
+    for r in range(n):
+        if not (w[r] > 0.0 and not np.isnan(column[r])):
+            word = np.int64(r) | END_BIT
+            if has_codes:
+                word |= np.int64(yc[r]) << CODE_SHIFT
+            out[p] = word
+            p += 1
+
+
 @njit(cache=True, nogil=True)
-def root_segments(X, yc, yr, w, rows, binned_columns, from_bins, binned_codes, n_values, words):
-    """The root's segment arrays: the training rows ``rows`` (ascending ids of rows of X, yc, yr
-    and w, read in place) with their presorted ``words`` ((n_sorted, len(rows)), from
-    ``presort``). Binned column s is column ``binned_columns[s]``: its codes are a categorical
-    column's category codes, read from X (missing: n_values[j]), or, when ``from_bins[s]``,
-    histogram bins from ``binned_codes`` ((n, d) uint8, made by binning)."""
+def root_segments(X, yc, yr, w, sorted_columns, binned_columns, from_bins, binned_codes, n_values,
+                  capacity):
+    """The root's segment arrays, with room for ``capacity`` rows. Binned column s is column
+    ``binned_columns[s]``: its codes are a categorical column's category codes, read from X
+    (missing: n_values[j]), or, when ``from_bins[s]``, histogram bins from ``binned_codes``
+    ((n, d) uint8, made by binning)."""
+    n = X.shape[0]
+    words = np.empty((sorted_columns.shape[0], capacity), dtype=np.int64)
+    for s in range(sorted_columns.shape[0]):
+        presort_column(X[:, sorted_columns[s]], w, yc, words[s])
+    return _segments_of(X, yc, yr, w, np.arange(n), binned_columns, from_bins, binned_codes,
+                        n_values, capacity, words)
+
+
+@njit(cache=True, nogil=True)
+def fold_segments(X, yc, yr, w, rows, binned_columns, from_bins, binned_codes, n_values, words):
+    """``root_segments`` of the rows ``rows`` of X, yc, yr and w (ascending ids, read in place:
+    a cross-validation fold), given their words ((n_sorted, len(rows)): ``presort.kept_words``)."""
+    return _segments_of(X, yc, yr, w, rows, binned_columns, from_bins, binned_codes, n_values,
+                        rows.shape[0], words)
+
+
+@njit(cache=True)
+def _segments_of(X, yc, yr, w, rows, binned_columns, from_bins, binned_codes, n_values, capacity,
+                 words):
+    """The segment arrays of the rows ``rows`` in row order, with room for ``capacity``."""
     m = rows.shape[0]
-    row = np.empty(m, dtype=np.int64)
-    wt = np.empty(m)
+    row = np.empty(capacity, dtype=np.int64)
+    wt = np.empty(capacity)
     for t in range(m):
         row[t] = rows[t]
         wt[t] = w[rows[t]]
-    yc_s = np.empty(m if yc.shape[0] > 0 else 0, dtype=np.int64)
-    for t in range(yc_s.shape[0]):
-        yc_s[t] = yc[rows[t]]
-    yr_s = np.empty(m if yr.shape[0] > 0 else 0)
-    for t in range(yr_s.shape[0]):
-        yr_s[t] = yr[rows[t]]
-    n_binned = binned_columns.shape[0]
-    codes = np.zeros((m, (n_binned + 7) // 8), dtype=np.int64)
-    for s in range(n_binned):
-        j = binned_columns[s]
-        shift = (s & 7) * 8
+    yc_s = np.empty(capacity if yc.shape[0] > 0 else 0, dtype=np.int64)
+    if yc.shape[0] > 0:
         for t in range(m):
-            r = rows[t]
+            yc_s[t] = yc[rows[t]]
+    yr_s = np.empty(capacity if yr.shape[0] > 0 else 0)
+    if yr.shape[0] > 0:
+        for t in range(m):
+            yr_s[t] = yr[rows[t]]
+    n_binned = binned_columns.shape[0]
+    codes = np.zeros((capacity, (n_binned + 7) // 8), dtype=np.int64)
+    for t in range(m):  # row by row: X, the bins and the codes are all row-major
+        r = rows[t]
+        for s in range(n_binned):
+            j = binned_columns[s]
             if from_bins[s]:
                 c = np.int64(binned_codes[r, j])
             else:
                 x = X[r, j]
                 c = n_values[j] if np.isnan(x) else np.int64(x)
-            codes[t, s >> 3] |= c << shift
+            codes[t, s >> 3] |= c << ((s & 7) * 8)
     return Segments(row, wt, yc_s, yr_s, codes, words)
 
 
@@ -328,28 +388,31 @@ def split_multiway(seg, start, end, branch, fractions, receives, c_start, c_end,
             for k in range(k_words):
                 seg.codes[start + u, k] = staged[u, k]
 
-    # words: each column's segment in its own order, ties recomputed per child
+    # words: each column's segment in its own order, ties recomputed per child. A child's word
+    # is tied when every word since the child's previous one (itself included) is tied: no
+    # untied word lies after that previous one. Positions, not a flag per child, so a word
+    # costs O(1) whatever the number of branches (a 200-category split cost 200 per word).
     untie = ~np.int64(TIE_BIT)
-    acc = np.empty(n_b, dtype=np.int64)
+    receivers = np.flatnonzero(receives)
+    last = np.empty(n_b, dtype=np.int64)  # each child's previous word, start - 1 before its first
     for s in range(seg.words.shape[0]):
         for b in range(n_b):
             fill[b] = c_start[b] - start
-            acc[b] = 1
+            last[b] = start - 1
+        untied = start - 1  # the last untied word so far
         for i in range(start, end):
             word = seg.words[s, i]
-            t = tied(word)
-            for c in range(n_b):
-                acc[c] &= t
+            if tied(word) == 0:
+                untied = i
             b = branch_of_row[word & ROW_MASK]
             if b >= 0:
-                scratch_i[fill[b]] = (word & untie) | (acc[b] << TIE_SHIFT)
+                scratch_i[fill[b]] = (word & untie) | (np.int64(untied <= last[b]) << TIE_SHIFT)
                 fill[b] += 1
-                acc[b] = 1
+                last[b] = i
             else:
-                for c in range(n_b):
-                    if receives[c]:
-                        scratch_i[fill[c]] = (word & untie) | (acc[c] << TIE_SHIFT)
-                        fill[c] += 1
-                        acc[c] = 1
+                for c in receivers:
+                    scratch_i[fill[c]] = (word & untie) | (np.int64(untied <= last[c]) << TIE_SHIFT)
+                    fill[c] += 1
+                    last[c] = i
         for u in range(total):
             seg.words[s, start + u] = scratch_i[u]

@@ -4,19 +4,10 @@
 A column's segment at a node holds its known rows of positive weight first, sorted; the scans
 stop at the first END word. A boundary lies between two sorted neighbours that do not tie.
 
-Classification runs in two passes. The reference keeps the first boundary whose decrease beats the
-best so far by TIE_TOLERANCE; computing that decrease at every boundary (two impurities) costs most
-of a scan, so pass 1 ranks the boundaries by an O(classes) proxy of it:
-
-    Gini:     W_l Gini_l + W_r Gini_r = W - (sum_k l_k^2 / W_l + sum_k r_k^2 / W_r)
-    entropy:  W_l Ent_l + W_r Ent_r = xlogx(W_l) + xlogx(W_r) - sum_k xlogx(l_k) - xlogx(r_k)
-
-so that decrease = constant + proxy / W; with unit weights the counts are integers, kept as int64
-(an integer add is one cycle where a float add is four, in a loop-carried chain). Pass 2 then runs
-the reference's rule, on the exact decrease, over the boundaries whose proxy lies within WINDOW
-tolerances of the best: the others are more than a thousand tolerances below the best decrease
-(rounding in the proxy is ~1e-15 of it), so they can neither be chosen nor stand between two that
-are. When a single boundary is within the window it is the one chosen, and pass 2 is skipped.
+Classification runs in two passes: pass 1 ranks the boundaries by the proxy of their decrease,
+pass 2 runs the reference's rule on the exact decrease near the top only (``proxies``). With unit
+weights the counts are integers, kept as int64 (an integer add is one cycle where a float add is
+four, in a loop-carried chain).
 
 The branch table of the chosen cut is the scan's running left sums and total - left, as in the
 reference; the sums run in the column's order, so they are the reference's numbers bit for bit.
@@ -27,18 +18,12 @@ from numba import njit
 
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
-from .j48 import DISTINCT, SMALL, info_gain, old_ent
+from .j48 import DISTINCT, SMALL, info_gain_of, old_ent, xlog2x
+from .proxies import SURE, window_floor, xlogx
 from .segments import END_BIT, MAX_ROWS, ROW_MASK, class_of, tied
 from .thresholds import children_decrease
 
-WINDOW = 1000.0
 EXACT_SQUARES = 1 << 26  # below this many rows a count's square sums stay below 2^53
-SURE = 1.0 - 1e-12  # a proxy below second * SURE (cross-multiplied) is below second
-
-
-@njit(cache=True, _nrt=False)
-def _xlogx(c):
-    return c * np.log2(c) if c > 0.0 else 0.0
 
 
 @njit(cache=True, _nrt=False)
@@ -74,7 +59,7 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
     w_all = 0.0
     for k in range(n_classes):
         w_all += total[k]
-    cut = top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
+    cut = window_floor(top, w_all)
     end = start + n
     if second >= cut:  # pass 2: the reference's rule on the exact decrease, near the top only
         if two:  # pass 1 skipped the proxies that could not matter to top and second
@@ -119,6 +104,8 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
     best_left = scratch.best_left
     proxy = scratch.proxy
     xt = scratch.xlogx
+    xl = scratch.xl2  # weighted entropy: xlogx of each class's left and right weight ...
+    stale = scratch.stale  # ... recomputed only for the classes that moved since (2 logs, not 2k)
     for k in range(n_classes):
         total[k] = 0.0
         left[k] = 0.0
@@ -127,6 +114,8 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
     for i in range(start, end):
         word = words[s, i]
         total[class_of(word)] += 1.0 if unit else w_row[word & ROW_MASK]
+    for k in range(n_classes):
+        stale[k] = True
     w_all = 0.0
     for k in range(n_classes):
         w_all += total[k]
@@ -158,6 +147,7 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
             wt = w_row[word & ROW_MASK]
             left[c] += wt
             w_left += wt
+            stale[c] = True
         proxy[i - start] = -np.inf
         if tied(words[s, i + 1]):
             continue
@@ -180,8 +170,12 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
                 v = sl / w_left + sr / w_right
             else:
                 for k in range(n_classes):
-                    v += _xlogx(left[k]) + _xlogx(total[k] - left[k])
-                v -= _xlogx(w_left) + _xlogx(w_right)
+                    if stale[k]:
+                        xl[0, k] = xlogx(left[k])
+                        xl[1, k] = xlogx(total[k] - left[k])
+                        stale[k] = False
+                    v += xl[0, k] + xl[1, k]
+                v -= xlogx(w_left) + xlogx(w_right)
         proxy[i - start] = v
         if v > top:
             second = max(second, top)
@@ -313,13 +307,15 @@ def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, scratch):
 
 
 @njit(cache=True, _nrt=False)
-def scan_release8(words, s, start, n, X, j, w_row, n_classes, min_split, total_w, scratch):
+def scan_release8(words, s, start, n, values, w_row, n_classes, min_split, total_w, scratch):
     """J48's scan (``j48.numeric_split``) over the words of column s (X's column j).
     Returns (last left position or -1, gain before the MDL penalty, cuts); the left and right
     class weights at the cut go to scratch.branches."""
     left = scratch.left
     right = scratch.right
     table = scratch.table2
+    xl = scratch.xl2  # J48's xlog2x of table's cells, recomputed only for the classes that moved
+    stale = scratch.stale
     branches = scratch.branches
     for k in range(n_classes):
         left[k] = 0.0
@@ -328,6 +324,8 @@ def scan_release8(words, s, start, n, X, j, w_row, n_classes, min_split, total_w
     for i in range(start, end):
         word = words[s, i]
         right[class_of(word)] += w_row[word & ROW_MASK]
+    for k in range(n_classes):
+        stale[k] = True
     w_left = 0.0
     w_right = 0.0
     for k in range(n_classes):
@@ -336,7 +334,7 @@ def scan_release8(words, s, start, n, X, j, w_row, n_classes, min_split, total_w
     best_i, best, cuts = -1, 0.0, 0
     last = start
     for nxt in range(start + 1, end):
-        if X[words[s, nxt - 1] & ROW_MASK, j] + DISTINCT < X[words[s, nxt] & ROW_MASK, j]:
+        if values[s, words[s, nxt - 1] & ROW_MASK] + DISTINCT < values[s, words[s, nxt] & ROW_MASK]:
             for i in range(last, nxt):
                 word = words[s, i]
                 c = class_of(word)
@@ -345,11 +343,16 @@ def scan_release8(words, s, start, n, X, j, w_row, n_classes, min_split, total_w
                 right[c] -= wt
                 w_left += wt
                 w_right -= wt
+                stale[c] = True
             if min_split - w_left < SMALL and min_split - w_right < SMALL:
                 for k in range(n_classes):
                     table[0, k] = left[k]
                     table[1, k] = right[k]
-                gain = info_gain(table, total_w, old)
+                    if stale[k]:
+                        xl[0, k] = xlog2x(left[k])
+                        xl[1, k] = xlog2x(right[k])
+                        stale[k] = False
+                gain = info_gain_of(table, xl, False, total_w, old)
                 if gain - best > SMALL:
                     best = gain
                     best_i = nxt - 1

@@ -25,8 +25,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._config import TIE_TOLERANCE
+from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
+from .proxies import SURE, split_proxy, window_floor
+
+RUN = 32  # items a sort orders by insertion before it merges
 
 
 class SubsetScratch(NamedTuple):
@@ -37,6 +40,8 @@ class SubsetScratch(NamedTuple):
     key: np.ndarray  # per entry: the sort key (a class proportion, a mean)
     order: np.ndarray  # per entry, int64
     spare: np.ndarray  # per entry, int64: the merge sort's buffer
+    sorted_key: np.ndarray  # per entry: the keys in the order being sorted
+    spare_key: np.ndarray  # per entry: their merge buffer
     in_left: np.ndarray  # per entry, bool: the candidate
     best_in_left: np.ndarray  # per entry, bool
     total: np.ndarray  # per class
@@ -49,8 +54,8 @@ class SubsetScratch(NamedTuple):
 def new_subset_scratch(n_entries, width):
     m = max(n_entries, 1)
     return SubsetScratch(np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
-                         np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
-                         np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.bool_),
+                         np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m),
+                         np.empty(m), np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.bool_),
                          np.empty(width), np.empty(width), np.empty(width), np.empty(width))
 
 
@@ -76,13 +81,16 @@ def _decrease(parent, left, total, right, criterion):
 
 
 @njit(cache=True, _nrt=False)
-def stable_order(key, items, m, order, spare):
-    """order[:m] = items[:m] sorted by key[item], ties keeping their order (``np.argsort(...,
-    kind="mergesort")`` of the keys, applied to the items): insertion sort for a few, else a
-    bottom-up merge sort through ``spare``."""
+def stable_order(key, items, m, scr):
+    """scr.order[:m] = items[:m] sorted by key[item], ties keeping their order (``np.argsort(...,
+    kind="mergesort")`` of the keys, applied to the items): insertion sort for a few; else the
+    keys travel with the items (scr.sorted_key), runs of RUN are sorted by insertion and merged
+    bottom-up through scr.spare. Every loop indexes a view from 0: numba then adds no fix-up for
+    negative indices to each access."""
+    order = scr.order
     for i in range(m):
         order[i] = items[i]
-    if m <= 32:
+    if m <= RUN:
         for i in range(1, m):
             t = order[i]
             k = key[t]
@@ -92,62 +100,161 @@ def stable_order(key, items, m, order, spare):
                 s -= 1
             order[s + 1] = t
         return
-    width = 1
-    src, dst = order, spare
+    keys = scr.sorted_key
+    for i in range(m):
+        keys[i] = key[order[i]]
+    for lo in range(0, m, RUN):
+        _insertion_sort(order[lo:min(lo + RUN, m)], keys[lo:min(lo + RUN, m)])
+    width = RUN
+    src, src_k, dst, dst_k = order, keys, scr.spare, scr.spare_key
     in_spare = False
     while width < m:
         for lo in range(0, m, 2 * width):
             mid = min(lo + width, m)
             hi = min(lo + 2 * width, m)
-            a, b, out = lo, mid, lo
-            while a < mid and b < hi:
-                if key[src[b]] < key[src[a]]:  # strictly less: ties keep the left run first
-                    dst[out] = src[b]
-                    b += 1
-                else:
-                    dst[out] = src[a]
-                    a += 1
-                out += 1
-            while a < mid:
-                dst[out] = src[a]
-                a += 1
-                out += 1
-            while b < hi:
-                dst[out] = src[b]
-                b += 1
-                out += 1
-        src, dst = dst, src
+            _merge(src[lo:mid], src_k[lo:mid], src[mid:hi], src_k[mid:hi], dst[lo:hi],
+                   dst_k[lo:hi])
+        src, src_k, dst, dst_k = dst, dst_k, src, src_k
         in_spare = not in_spare
         width *= 2
     if in_spare:
         for i in range(m):
-            order[i] = spare[i]
+            order[i] = scr.spare[i]
+
+
+@njit(cache=True, _nrt=False)
+def _insertion_sort(items, keys):
+    """Sort items by their keys (both in place), ties keeping their order."""
+    for i in range(1, items.shape[0]):
+        t, k = items[i], keys[i]
+        s = i - 1
+        while s >= 0 and keys[s] > k:
+            items[s + 1] = items[s]
+            keys[s + 1] = keys[s]
+            s -= 1
+        items[s + 1] = t
+        keys[s + 1] = k
+
+
+@njit(cache=True, _nrt=False)
+def _merge(a_items, a_keys, b_items, b_keys, out_items, out_keys):
+    """Merge two sorted runs, a before b, into out: ties take a's first. Each item is taken
+    without a branch (which run gives the next one is a coin toss to the branch predictor)."""
+    na, nb = a_items.shape[0], b_items.shape[0]
+    a, b, out = 0, 0, 0
+    while a < na and b < nb:
+        take_b = np.int64(b_keys[b] < a_keys[a])
+        out_items[out] = b_items[b] if take_b else a_items[a]
+        out_keys[out] = b_keys[b] if take_b else a_keys[a]
+        b += take_b
+        a += 1 - take_b
+        out += 1
+    while a < na:
+        out_items[out], out_keys[out] = a_items[a], a_keys[a]
+        a += 1
+        out += 1
+    while b < nb:
+        out_items[out], out_keys[out] = b_items[b], b_keys[b]
+        b += 1
+        out += 1
 
 
 @njit(cache=True, _nrt=False)
 def _prefix_scan(order, m, stats, parent, criterion, min_leaf, scr):
     """Best prefix of order[:m] (entries) as the left side: (cut, decrease); cut = 0 when none
-    is admissible."""
-    total, left, right = scr.total, scr.left, scr.trial
+    is admissible. The first prefix whose decrease beats the best so far by TIE_TOLERANCE wins:
+    pass 1 ranks the prefixes by the proxy of their decrease, and the exact decrease is taken
+    over those within the window of the best only (``proxies``), of the best alone when no
+    other is within it."""
+    total, left = scr.total, scr.left
     C = stats.shape[1]
     for k in range(C):
         total[k] = 0.0
-        left[k] = 0.0
     for c in range(m):
         for k in range(C):
             total[k] += stats[order[c], k]
     w_all = _sum(total)
+    if C == 2 and criterion == GINI:
+        top_cut, top, second = _top_prefix_gini_two(order, m, stats, w_all, min_leaf, scr)
+    else:
+        top_cut, top, second = _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr)
+    if top_cut == 0:
+        return 0, -np.inf
+    floor = window_floor(top, w_all)
+    for k in range(C):
+        left[k] = 0.0
     best_cut, best = 0, -np.inf
+    for c in range(m - 1):
+        for k in range(C):
+            left[k] += stats[order[c], k]
+        if second < floor and c + 1 < top_cut:
+            continue  # the best alone is within the window: its decrease is the one needed
+        wl = _sum(left)
+        if wl < min_leaf or w_all - wl < min_leaf:
+            continue
+        if split_proxy(left, total, wl, w_all - wl, C, criterion) < floor:
+            continue
+        d = _decrease(parent, left, total, scr.trial, criterion)
+        if d > best + TIE_TOLERANCE:
+            best_cut, best = c + 1, d
+        if second < floor:
+            break
+    return best_cut, best
+
+
+@njit(cache=True, _nrt=False)
+def _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr):
+    """Pass 1 of ``_prefix_scan``: (the first prefix length with the largest proxy, 0 when none
+    is admissible; that proxy; the largest of the others)."""
+    total, left = scr.total, scr.left
+    C = stats.shape[1]
+    for k in range(C):
+        left[k] = 0.0
+    top, top_cut, second = -np.inf, 0, -np.inf
     for c in range(m - 1):
         for k in range(C):
             left[k] += stats[order[c], k]
         wl = _sum(left)
         if wl < min_leaf or w_all - wl < min_leaf:
             continue
-        d = _decrease(parent, left, total, right, criterion)
-        if d > best + TIE_TOLERANCE:
-            best_cut, best = c + 1, d
-    return best_cut, best
+        v = split_proxy(left, total, wl, w_all - wl, C, criterion)
+        if v > top:
+            second = max(second, top)
+            top, top_cut = v, c + 1
+        elif v > second:
+            second = v
+    return top_cut, top, second
+
+
+@njit(cache=True, _nrt=False)
+def _top_prefix_gini_two(order, m, stats, w_all, min_leaf, scr):
+    """``_top_prefix`` for two classes and Gini: the left sums in registers, and the divisions
+    skipped for a prefix whose proxy is surely below the second largest so far (cross-multiplied,
+    less the margin SURE). Its proxies are ``split_proxy``'s numbers."""
+    t0, t1 = scr.total[0], scr.total[1]
+    l0, l1 = 0.0, 0.0
+    top, top_cut, second = -np.inf, 0, -np.inf
+    for c in range(m - 1):
+        e = order[c]
+        l0 += stats[e, 0]
+        l1 += stats[e, 1]
+        wl = l0 + l1  # _sum(left): 0.0 + l0 is l0
+        wr = w_all - wl
+        if wl < min_leaf or wr < min_leaf:
+            continue
+        r0 = t0 - l0
+        r1 = t1 - l1
+        sq_left = l0 * l0 + l1 * l1
+        sq_right = r0 * r0 + r1 * r1
+        if sq_left * wr + sq_right * wl < second * (wl * wr) * SURE:
+            continue
+        v = sq_left / wl + sq_right / wr
+        if v > top:
+            second = max(second, top)
+            top, top_cut = v, c + 1
+        elif v > second:
+            second = v
+    return top_cut, top, second
 
 
 @njit(cache=True, _nrt=False)
@@ -183,7 +290,7 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
         # Breiman: order by the proportion of the second class; ties by code (a stable sort)
         for c in range(m):
             scr.key[present[c]] = stats[present[c], C - 1] / sizes[present[c]]
-        stable_order(scr.key, present, m, scr.order, scr.spare)
+        stable_order(scr.key, present, m, scr)
         cut, best = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, scr)
         for c in range(cut):
             best_in_left[scr.order[c]] = True
@@ -218,7 +325,7 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
         for k_class in range(C):
             for c in range(m):
                 scr.key[present[c]] = stats[present[c], k_class] / sizes[present[c]]
-            stable_order(scr.key, present, m, scr.order, scr.spare)
+            stable_order(scr.key, present, m, scr)
             cut, d = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, scr)
             if cut > 0 and d > best + TIE_TOLERANCE:
                 best = d
@@ -293,7 +400,7 @@ def best_subset_regression_entries(stats, p, min_leaf, side_of, scr):
         return False
     for c in range(m):
         scr.key[present[c]] = stats[present[c], 1] / stats[present[c], 0]
-    stable_order(scr.key, present, m, scr.order, scr.spare)
+    stable_order(scr.key, present, m, scr)
     order = scr.order
     w_all, s_all = 0.0, 0.0
     for c in range(m):

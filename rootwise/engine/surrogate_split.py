@@ -18,7 +18,7 @@ from numba import njit
 
 from .._config import SUBSET, THRESHOLD
 from .bundles import BINNED, SORTED
-from .entries import binned_surrogate_entries, wide_surrogate_entries
+from .entries import binned_surrogate_entries, counted_surrogate_entries, wide_surrogate_entries
 from .entry_scan import surrogate_subset, surrogate_threshold
 from .segments import ROW_MASK
 from .sorted_scan import known_length, scan_surrogate
@@ -71,7 +71,11 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
         n_node1 += np.int64(b == 1)
     skip = feat.slot[primary] if feat.search[primary] == BINNED else -1
     ent = scr.ent
-    if ent.binned.shape[0] > 0:
+    if ent.binned.shape[0] > 0 and scr.unit_input and not params.regression:
+        # class counts: the node's split entries less the rows counted on one side
+        counted_surrogate_entries(seg, start, end, direction, ent.binned, feat.n_values, skip,
+                                  ent, scr.buf_i)
+    elif ent.binned.shape[0] > 0:
         binned_surrogate_entries(seg, start, end, direction, ent.binned, feat.n_values, skip, ent)
     for f in range(d):
         sc.agreement[f] = -1.0

@@ -1,9 +1,9 @@
 """The kernels of C4.5's error-based pruning (``error_based``): a depth-first walk over the flat
 tree with the training cases of each node on one stack (``cases``), without recursion.
 
-    walk_tree                    the bottom-up pruning with subtree raising; or a routing of the
-                                 cases through the tree as it stands, recording every node's
-                                 counts, fractions and the training errors of its subtree
+    prune_tree                   the bottom-up pruning with subtree raising
+    route_cases                  the cases sent through a subtree as it stands, recording every
+                                 node's counts, fractions and estimate (or training errors)
     raised_estimate_by_changes   a raised branch's estimate from the leaves that change
     number_nodes                 the pruned tree's nodes, numbered as a depth-first writer
                                  numbers them (``error_based`` writes the arrays with numpy)
@@ -25,7 +25,14 @@ from ..engine.arrays import total as ordered_sum
 from ..engine.criteria import impurity
 from ..engine.j48 import SMALL
 from ..engine.stats import total_and_errors
-from .cases import branch_of_value, record_cases, restore_cases, split_node, with_room
+from .cases import (
+    branch_of_value,
+    child_order,
+    record_cases,
+    restore_cases,
+    split_node,
+    with_room,
+)
 from .pessimistic import leaf_estimate
 
 SLACK = 0.1  # release 8 prefers the simpler tree unless it is worse by more than 0.1 case
@@ -43,9 +50,8 @@ class Settings(NamedTuple):
 class Walk(NamedTuple):
     """The frames of a depth-first walk, one per node on the current path: the node, its list
     s[a:a + m], the next branch to visit (k: -1 before the node is split, n_children once its
-    branches are done, n_children + 1 while its raised branch is being routed), its heaviest
-    branch, the list top and frame top when it was reached, the ends of its branches' lists and of
-    its frame once it is split, and whether it only routes cases (``route``: no pruning)."""
+    branches are done), its heaviest branch, the list top and frame top when it was reached, and
+    the ends of its branches' lists and of its frame once it is split."""
 
     node: np.ndarray
     a: np.ndarray
@@ -56,7 +62,6 @@ class Walk(NamedTuple):
     ftop: np.ndarray
     end: np.ndarray
     fend: np.ndarray
-    route: np.ndarray
 
 
 class Raising(NamedTuple):
@@ -68,8 +73,10 @@ class Raising(NamedTuple):
     order: np.ndarray  # int64: the touched nodes, leaves first
 
 
-def new_walk(n_nodes: int) -> Walk:
-    return Walk(*(np.zeros(n_nodes + 2, dtype=np.int64) for _ in Walk._fields))
+def new_walk(max_depth: int) -> Walk:
+    """Frames for a tree of depth ``max_depth``: a frame per node on the pruning walk's path, and
+    above them a frame per node on a routing walk's path (raising never deepens the tree)."""
+    return Walk(*(np.zeros(2 * max_depth + 4, dtype=np.int64) for _ in Walk._fields))
 
 
 def new_raising(n_nodes: int, n_classes: int) -> Raising:
@@ -133,78 +140,111 @@ def raised_estimate_by_changes(node, a, m, t, cases, s, rec, r, p):
     return ok, estimate
 
 
+@njit(cache=True, inline="always")
+def _push_branch(w, i, sp, t, rec):
+    """Frame sp for the next branch of frame i's node (``child_order``)."""
+    node, k = w.node[i], w.k[i]
+    b = child_order(k, t.n_children[node], w.heavy[i])
+    w.k[i] = k + 1
+    c = t.first_child[node] + b
+    w.node[sp], w.a[sp], w.m[sp], w.k[sp] = c, rec.start[c], rec.size[c], -1
+    w.top[sp] = w.top[i] if b == w.heavy[i] else w.end[i]
+    w.ftop[sp] = w.fend[i]
+    return sp + 1
+
+
 @njit(cache=True)
-def walk_tree(n_rows, prune, t, cases, s, rec, scratch, w, r, p):
-    """A depth-first walk of the tree with the cases s[0:n_rows] at the root.
+def route_cases(node, a, m, top, ftop, base, t, cases, s, into, w, errors, p):
+    """Send the cases s[a:a + m] through the subtree of ``node`` as it stands, with frames from
+    ``base`` up and free stack from ``top`` (frames from ``ftop``), recording every node's counts,
+    fractions and estimate into ``into``: a leaf's training errors (``errors``, for release 8's
+    collapse) or its ``leaf_estimate``; a split's, the sum of its branches'. Returns the stack.
 
-    ``prune``: C4.5's pruning, bottom-up. After its branches are pruned, a node is compared as a
-    leaf (``leaf_estimate`` of its counts), as its subtree (the sum of its branches' estimates)
-    and, with raising, as its largest branch receiving all its cases. It becomes a leaf when that
-    is not worse than both others (0.1 case slack), else the largest branch takes its place when
-    that is not worse than the subtree, and the node, with the raised test and all its cases, is
-    pruned again from the start. With raising, each node's list is put back (``restore_cases``)
-    before its walk returns, for its parent may send it into another subtree.
-
-    Routing frames (every frame when not ``prune``; the raised branch's subtree otherwise, unless
-    ``raised_estimate_by_changes`` applies) only send the cases through the subtree as it stands
-    and record each node's counts, fractions and estimate: a leaf's estimate is ``leaf_estimate``
-    when pruning (into ``scratch``), its training errors when not (into ``rec``, for release 8's
-    collapse); a split's the sum of its branches'. Returns the stack."""
-    w.node[0], w.a[0], w.m[0], w.k[0] = 0, 0, n_rows, -1
-    w.top[0], w.ftop[0], w.route[0] = n_rows, 0, 0 if prune else 1
-    sp = 1
-    while sp > 0:
+    A loop of its own (not frames of ``prune_tree``'s loop) so that each loop writes one record
+    it is given: choosing the record per frame cost a reference count per array per step, about
+    a third of the pruning's time."""
+    w.node[base], w.a[base], w.m[base], w.k[base] = node, a, m, -1
+    w.top[base], w.ftop[base] = top, ftop
+    sp = base + 1
+    while sp > base:
         i = sp - 1
         node = w.node[i]
-        route = w.route[i] == 1
-        into = scratch if route and prune else rec
         if w.k[i] < 0:  # the node is reached: count its cases and split them
-            total = record_cases(node, w.a[i], w.m[i], s, cases, into)
+            record_cases(node, w.a[i], w.m[i], s, cases, into)
             if t.n_children[node] == 0:
-                if prune:
-                    into.estimate[node] = leaf_estimate(into.counts[node], p.confidence, p.z, p.tol)
-                else:
+                if errors:
                     into.estimate[node] = total_and_errors(into.counts[node])[1]
+                else:
+                    into.estimate[node] = leaf_estimate(into.counts[node], p.confidence, p.z,
+                                                        p.tol)
                 into.missing_below[node] = False
                 sp -= 1
                 continue
             heavy, end, fend, s = split_node(node, w.a[i], w.m[i], w.top[i], w.ftop[i], t, cases,
                                              s, into, p.tol)
             w.heavy[i], w.end[i], w.fend[i], w.k[i] = heavy, end, fend, 0
-            if not route:  # the branch with the most weight, r_v W (J48's maxBag): on a tie the
-                first = t.first_child[node]  # first, with release 8 the last
-                best, most = 0, -1.0
-                for b in range(t.n_children[node]):
-                    size = into.fraction[first + b] * total
-                    if size > most or (p.release8 and most - size < SMALL):
-                        best, most = b, size
-                into.largest[node] = best
+        nb = t.n_children[node]
+        if w.k[i] < nb:
+            sp = _push_branch(w, i, sp, t, into)
+            continue
+        as_tree = 0.0
+        for c in range(t.first_child[node], t.first_child[node] + nb):
+            as_tree += into.estimate[c]
+        into.estimate[node] = as_tree
+        sp -= 1
+    return s
+
+
+@njit(cache=True)
+def prune_tree(n_rows, t, cases, s, rec, scratch, w, r, p):
+    """C4.5's pruning, bottom-up, in a depth-first walk with the cases s[0:n_rows] at the root.
+
+    After its branches are pruned, a node is compared as a leaf (``leaf_estimate`` of its
+    counts), as its subtree (the sum of its branches' estimates) and, with raising, as its
+    largest branch receiving all its cases. It becomes a leaf when that is not worse than both
+    others (0.1 case slack), else the largest branch takes its place when that is not worse than
+    the subtree, and the node, with the raised test and all its cases, is pruned again from the
+    start. With raising, each node's list is put back (``restore_cases``) before its walk
+    returns, for its parent may send it into another subtree. The raised branch's estimate comes
+    from ``raised_estimate_by_changes`` when it applies, else from a copy of the cases routed
+    through the branch's subtree (``route_cases`` into ``scratch``). Returns the stack."""
+    w.node[0], w.a[0], w.m[0], w.k[0] = 0, 0, n_rows, -1
+    w.top[0], w.ftop[0] = n_rows, 0
+    sp = 1
+    while sp > 0:
+        i = sp - 1
+        node = w.node[i]
+        if w.k[i] < 0:  # the node is reached: count its cases and split them
+            total = record_cases(node, w.a[i], w.m[i], s, cases, rec)
+            if t.n_children[node] == 0:
+                rec.estimate[node] = leaf_estimate(rec.counts[node], p.confidence, p.z, p.tol)
+                rec.missing_below[node] = False
+                sp -= 1
+                continue
+            heavy, end, fend, s = split_node(node, w.a[i], w.m[i], w.top[i], w.ftop[i], t, cases,
+                                             s, rec, p.tol)
+            w.heavy[i], w.end[i], w.fend[i], w.k[i] = heavy, end, fend, 0
+            # the branch with the most weight, r_v W (J48's maxBag): on a tie the first, with
+            first = t.first_child[node]  # release 8 the last
+            best, most = 0, -1.0
+            for b in range(t.n_children[node]):
+                size = rec.fraction[first + b] * total
+                if size > most or (p.release8 and most - size < SMALL):
+                    best, most = b, size
+            rec.largest[node] = best
         nb = t.n_children[node]
         first = t.first_child[node]
-        if w.k[i] < nb:  # the next branch: the others in order, then the heaviest (its list lies
-            k = w.k[i]  # below theirs on the stack: it is walked once theirs are freed)
-            b = w.heavy[i] if k == nb - 1 else (k if k < w.heavy[i] else k + 1)
-            w.k[i] = k + 1
-            c = first + b
-            w.node[sp], w.a[sp], w.m[sp], w.k[sp] = c, into.start[c], into.size[c], -1
-            w.top[sp] = w.top[i] if b == w.heavy[i] else w.end[i]
-            w.ftop[sp], w.route[sp] = w.fend[i], w.route[i]
-            sp += 1
+        if w.k[i] < nb:
+            sp = _push_branch(w, i, sp, t, rec)
             continue
         as_tree = 0.0
         for c in range(first, first + nb):
-            as_tree += into.estimate[c]
-        if route:
-            into.estimate[node] = as_tree
-            sp -= 1
-            continue
+            as_tree += rec.estimate[c]
         a, m = w.a[i], w.m[i]
         as_leaf = leaf_estimate(rec.counts[node], p.confidence, p.z, p.tol)
         big = first + rec.largest[node]
         as_big = np.inf
-        if w.k[i] == nb + 1:  # back from routing the cases through the raised branch
-            as_big = scratch.estimate[big]
-        elif p.raising:
+        if p.raising:
             restore_cases(a, m, w.ftop[i], w.fend[i] - w.ftop[i], s)
             if t.n_children[big] == 0:
                 as_big = as_leaf  # the branch as a leaf holding all the node's cases
@@ -216,11 +256,9 @@ def walk_tree(n_rows, prune, t, cases, s, rec, scratch, w, r, p):
                     for j in range(m):
                         s.row[top + j] = s.row[a + j]
                         s.weight[top + j] = s.weight[a + j]
-                    w.k[i] = nb + 1
-                    w.node[sp], w.a[sp], w.m[sp], w.k[sp] = big, top, m, -1
-                    w.top[sp], w.ftop[sp], w.route[sp] = top + m, w.fend[i], 1
-                    sp += 1
-                    continue
+                    s = route_cases(big, top, m, top + m, w.fend[i], sp, t, cases, s, scratch, w,
+                                    False, p)
+                    as_big = scratch.estimate[big]
         # not worse: a <= b + 0.1 case (release 8: within J48's 1e-6 too)
         if p.release8:
             leaf_wins = as_leaf - (as_tree + SLACK) < SMALL and as_leaf - (as_big + SLACK) < SMALL

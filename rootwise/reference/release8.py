@@ -41,7 +41,7 @@ from ..engine.j48 import (
     numeric_split,
     release8_midpoint,
     split_info,
-    split_point_sorted,
+    split_point,
 )
 from ..engine.j48 import choose as release8_choose
 from ..engine.stats import class_counts
@@ -71,7 +71,6 @@ class Release8Splitter(Splitter):
         super().__init__(X, y, kinds, n_categories, n_classes, policy)
         self.min_objects = float(policy.min_samples_leaf)
         self._in_average = in_average_mask(kinds, n_categories, X.shape[0])
-        self._distinct: dict[int, np.ndarray] = {}  # see _training_value_below
 
     # ----------------------------------------------------------------- candidates
     def _leaf_first(self, node: NodeData) -> bool:
@@ -135,10 +134,8 @@ class Release8Splitter(Splitter):
 
     def _training_value_below(self, j: int, point: float) -> float:
         """The largest value of column j in the whole training set not above ``point``."""
-        column = np.ascontiguousarray(self.X[:, j])
-        if j not in self._distinct:  # once per column and fit
-            self._distinct[j] = np.unique(column[~np.isnan(column)])
-        value = split_point_sorted(self._distinct[j], column, point)
+        # J48's own row-order scan of the column: the oracle for the engine's binary search
+        value = split_point(np.ascontiguousarray(self.X[:, j]), point)
         return float(value) if np.isfinite(value) else point
 
     # ----------------------------------------------------------------- selection

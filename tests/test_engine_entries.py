@@ -1,0 +1,53 @@
+"""A node's entries (``engine.entries``) against brute force: the split entries of the binned
+columns, and the surrogate entries when weights are counts (``counted_surrogate_entries``: the
+split entries less the rows counted on the primary's lighter side and without a primary branch),
+equal to counts taken row by row with numpy."""
+
+import numpy as np
+import pytest
+from binned_node import binned_node
+
+from rootwise.engine.entries import binned_split_entries, counted_surrogate_entries
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_counted_surrogate_entries_split_each_code_by_the_primary(seed):
+    """Per code present (a row of positive weight holds it, the missing code left out): the weight
+    and rows the primary sends each way, the rows it has no branch for, and per column the known
+    weight per side; the primary's own column (``skip``) has none. The shared table is left
+    cleared for the next node."""
+    seg, scr, codes, y, w, n_values, n_classes = binned_node(seed)
+    rng = np.random.default_rng(100 + seed)
+    n = len(y)
+    start, end = int(rng.integers(0, 50)), n - int(rng.integers(0, 50))
+    direction = rng.choice([-1, 0, 0, 1], size=end - start).astype(np.int64)
+    if seed % 3 == 0:
+        direction[direction == 1] = 0  # one side empty
+    if seed % 4 == 1:
+        direction[:] = np.where(direction < 0, 1, direction)  # every row has a branch
+    skip = int(rng.integers(-1, len(n_values)))
+    ent = scr.ent
+    binned_split_entries(seg, start, end, ent.binned, n_values, False, ent)
+    counted_surrogate_entries(seg, start, end, direction, ent.binned, n_values, skip, ent,
+                              np.empty(n, dtype=np.int64))
+    assert not ent.table.any()
+    rows = np.arange(start, end)
+    positive = w[rows] > 0
+    for q, k in enumerate(n_values):
+        if q == skip:
+            assert ent.se_n_entries[q] == 0
+            assert list(ent.se_side[q]) == [0.0, 0.0]
+            continue
+        col = codes[rows, q]
+        present = [c for c in range(k) if np.any(positive & (col == c))]
+        p = ent.se_n_entries[q]
+        assert list(ent.se_code[q, :p]) == present
+        for e, c in enumerate(present):
+            at = positive & (col == c)
+            for b in range(2):
+                assert ent.se_w[q, e, b] == w[rows][at & (direction == b)].sum()
+                assert ent.se_n[q, e, b] == np.sum(at & (direction == b))
+            assert ent.se_pm[q, e] == np.sum(at & (direction < 0))
+        known = positive & (col < k)
+        for b in range(2):
+            assert ent.se_side[q, b] == w[rows][known & (direction == b)].sum()
