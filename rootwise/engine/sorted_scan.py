@@ -18,8 +18,9 @@ from numba import njit
 
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
+from .entropy_runs import proxies_entropy_weighted
 from .j48 import DISTINCT, SMALL, info_gain_of, old_ent, xlog2x
-from .proxies import SURE, window_floor, xlogx
+from .proxies import SURE, window_floor
 from .segments import END_BIT, MAX_ROWS, ROW_MASK, class_of, tied
 from .thresholds import children_decrease
 
@@ -51,6 +52,9 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
     two = unit and n_classes == 2 and criterion == GINI and n < EXACT_SQUARES
     if two:
         top_i, top, second = _proxies_gini_two(words, s, start, n, min_leaf, scratch)
+    elif not unit and criterion != GINI:
+        top_i, top, second = proxies_entropy_weighted(words, s, start, n, w_row, n_classes,
+                                                      min_leaf, scratch)
     else:
         top_i, top, second = _proxies(words, s, start, n, w_row, unit, n_classes, criterion,
                                       min_leaf, scratch)
@@ -104,8 +108,6 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
     best_left = scratch.best_left
     proxy = scratch.proxy
     xt = scratch.xlogx
-    xl = scratch.xl2  # weighted entropy: xlogx of each class's left and right weight ...
-    stale = scratch.stale  # ... recomputed only for the classes that moved since (2 logs, not 2k)
     for k in range(n_classes):
         total[k] = 0.0
         left[k] = 0.0
@@ -114,8 +116,6 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
     for i in range(start, end):
         word = words[s, i]
         total[class_of(word)] += 1.0 if unit else w_row[word & ROW_MASK]
-    for k in range(n_classes):
-        stale[k] = True
     w_all = 0.0
     for k in range(n_classes):
         w_all += total[k]
@@ -147,7 +147,6 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
             wt = w_row[word & ROW_MASK]
             left[c] += wt
             w_left += wt
-            stale[c] = True
         proxy[i - start] = -np.inf
         if tied(words[s, i + 1]):
             continue
@@ -159,23 +158,13 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
                 v = sq_left / w_left + sq_right / w_right
             else:
                 v = ent_left + ent_right - xt[i - start + 1] - xt[end - i - 1]
-        else:
-            v = 0.0
-            if gini:
-                sl, sr = 0.0, 0.0
-                for k in range(n_classes):
-                    r = total[k] - left[k]
-                    sl += left[k] * left[k]
-                    sr += r * r
-                v = sl / w_left + sr / w_right
-            else:
-                for k in range(n_classes):
-                    if stale[k]:
-                        xl[0, k] = xlogx(left[k])
-                        xl[1, k] = xlogx(total[k] - left[k])
-                        stale[k] = False
-                    v += xl[0, k] + xl[1, k]
-                v -= xlogx(w_left) + xlogx(w_right)
+        else:  # Gini with row weights (the entropy's: ``entropy_runs``)
+            sl, sr = 0.0, 0.0
+            for k in range(n_classes):
+                r = total[k] - left[k]
+                sl += left[k] * left[k]
+                sr += r * r
+            v = sl / w_left + sr / w_right
         proxy[i - start] = v
         if v > top:
             second = max(second, top)
