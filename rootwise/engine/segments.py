@@ -88,21 +88,23 @@ def code_at(codes, t, slot):
 @njit(cache=True)
 def presort_column(column, w, yc, out):
     """One column's words at the root into ``out``: the rows with a known value and positive
-    weight by value (stable: ties in row order), then the others in row order, flagged END."""
+    weight by value (stable: ties in row order), then the others in row order, flagged END.
+    The column is read once: in a row-major matrix it is strided, a cache line per value."""
     n = column.shape[0]
+    values = np.empty(n)
+    ids = np.empty(n, dtype=np.int64)  # the known rows from the front, the others from the back
     m = 0
+    u = n
     for r in range(n):
-        if w[r] > 0.0 and not np.isnan(column[r]):
-            m += 1
-    values = np.empty(m)
-    ids = np.empty(m, dtype=np.int64)
-    m = 0
-    for r in range(n):
-        if w[r] > 0.0 and not np.isnan(column[r]):
-            values[m] = column[r]
+        x = column[r]
+        if w[r] > 0.0 and not np.isnan(x):
+            values[m] = x
             ids[m] = r
             m += 1
-    order, keys = radix_argsort_keys(values)
+        else:
+            u -= 1
+            ids[u] = r
+    order, keys = radix_argsort_keys(values[:m])
     has_codes = yc.shape[0] > 0
     for i in range(m):
         r = ids[order[i]]
@@ -112,14 +114,12 @@ def presort_column(column, w, yc, out):
         if i > 0 and keys[i] == keys[i - 1]:  # equal keys are equal values (-0.0 == 0.0)
             word |= TIE_BIT
         out[i] = word
-    p = m
-    for r in range(n):
-        if not (w[r] > 0.0 and not np.isnan(column[r])):
-            word = np.int64(r) | END_BIT
-            if has_codes:
-                word |= np.int64(yc[r]) << CODE_SHIFT
-            out[p] = word
-            p += 1
+    for p in range(m, n):  # the others were stored last row first
+        r = ids[n - 1 - (p - m)]
+        word = np.int64(r) | END_BIT
+        if has_codes:
+            word |= np.int64(yc[r]) << CODE_SHIFT
+        out[p] = word
 
 
 @njit(cache=True, nogil=True)
