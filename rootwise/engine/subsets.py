@@ -5,7 +5,8 @@ Two classes and regression: Breiman's theorem — sort the categories by p(class
 the best subset is a prefix of that order, so k - 1 candidates suffice. With min_samples_leaf only
 the admissible prefixes are tried, as rpart does: an admissible partition that is not a prefix
 can be missed (tests/test_engine_subsets.py has an example). More classes: every one of
-the 2^(k-1) - 1 partitions up to ``max_exhaustive`` present categories; above it, a heuristic
+the 2^(k-1) - 1 partitions up to ``max_exhaustive`` present categories (ranked by their proxies,
+the exact rule near the top only); above it, a heuristic
 (prefixes of the order by each class's proportion, then single-category moves while they help).
 
 The search runs over *entries*: the categories present at the node (ascending codes) and their
@@ -263,7 +264,7 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
     writes each entry's side into ``side_of`` (0 left, 1 right, -1 for an entry without weight)
     and returns whether an admissible split exists."""
     C = stats.shape[1]
-    present, sizes, in_left, best_in_left = scr.present, scr.sizes, scr.in_left, scr.best_in_left
+    present, sizes, best_in_left = scr.present, scr.sizes, scr.best_in_left
     m = 0
     for e in range(p):
         side_of[e] = -1
@@ -276,7 +277,7 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
             m += 1
     if m < 2:
         return False
-    total, left, trial = scr.total, scr.left, scr.trial
+    total = scr.total
     for k in range(C):
         total[k] = 0.0
     for c in range(m):  # every present entry, in code order
@@ -295,32 +296,7 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
         for c in range(cut):
             best_in_left[scr.order[c]] = True
     elif m <= max_exhaustive:
-        # the first present category stays left; every subset of the others joins it, counted
-        # in binary: mask + 1 clears the trailing ones and sets the next bit
-        w_all = _sum(total)
-        for k in range(C):
-            left[k] = stats[present[0], k]
-        for c in range(m):
-            in_left[present[c]] = c == 0
-        for mask in range(0, (1 << (m - 1)) - 1):
-            if mask > 0:
-                b = 0
-                while in_left[present[b + 1]]:  # the trailing ones of mask - 1 leave
-                    in_left[present[b + 1]] = False
-                    for k in range(C):
-                        left[k] -= stats[present[b + 1], k]
-                    b += 1
-                in_left[present[b + 1]] = True
-                for k in range(C):
-                    left[k] += stats[present[b + 1], k]
-            wl = _sum(left)
-            if wl < min_leaf or w_all - wl < min_leaf:
-                continue
-            d = _decrease(parent, left, total, trial, criterion)
-            if d > best + TIE_TOLERANCE:
-                best = d
-                for c in range(m):
-                    best_in_left[present[c]] = in_left[present[c]]
+        best = _exhaustive(present, m, stats, parent, criterion, min_leaf, scr)
     else:
         for k_class in range(C):
             for c in range(m):
@@ -341,6 +317,96 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
     for c in range(m):
         side_of[present[c]] = 0 if best_in_left[present[c]] != flip else 1
     return True
+
+
+@njit(cache=True, _nrt=False)
+def _first_partition(present, m, stats, left, in_left):
+    """The first present category alone on the left (every partition keeps it there)."""
+    for k in range(stats.shape[1]):
+        left[k] = stats[present[0], k]
+    for c in range(m):
+        in_left[present[c]] = c == 0
+
+
+@njit(cache=True, _nrt=False)
+def _next_partition(present, stats, left, in_left):
+    """The next subset of the others, counted in binary: mask + 1 clears the trailing ones and
+    sets the next bit."""
+    C = stats.shape[1]
+    b = 0
+    while in_left[present[b + 1]]:  # the trailing ones of mask - 1 leave
+        in_left[present[b + 1]] = False
+        for k in range(C):
+            left[k] -= stats[present[b + 1], k]
+        b += 1
+    in_left[present[b + 1]] = True
+    for k in range(C):
+        left[k] += stats[present[b + 1], k]
+
+
+@njit(cache=True, _nrt=False)
+def _exhaustive(present, m, stats, parent, criterion, min_leaf, scr):
+    """Every one of the 2^(m-1) - 1 partitions of m present entries: the first, in counting
+    order, whose decrease beats the best so far by TIE_TOLERANCE goes to scr.best_in_left.
+    Returns its decrease (-inf: none admissible).
+
+    Two passes, as the threshold scans (``proxies``): pass 1 ranks the partitions by the proxy
+    (two divisions, where a decrease costs 2k + 2) and keeps the first largest; pass 2 runs the
+    rule on the exact decrease over the partitions within the window of the largest only, and
+    only when a second one lies there. A partition with an empty side by weight (possible only
+    through rounding) sends the search to the exact rule over every partition."""
+    C = stats.shape[1]
+    total, left, trial = scr.total, scr.left, scr.trial
+    in_left, best_in_left = scr.in_left, scr.best_in_left
+    w_all = _sum(total)
+    n_parts = (1 << (m - 1)) - 1
+    top, second = -np.inf, -np.inf
+    exact = False
+    _first_partition(present, m, stats, left, in_left)
+    for mask in range(n_parts):
+        if mask > 0:
+            _next_partition(present, stats, left, in_left)
+        wl = _sum(left)
+        if wl < min_leaf or w_all - wl < min_leaf:
+            continue
+        if wl <= 0.0 or w_all - wl <= 0.0:
+            exact = True
+            break
+        v = split_proxy(left, total, wl, w_all - wl, C, criterion)
+        if v > top:
+            second = max(second, top)
+            top = v
+            for c in range(m):
+                best_in_left[present[c]] = in_left[present[c]]
+        elif v > second:
+            second = v
+    if top == -np.inf and not exact:
+        return -np.inf
+    cut = window_floor(top, w_all)
+    if not exact and second < cut:
+        for k in range(C):  # the decrease of the one partition within the window
+            left[k] = 0.0
+        for c in range(m):
+            if best_in_left[present[c]]:
+                for k in range(C):
+                    left[k] += stats[present[c], k]
+        return _decrease(parent, left, total, trial, criterion)
+    best = -np.inf
+    _first_partition(present, m, stats, left, in_left)
+    for mask in range(n_parts):
+        if mask > 0:
+            _next_partition(present, stats, left, in_left)
+        wl = _sum(left)
+        if wl < min_leaf or w_all - wl < min_leaf:
+            continue
+        if not exact and split_proxy(left, total, wl, w_all - wl, C, criterion) < cut:
+            continue
+        d = _decrease(parent, left, total, trial, criterion)
+        if d > best + TIE_TOLERANCE:
+            best = d
+            for c in range(m):
+                best_in_left[present[c]] = in_left[present[c]]
+    return best
 
 
 @njit(cache=True, _nrt=False)
