@@ -57,7 +57,7 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
                                                       min_leaf, scratch)
     else:
         top_i, top, second = _proxies(words, s, start, n, w_row, unit, n_classes, criterion,
-                                      min_leaf, scratch)
+                                      min_leaf, scratch, True)
     if top_i < 0:
         return -1
     w_all = 0.0
@@ -68,6 +68,9 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
     if second >= cut:  # pass 2: the reference's rule on the exact decrease, near the top only
         if two:  # pass 1 skipped the proxies that could not matter to top and second
             _fill_proxies_gini_two(words, s, start, n, min_leaf, scratch)
+        elif unit and criterion == GINI:  # so did this one
+            _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, scratch,
+                     False)
         parent = impurity(total, criterion)
         for k in range(n_classes):
             left[k] = 0.0
@@ -97,11 +100,15 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
 
 
 @njit(cache=True, _nrt=False)
-def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, scratch):
+def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, scratch, skip):
     """Pass 1 of ``scan_class``: the class totals (scratch.total), every boundary's proxy
     (scratch.proxy, -inf where none is admissible) and the left counts at the first largest
     (scratch.best_left). Returns (its position or -1, the largest proxy, the largest of the
-    others): more than one boundary lies within the window exactly when the second does."""
+    others): more than one boundary lies within the window exactly when the second does.
+
+    ``skip`` (unit weights and Gini): a boundary whose proxy is surely below the second largest
+    so far is left at -inf without its two divisions, as in ``_proxies_gini_two``; pass 2 then
+    runs this again without skipping."""
     total = scratch.total
     left = scratch.left
     counts = scratch.counts  # int64 left counts (unit weights)
@@ -120,6 +127,7 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
     for k in range(n_classes):
         w_all += total[k]
     gini = criterion == GINI
+    skip = skip and unit and gini and n < EXACT_SQUARES
     top, top_i, second = -np.inf, -1, -np.inf
     w_left = 0.0
     sq_left, sq_right, ent_left, ent_right = 0.0, 0.0, 0.0, 0.0
@@ -155,6 +163,9 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
             continue
         if unit:
             if gini:
+                if skip and sq_left * w_right + sq_right * w_left < second * (w_left * w_right) \
+                        * SURE:
+                    continue
                 v = sq_left / w_left + sq_right / w_right
             else:
                 v = ent_left + ent_right - xt[i - start + 1] - xt[end - i - 1]
