@@ -105,6 +105,12 @@ def test_stable_order_is_numpys_stable_argsort(m):
     np.testing.assert_array_equal(scr.order[:m], items[np.argsort(key[items], kind="stable")])
 
 
+def _exact_decrease(parent, left, total, wl, w_all, criterion):
+    """I(D) - W_l/W I(D_l) - W_r/W I(D_r), in the kernels' order of operations."""
+    return parent - (wl / w_all) * impurity(left, criterion) \
+        - ((w_all - wl) / w_all) * impurity(total - left, criterion)
+
+
 def _first_to_beat(table, order, criterion, min_leaf):
     """The prefix length the plain rule picks (0: none): every admissible prefix's exact decrease
     in order, sums from 0 in the kernels' order, the first to beat the best by TIE_TOLERANCE."""
@@ -120,9 +126,7 @@ def _first_to_beat(table, order, criterion, min_leaf):
         wl = sum(float(v) for v in left)
         if wl < min_leaf or w_all - wl < min_leaf:
             continue
-        right = total - left
-        d = parent - (wl / w_all) * impurity(left, criterion) \
-            - ((w_all - wl) / w_all) * impurity(right, criterion)
+        d = _exact_decrease(parent, left, total, wl, w_all, criterion)
         if d > best + TIE_TOLERANCE:
             best_cut, best = cut, d
     return best_cut
@@ -346,9 +350,7 @@ def _old_rule_sides(table, criterion, min_leaf):
         wl = float(sum(left))
         if wl < min_leaf or w_all - wl < min_leaf:
             continue
-        right = total - left
-        d = parent - (wl / w_all) * impurity(left, code) \
-            - ((w_all - wl) / w_all) * impurity(right, code)
+        d = _exact_decrease(parent, left, total, wl, w_all, code)
         if d > best + TIE_TOLERANCE:
             best, chosen = d, list(in_left)
     if chosen is None:

@@ -344,6 +344,16 @@ def _next_partition(present, stats, left, in_left):
         left[k] += stats[present[b + 1], k]
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _partition_at(mask, present, stats, left, in_left, w_all, min_leaf):
+    """Step to partition number ``mask`` (from the previous one; 0 is the first, set by
+    ``_first_partition``): (W_l, whether both sides weigh at least min_leaf)."""
+    if mask > 0:
+        _next_partition(present, stats, left, in_left)
+    wl = _sum(left)
+    return wl, not (wl < min_leaf or w_all - wl < min_leaf)
+
+
 @njit(cache=True, _nrt=False)
 def _exhaustive(present, m, stats, parent, criterion, min_leaf, scr):
     """Every one of the 2^(m-1) - 1 partitions of m present entries: the first, in counting
@@ -364,10 +374,8 @@ def _exhaustive(present, m, stats, parent, criterion, min_leaf, scr):
     exact = False
     _first_partition(present, m, stats, left, in_left)
     for mask in range(n_parts):
-        if mask > 0:
-            _next_partition(present, stats, left, in_left)
-        wl = _sum(left)
-        if wl < min_leaf or w_all - wl < min_leaf:
+        wl, ok = _partition_at(mask, present, stats, left, in_left, w_all, min_leaf)
+        if not ok:
             continue
         wr = w_all - wl
         if wl <= 0.0 or wr <= 0.0:
@@ -405,10 +413,8 @@ def _exhaustive(present, m, stats, parent, criterion, min_leaf, scr):
     best = -np.inf
     _first_partition(present, m, stats, left, in_left)
     for mask in range(n_parts):
-        if mask > 0:
-            _next_partition(present, stats, left, in_left)
-        wl = _sum(left)
-        if wl < min_leaf or w_all - wl < min_leaf:
+        wl, ok = _partition_at(mask, present, stats, left, in_left, w_all, min_leaf)
+        if not ok:
             continue
         if not exact and split_proxy(left, total, wl, w_all - wl, C, criterion) < cut:
             continue
