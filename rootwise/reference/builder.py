@@ -217,6 +217,7 @@ class _ValidationSplitter(Splitter):
     def __init__(self, X_val, base: Splitter):
         self.__dict__.update(base.__dict__)
         self.X = X_val
+        self.routing = None  # validation rows come coded as X_val is
 
 
 def _loss(value: np.ndarray, y_val: np.ndarray, val: NodeData, regression: bool) -> float:
@@ -256,10 +257,12 @@ def build_tree(X, y, w, kinds, n_categories, n_classes, policy: Policy,
 
 
 def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Policy,
-                           validation=None) -> tuple[Tree, list[PruningStep]]:
+                           validation=None, routing=None) -> tuple[Tree, list[PruningStep]]:
     """``build_tree``, plus the pre-pruning decisions (empty without validation data). The
-    splitter is always the exact one (``reference.hist`` runs it on binned columns)."""
+    splitter is always the exact one (``reference.hist`` runs it on binned columns, with
+    ``routing``: the real values that rows are routed by)."""
     g = _Growth(X, y, w, kinds, n_categories, n_classes, policy, validation)
+    g.splitter.routing = routing
     root = g.rec.new_node(parent=-1, depth=0, branch_fraction=1.0)
     val = None
     if validation is not None:

@@ -59,6 +59,19 @@ def _real_threshold(bins: Bins, j: int, t: float) -> float:
     return float(midpoint(bins.bin_max[j, a], bins.bin_min[j, b]))
 
 
+class _RealRouting:
+    """Rows are routed by their real values against the real thresholds, as ``predict`` routes
+    them. Every row of weight holds a bin present at its node, so for those the stand-ins give
+    the same sides; a row of weight 0 may hold a bin between the two around a cut, where its
+    stand-in and its value can fall on different sides of the cut."""
+
+    def __init__(self, X: np.ndarray, bins: Bins):
+        self.X, self.bins = X, bins
+
+    def threshold(self, j: int, t: float) -> float:
+        return _real_threshold(self.bins, j, t)
+
+
 def build_reference(X, y, w, kinds, n_categories, n_classes, policy: Policy, validation=None):
     """(tree, pre-pruning steps) of the exact builder on the coded matrix, thresholds mapped back
     to real values. Validation rows (pre-pruning) are coded with the training bins."""
@@ -67,7 +80,7 @@ def build_reference(X, y, w, kinds, n_categories, n_classes, policy: Policy, val
         validation = (coded(validation[0], bins), *validation[1:])
     exact = dataclasses.replace(policy, splitter="exact")
     tree, steps = build_tree_with_report(coded(X, bins), y, w, kinds, n_categories, n_classes,
-                                         exact, validation)
+                                         exact, validation, _RealRouting(X, bins))
     for node in np.flatnonzero(tree.kind == THRESHOLD):
         tree.threshold[node] = _real_threshold(bins, int(tree.feature[node]), tree.threshold[node])
     sur = tree.surrogates

@@ -162,7 +162,7 @@ def _by_primary_and_surrogates(splitter: Splitter, node: NodeData, split: Candid
         lost = branch < 0
         if not lost.any():
             break
-        cand = s.branch(splitter.X[node.idx[lost], s.feature], int(splitter.n_categories[s.feature]))
+        cand = splitter.surrogate_branches(s, node.idx[lost])
         branch[np.flatnonzero(lost)] = cand
     return branch
 

@@ -15,7 +15,7 @@ scan's running left sums and total - left on the right.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -83,6 +83,9 @@ class Splitter:
         self.regression = policy.regression
         self._min_leaf = float(policy.min_samples_leaf)
         self._two_branches = policy.min_leaf_rule == "two_branches"
+        # where rows are routed from, when not X: hist's reference searches bin stand-ins but
+        # routes real values (``reference.hist``); None: X itself
+        self.routing = None
 
     # ----------------------------------------------------------------- candidates
     def node_weight(self, node: NodeData) -> float:
@@ -224,9 +227,25 @@ class Splitter:
         """(branch of each row as in ``branch_of_rows``, known weight per branch) for any test
         with ``feature``, ``kind``, ``threshold``, ``branch_of_category`` and ``n_branches``."""
         boc = split.branch_of_category
-        return branch_of_rows(self.X, split.feature, split.kind, float(split.threshold),
+        X, threshold = self._routed(split.feature, split.kind, float(split.threshold))
+        return branch_of_rows(X, split.feature, split.kind, threshold,
                               _NO_CATEGORIES if boc is None else boc, idx,
                               np.ascontiguousarray(w, dtype=np.float64), split.n_branches)
+
+    def surrogate_branches(self, sur, idx: np.ndarray) -> np.ndarray:
+        """Branch of each row ``idx`` by the surrogate ``sur`` (-1 where it has none)."""
+        X, threshold = self._routed(sur.feature, sur.kind, float(sur.threshold))
+        if sur.kind == THRESHOLD:
+            sur = replace(sur, threshold=threshold)
+        return sur.branch(X[idx, sur.feature], int(self.n_categories[sur.feature]))
+
+    def _routed(self, feature: int, kind: int, threshold: float) -> tuple[np.ndarray, float]:
+        """The matrix rows are routed from and the test's threshold in its units."""
+        if self.routing is None:
+            return self.X, threshold
+        if kind == THRESHOLD:
+            threshold = self.routing.threshold(feature, threshold)
+        return self.routing.X, threshold
 
     def partition(self, node: NodeData, split: Candidate, missing_branch=None):
         """Rows of each branch, in branch order, and the branch fractions r_v.
