@@ -50,11 +50,12 @@ def _inside(words, s, i, end, run_c, w_left, w_all, w_row, min_leaf):
 
 
 @njit(cache=True, _nrt=False)
-def _run_inside(words, s, start, p, e, c, l_c, w_left, rest, t_c, w_all, w_row, proxy, w_end,
-                top, top_i, second, inside):
+def _run_inside(words, s, start, p, e, l_c, w_left, rest, t_c, w_all, w_row, proxy, w_end, top,
+                top_i, second, inside):
     """The proxies of the boundaries strictly between the run's ends p and e (every row in
-    between is of class c) that may reach the window, from the left weights at p; ``rest`` =
-    sum_k!=c xlogx(l_k) + xlogx(r_k), constant along the run; ``w_end``: W_l at e. The sums run
+    between is of the run's class c) that may reach the window, from l_c and W_l at p (t_c:
+    class c's total); ``rest`` = sum_k!=c xlogx(l_k) + xlogx(r_k), constant along the run;
+    ``w_end``: W_l at e. The sums run
     row by row as pass 1's do. A convex f lies below its chord, f(x) <= f_p + (f_e - f_p)
     (x - x_p) / (x_e - x_p) with x = W_l, so a boundary whose chord is below the window's floor
     keeps -inf without its logarithms. Returns the updated (top, its position, second, whether
@@ -132,7 +133,12 @@ def proxies_entropy_weighted(words, s, start, n, w_row, n_classes, min_leaf, scr
             continue
         if run_open and seg == run_c and _inside(words, s, i, end, run_c, w_left, w_all, w_row,
                                                  min_leaf):
-            has_inside = True
+            if not has_inside:  # only class run_c has moved since the run's start, so the
+                run_rest = 0.0  # others' xlogx are still those of the start
+                for k in range(n_classes):
+                    if k != run_c:
+                        run_rest += xl[0, k] + xl[1, k]
+                has_inside = True
             seg = NONE
             continue
         v = 0.0
@@ -153,18 +159,14 @@ def proxies_entropy_weighted(words, s, start, n, w_row, n_classes, min_leaf, scr
             second = v
         if has_inside and max(proxy[run_i - start], v) >= window_floor(top, w_all):
             top, top_i, second, inside = _run_inside(
-                words, s, start, run_i, i, run_c, run_l, run_w, run_rest, total[run_c], w_all,
-                w_row, proxy, w_left, top, top_i, second, inside)
+                words, s, start, run_i, i, run_l, run_w, run_rest, total[run_c], w_all, w_row,
+                proxy, w_left, top, top_i, second, inside)
         # this boundary starts the next run, of the class of the row after it
         has_inside = False
         run_open = i + 1 < end - 1
         if run_open:
             run_i, run_c, run_w = i, class_of(words[s, i + 1]), w_left
             run_l = left[run_c]
-            run_rest = 0.0
-            for k in range(n_classes):
-                if k != run_c:
-                    run_rest += xl[0, k] + xl[1, k]
         seg = NONE
     if inside:
         second = top

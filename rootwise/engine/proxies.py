@@ -29,17 +29,25 @@ def xlogx(c):
     return c * np.log2(c) if c > 0.0 else 0.0
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def squares(left, total, n_classes):
+    """(sum_k l_k^2, sum_k r_k^2) with r_k = total_k - l_k, summed from 0 in class order: the
+    Gini proxy's numerators, which a scan may compare cross-multiplied before dividing."""
+    sl, sr = 0.0, 0.0
+    for k in range(n_classes):
+        r = total[k] - left[k]
+        sl += left[k] * left[k]
+        sr += r * r
+    return sl, sr
+
+
 @njit(cache=True, _nrt=False)
 def split_proxy(left, total, w_left, w_right, n_classes, criterion):
     """A cut's proxy: sum_k l_k^2 / W_l + sum_k r_k^2 / W_r (Gini), or
     sum_k (xlogx(l_k) + xlogx(r_k)) - xlogx(W_l) - xlogx(W_r) (entropy); sums from 0 in class
     order (two classes: l_0^2 + l_1^2, as the two-class loops compute it)."""
     if criterion == GINI:
-        sl, sr = 0.0, 0.0
-        for k in range(n_classes):
-            r = total[k] - left[k]
-            sl += left[k] * left[k]
-            sr += r * r
+        sl, sr = squares(left, total, n_classes)
         return sl / w_left + sr / w_right
     v = 0.0
     for k in range(n_classes):

@@ -20,7 +20,7 @@ from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
 from .entropy_runs import proxies_entropy_weighted
 from .j48 import DISTINCT, SMALL, info_gain_of, old_ent, xlog2x
-from .proxies import SURE, window_floor
+from .proxies import SURE, squares, window_floor
 from .segments import END_BIT, MAX_ROWS, ROW_MASK, class_of, tied
 from .thresholds import children_decrease
 
@@ -170,11 +170,7 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
             else:
                 v = ent_left + ent_right - xt[i - start + 1] - xt[end - i - 1]
         else:  # Gini with row weights (the entropy's: ``entropy_runs``)
-            sl, sr = 0.0, 0.0
-            for k in range(n_classes):
-                r = total[k] - left[k]
-                sl += left[k] * left[k]
-                sr += r * r
+            sl, sr = squares(left, total, n_classes)
             v = sl / w_left + sr / w_right
         proxy[i - start] = v
         if v > top:

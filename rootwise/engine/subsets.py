@@ -28,7 +28,7 @@ from numba import njit
 
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
-from .proxies import SURE, split_proxy, window_floor
+from .proxies import SURE, split_proxy, squares, window_floor
 
 RUN = 32  # items a sort orders by insertion before it merges
 
@@ -382,11 +382,7 @@ def _exhaustive(present, m, stats, parent, criterion, min_leaf, scr):
             exact = True
             break
         if criterion == GINI:  # split_proxy's numbers, without its divisions when surely below
-            sl, sr = 0.0, 0.0  # the second so far (cross-multiplied, less the margin SURE)
-            for k in range(C):
-                r = total[k] - left[k]
-                sl += left[k] * left[k]
-                sr += r * r
+            sl, sr = squares(left, total, C)  # the second so far (cross-multiplied, less SURE)
             if sl * wr + sr * wl < second * (wl * wr) * SURE:
                 continue
             v = sl / wl + sr / wr
