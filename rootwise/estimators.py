@@ -44,6 +44,9 @@ _VALIDATION_PRUNING = ("pre", "reduced-error")
 # CART with more than two classes tries all 2^(m-1) - 1 subsets of m categories up to max_exhaustive;
 # 2^19 partitions per node and feature is the most we let a user ask for.
 _MAX_EXHAUSTIVE_LIMIT = 20
+# cross-validation's folds grow side by side while their workspaces fit in the encoded matrix's
+# size, or in this many bytes on a smaller table (``_Grower.folds_at_once``)
+CV_ALLOWANCE = 128 << 20
 # prediction uses n_jobs threads from this many rows on (two blocks of the routing kernel): below
 # it, starting the threads costs more than they save
 _PARALLEL_ROWS = 8192
@@ -307,10 +310,11 @@ class _TreeEstimator(Estimator):
         folds = self._cv_folds(train, yt) if fold_pairs is None else fold_pairs
         if folds is None:
             return tree, None  # a single row: nothing to cross-validate (the tree is one leaf)
+        at_once = grow.folds_at_once(resolve_threads(self.n_jobs))
         with grow.presorted():  # one sort of each column for all the fold trees
             table = choose_alpha_by_cv(tree, folds, grow.fold, grow.X,
                                        self._row_losses(yt, w, priority), alpha, cost,
-                                       n_jobs=resolve_threads(self.n_jobs), floor=floor)
+                                       n_jobs=at_once, floor=floor)
         return prune_to_alpha(tree, float(table.alpha[table.chosen]), cost), table
 
     def _ccp_cost(self) -> str:
@@ -555,6 +559,24 @@ class _Grower:
         """A CV fold's tree; safe to call from several threads at once (``choose_alpha_by_cv``
         grows folds on ``n_jobs`` threads, each binning, for hist, on one)."""
         return self._grow(rows, None, 1)[0]
+
+    def folds_at_once(self, n_threads: int) -> int:
+        """How many CV folds grow side by side: up to ``n_threads``, while their workspaces
+        (``engine.dispatch.fold_workspace``, a fold of all the rows at most) together take no
+        more than the encoded matrix, or CV_ALLOWANCE on a smaller table; at least one.
+
+        Why a bound: a fold's workspace is about as large as the matrix (10^6 rows x 20
+        columns: some 150 MB against 160 MB), so two folds side by side took the fit to 4.5x
+        the matrix, one at a time to 2.2x (``benchmarks/README.md``, "Memory of the default
+        fit"); the time that costs (about 1.6x) leaves the default fit well ahead of rpart's.
+        Small tables keep both cores: there the workspaces are a few megabytes."""
+        from .engine.dispatch import fold_workspace
+
+        n = len(self.y)
+        one = fold_workspace(n, n, self.schema.kinds_array, self.schema.n_categories,
+                             self.policy, self.n_classes)
+        allowance = max(int(self.X.nbytes), CV_ALLOWANCE)
+        return max(1, min(n_threads, allowance // max(one, 1)))
 
     @contextmanager
     def presorted(self):

@@ -633,3 +633,43 @@ def test_pieces_worked_out_in_blocks_are_those_of_all_rows(monkeypatch):
     monkeypatch.setattr(cc, "SCORED_ROWS", 7)
     blocks = cc.fold_pieces(model.tree_, "misclassification", Xe[test], test, losses, probe)
     assert all(a.tobytes() == b.tobytes() for a, b in zip(whole, blocks, strict=True))
+
+
+@pytest.mark.parametrize("allowance, at_once", [(None, 2), (0, 1)])
+def test_folds_side_by_side_only_while_their_workspaces_fit(monkeypatch, allowance, at_once):
+    """Cross-validation grows two folds at once on two threads while two fold workspaces fit in
+    the allowance (a small table: always); with no allowance beyond the encoded matrix, which a
+    fold's workspace exceeds, one fold at a time, and the same table."""
+    import threading
+
+    from rootwise import estimators
+
+    X, y, _ = parity.classification_case(5)
+    X = np.where(np.random.default_rng(0).random(X.shape) < 0.1, np.nan, X)
+    one_thread = CARTClassifier(random_state=3, n_jobs=1).fit(X, y).cp_table_
+    if allowance is not None:
+        monkeypatch.setattr(estimators, "CV_ALLOWANCE", allowance)
+    growing, most, lock = [0], [0], threading.Lock()
+    both_in = threading.Barrier(2, timeout=60)  # a deadlock guard: two folds meet when side by side
+    fold = estimators._Grower.fold
+
+    def counted(self, rows):
+        with lock:
+            growing[0] += 1
+            most[0] = max(most[0], growing[0])
+        if at_once == 2:
+            try:
+                both_in.wait()
+            except threading.BrokenBarrierError:
+                pass
+        try:
+            return fold(self, rows)
+        finally:
+            with lock:
+                growing[0] -= 1
+
+    monkeypatch.setattr(estimators._Grower, "fold", counted)
+    table = CARTClassifier(random_state=3, n_jobs=2).fit(X, y).cp_table_
+    assert most[0] == at_once
+    np.testing.assert_array_equal(table.cv_error, one_thread.cv_error)
+    assert table.chosen == one_thread.chosen

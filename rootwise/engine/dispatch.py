@@ -126,6 +126,36 @@ def shared_presort(X, w, kinds, policy: Policy) -> SharedPresort | None:
                          np.ascontiguousarray(w, dtype=np.float64), sorted_columns)
 
 
+def fold_workspace(n_rows: int, n_ids: int, kinds, n_categories, policy: Policy,
+                   n_classes: int) -> int:
+    """Bytes a fit on ``n_rows`` of a table of ``n_ids`` rows allocates for itself, an upper
+    estimate (what cross-validation weighs before growing folds side by side): per row, a
+    presorted column's 8-byte word, the segment arrays (row, weight, target: 8 bytes each;
+    8 code bytes per word; the fold's row ids), the partition's block, the scan's two by-row arrays, the class
+    histograms of large nodes (at most 8 / RATIO bytes per row and binned column), the by-row
+    arrays of regression, entropy and C4.5; and a fit that cannot read its rows in place copies
+    them (X's row, target and weight) and sorts them itself."""
+    kinds = np.asarray(kinds)
+    n_categories = np.asarray(n_categories)
+    d = kinds.shape[0]
+    categorical = kinds == CATEGORICAL
+    hist = policy.splitter == "hist"
+    n_sorted = 0 if hist else int(np.count_nonzero(~categorical))
+    n_binned = d if hist else int(np.count_nonzero(categorical & (n_categories <= BYTE_CODES)))
+    code_words = (n_binned + 7) // 8
+    per_row = 8 * n_sorted + 32 + 16 * max(code_words, 1) + 16 + 4 * n_binned
+    if policy.regression:
+        per_row += 16
+    if policy.criterion == "entropy":
+        per_row += 8
+    if policy.categorical_split == "multiway" or policy.missing == "fractional":
+        per_row += 32  # the multiway partition's rows and fractions, weights by row id
+    total = per_row * n_rows + 3 * n_ids  # two class bytes and a kept flag by row id
+    if policy.splitter != "exact" or policy.release8:
+        total += (8 * d + 16 + d) * n_rows  # the copied rows (and hist's bin codes)
+    return int(total)
+
+
 def _reads_in_place(train: np.ndarray, n: int, policy: Policy) -> bool:
     """Whether a fit on the rows ``train`` of a table of n rows can read them where they are: it
     needs distinct ascending row ids (the words keep rows that tie in row order), and facts
