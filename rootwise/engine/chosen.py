@@ -86,7 +86,10 @@ def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr
     if params.missing == MISSING_SURROGATE:
         m0, m1 = primary_masses(seg, start, end, direction)
         majority_branch = heavier(m0, m1)
-        if params.max_surrogates > 0 and m0 + m1 > 0.0 and min(m0, m1) > 0.0:
+        # a surrogate sends min_side primary-known rows each way: a node with fewer than
+        # 2 min_side of them has none (a third of the splits of a fully grown tree)
+        if (params.max_surrogates > 0 and m0 + m1 > 0.0 and min(m0, m1) > 0.0
+                and _has_rows_known(direction, end - start, 2 * params.min_side)):
             n_s = search_surrogates(seg, start, end, j, direction, m0, m1, majority_branch, rows,
                                     feat, params, scr, sc)
             for s in range(n_s):
@@ -109,6 +112,17 @@ def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr
     if params.missing == FRACTIONAL and params.release8:
         receiving(ch.fractions[:n_b], True, ch.receives[:n_b])
     return n_s, m0, m1
+
+
+@njit(cache=True, _nrt=False)
+def _has_rows_known(direction, n, need):
+    """Whether at least ``need`` of the first n positions have a primary branch."""
+    seen = 0
+    for t in range(n):
+        seen += np.int64(direction[t] >= 0)
+        if seen >= need:
+            return True
+    return False
 
 
 @njit(cache=True, _nrt=False)
