@@ -52,6 +52,8 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
     two = unit and n_classes == 2 and criterion == GINI and n < EXACT_SQUARES
     if two:
         top_i, top, second = _proxies_gini_two(words, s, start, n, min_leaf, scratch)
+    elif unit and n_classes == 3 and criterion == GINI and n < EXACT_SQUARES:
+        top_i, top, second = _proxies_gini_three(words, s, start, n, min_leaf, scratch)
     elif not unit and criterion != GINI:
         top_i, top, second = proxies_entropy_weighted(words, s, start, n, w_row, n_classes,
                                                       min_leaf, scratch)
@@ -231,6 +233,52 @@ def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
             best_left[0] = float(l0)
             best_left[1] = float(l1)
         elif v > second:  # a branch, rarely taken: max() would chain every boundary on the last
+            second = v
+    return top_i, top, second
+
+
+@njit(cache=True, _nrt=False)
+def _proxies_gini_three(words, s, start, n, min_leaf, scratch):
+    """``_proxies_gini_two`` for three classes: the left counts in registers instead of an
+    array updated at a class read from each word (a load that waits on the store before it
+    whenever two neighbours share a class), the sums of squares computed from them (integers
+    below 2^53: the numbers ``_proxies`` updates, bit for bit). Pass 1 only: it leaves
+    scratch.proxy alone, and pass 2 runs ``_proxies`` without skipping."""
+    total = scratch.total
+    best_left = scratch.best_left
+    known = words[s, start:start + n]
+    t0, t1, t2 = 0, 0, 0
+    for i in range(n):
+        c = class_of(known[i])
+        t0 += np.int64(c == 0)
+        t1 += np.int64(c == 1)
+        t2 += np.int64(c == 2)
+    total[0], total[1], total[2] = float(t0), float(t1), float(t2)
+    w_all = total[0] + total[1] + total[2]
+    top, top_i, second = -np.inf, -1, -np.inf
+    l0, l1, l2 = 0, 0, 0
+    for i in range(n - 1):
+        c = class_of(known[i])
+        l0 += np.int64(c == 0)
+        l1 += np.int64(c == 1)
+        l2 += np.int64(c == 2)
+        if tied(known[i + 1]):
+            continue
+        w_left = float(i + 1)
+        w_right = w_all - w_left
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        r0, r1, r2 = t0 - l0, t1 - l1, t2 - l2
+        sq_left = float(l0 * l0 + l1 * l1 + l2 * l2)
+        sq_right = float(r0 * r0 + r1 * r1 + r2 * r2)
+        if sq_left * w_right + sq_right * w_left < second * (w_left * w_right) * SURE:
+            continue
+        v = sq_left / w_left + sq_right / w_right
+        if v > top:
+            second = max(second, top)
+            top, top_i = v, start + i
+            best_left[0], best_left[1], best_left[2] = float(l0), float(l1), float(l2)
+        elif v > second:
             second = v
     return top_i, top, second
 
