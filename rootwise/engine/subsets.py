@@ -355,6 +355,70 @@ def _partition_at(mask, present, stats, left, in_left, w_all, min_leaf):
 
 
 @njit(cache=True, _nrt=False)
+def _whole(present, m, stats):
+    """Whether every present entry's class weights are whole numbers (counts): sums of them
+    below 2^53 are then exact in any order."""
+    for c in range(m):
+        for k in range(stats.shape[1]):
+            x = stats[present[c], k]
+            if x != np.floor(x) or x > 2.0 ** 40:
+                return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _gray_top(present, m, stats, w_all, min_leaf, scr):
+    """Pass 1 of ``_exhaustive`` for Gini on counts: the partitions in Gray-code order, each one
+    category moved across from the last (the counting order moves two on average, and keeps a
+    flag per category). Sums of counts are exact in any order, so every proxy is the number
+    the counting order computes; the largest and the largest of the others do not depend on
+    the order, and the partition of the largest matters only when it is alone in the window,
+    where the order cannot break a tie. Writes that partition to scr.best_in_left; returns
+    (top, second)."""
+    C = stats.shape[1]
+    total, left = scr.total, scr.left
+    for k in range(C):
+        left[k] = stats[present[0], k]
+    full = (1 << (m - 1)) - 1  # every category on the left: not a split
+    top, second = -np.inf, -np.inf
+    mask, top_mask = 0, -1
+    for g in range(full + 1):
+        if g > 0:
+            b = 0
+            while not (g >> b) & 1:  # Gray code: step g flips bit ctz(g)
+                b += 1
+            e = present[b + 1]
+            if (mask >> b) & 1:
+                for k in range(C):
+                    left[k] -= stats[e, k]
+            else:
+                for k in range(C):
+                    left[k] += stats[e, k]
+            mask ^= 1 << b
+        if mask == full:
+            continue
+        wl = _sum(left)
+        wr = w_all - wl
+        if wl < min_leaf or wr < min_leaf:
+            continue
+        sl, sr = squares(left, total, C)
+        if sl * wr + sr * wl < second * (wl * wr) * SURE:
+            continue
+        v = sl / wl + sr / wr
+        if v > top:
+            second = max(second, top)
+            top, top_mask = v, mask
+        elif v > second:
+            second = v
+    best_in_left = scr.best_in_left
+    if top_mask >= 0:
+        best_in_left[present[0]] = True
+        for c in range(1, m):
+            best_in_left[present[c]] = (top_mask >> (c - 1)) & 1 == 1
+    return top, second
+
+
+@njit(cache=True, _nrt=False)
 def _exhaustive(present, m, stats, parent, criterion, min_leaf, scr):
     """Every one of the 2^(m-1) - 1 partitions of m present entries: the first, in counting
     order, whose decrease beats the best so far by TIE_TOLERANCE goes to scr.best_in_left.
@@ -372,8 +436,13 @@ def _exhaustive(present, m, stats, parent, criterion, min_leaf, scr):
     n_parts = (1 << (m - 1)) - 1
     top, second = -np.inf, -np.inf
     exact = False
-    _first_partition(present, m, stats, left, in_left)
-    for mask in range(n_parts):
+    if criterion == GINI and _whole(present, m, stats):
+        top, second = _gray_top(present, m, stats, w_all, min_leaf, scr)
+        n_pass1 = 0
+    else:
+        _first_partition(present, m, stats, left, in_left)
+        n_pass1 = n_parts
+    for mask in range(n_pass1):
         wl, ok = _partition_at(mask, present, stats, left, in_left, w_all, min_leaf)
         if not ok:
             continue
