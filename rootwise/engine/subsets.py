@@ -380,6 +380,23 @@ def _gray_top(present, m, stats, w_all, min_leaf, scr):
     for k in range(C):
         left[k] = stats[present[0], k]
     full = (1 << (m - 1)) - 1  # every category on the left: not a split
+    if C == 3:
+        top, second, top_mask = _gray_top_three(present, full, stats, total, w_all, min_leaf)
+    else:
+        top, second, top_mask = _gray_top_any(present, full, stats, total, left, w_all,
+                                              min_leaf)
+    best_in_left = scr.best_in_left
+    if top_mask >= 0:
+        best_in_left[present[0]] = True
+        for c in range(1, m):
+            best_in_left[present[c]] = (top_mask >> (c - 1)) & 1 == 1
+    return top, second
+
+
+@njit(cache=True, _nrt=False)
+def _gray_top_any(present, full, stats, total, left, w_all, min_leaf):
+    """``_gray_top``'s loop: (top, second, the top's mask of the other categories)."""
+    C = stats.shape[1]
     top, second = -np.inf, -np.inf
     mask, top_mask = 0, -1
     for g in range(full + 1):
@@ -410,12 +427,47 @@ def _gray_top(present, m, stats, w_all, min_leaf, scr):
             top, top_mask = v, mask
         elif v > second:
             second = v
-    best_in_left = scr.best_in_left
-    if top_mask >= 0:
-        best_in_left[present[0]] = True
-        for c in range(1, m):
-            best_in_left[present[c]] = (top_mask >> (c - 1)) & 1 == 1
-    return top, second
+    return top, second, top_mask
+
+
+@njit(cache=True, _nrt=False)
+def _gray_top_three(present, full, stats, total, w_all, min_leaf):
+    """``_gray_top_any`` for three classes, the left sums in registers (the same sums:
+    counts, exact)."""
+    t0, t1, t2 = total[0], total[1], total[2]
+    e = present[0]
+    l0, l1, l2 = stats[e, 0], stats[e, 1], stats[e, 2]
+    top, second = -np.inf, -np.inf
+    mask, top_mask = 0, -1
+    for g in range(full + 1):
+        if g > 0:
+            b = 0
+            while not (g >> b) & 1:
+                b += 1
+            e = present[b + 1]
+            sign = -1.0 if (mask >> b) & 1 else 1.0
+            l0 += sign * stats[e, 0]
+            l1 += sign * stats[e, 1]
+            l2 += sign * stats[e, 2]
+            mask ^= 1 << b
+        if mask == full:
+            continue
+        wl = l0 + l1 + l2
+        wr = w_all - wl
+        if wl < min_leaf or wr < min_leaf:
+            continue
+        r0, r1, r2 = t0 - l0, t1 - l1, t2 - l2
+        sl = l0 * l0 + l1 * l1 + l2 * l2
+        sr = r0 * r0 + r1 * r1 + r2 * r2
+        if sl * wr + sr * wl < second * (wl * wr) * SURE:
+            continue
+        v = sl / wl + sr / wr
+        if v > top:
+            second = max(second, top)
+            top, top_mask = v, mask
+        elif v > second:
+            second = v
+    return top, second, top_mask
 
 
 @njit(cache=True, _nrt=False)
