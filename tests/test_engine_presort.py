@@ -84,6 +84,10 @@ MODELS = {
     "gini": (CARTClassifier(max_surrogates=5), 3),
     "entropy": (CARTClassifier(criterion="entropy"), 3),
     "regression": (CARTRegressor(), 0),
+    # hist bins the rows read in place from them alone (max_bins below the distinct values:
+    # equal-count bins, learnt from a strided sample of the rows)
+    "hist": (CARTClassifier(splitter="hist", max_bins=16), 3),
+    "hist-regression": (CARTRegressor(splitter="hist", max_bins=16), 0),
 }
 
 
@@ -138,3 +142,23 @@ def test_a_mask_of_rows_is_read_as_the_rows_it_marks():
     own, _ = build_tree_with_report(X[mask], y[mask], w[mask], kinds, n_categories, 3, policy)
     tree, _ = build_tree_with_report(X, y, w, kinds, n_categories, 3, policy, train=mask)
     _same_tree(tree, own)
+
+
+@pytest.mark.parametrize("model", ["hist", "hist-regression"])
+def test_hist_bins_rows_read_in_place_from_a_sample_of_them(monkeypatch, model):
+    """A strided sample for the quantiles (every step-th of the fold's own rows, as a copy of
+    them would be sampled) and the rebinning of a column the sample missed: the fold's tree is
+    the tree of its rows copied."""
+    import rootwise.engine.hist as hist
+
+    monkeypatch.setattr(hist, "SAMPLE_ROWS", 61)
+    estimator, n_classes = MODELS[model]
+    X, y, target, w, kinds, n_categories = _table(3)
+    targets = target if n_classes == 0 else y
+    policy = estimator._policy()
+    for rows in _subsets(len(y), np.random.default_rng(3)):
+        own, _ = build_tree_with_report(X[rows], targets[rows], w[rows], kinds, n_categories,
+                                        n_classes, policy)
+        tree, _ = build_tree_with_report(X, targets, w, kinds, n_categories, n_classes, policy,
+                                         train=rows)
+        _same_tree(tree, own)

@@ -528,7 +528,9 @@ def _trees_equal(a, b):
 @pytest.mark.parametrize("estimator, params", [
     (CARTClassifier, {"cv_repeats": 1}), (CARTRegressor, {"cv_repeats": 1}),
     (CARTClassifier, {"ccp_cost": "impurity", "criterion": "entropy"}),  # 3 repeats, the default
-    (CARTRegressor, {"cv_repeats": 2})])
+    (CARTRegressor, {"cv_repeats": 2}),
+    (CARTClassifier, {"cv_repeats": 1, "splitter": "hist", "max_bins": 8}),  # bins of the fold
+    (CARTRegressor, {"cv_repeats": 1, "splitter": "hist", "max_bins": 8})])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_fold_trees_from_the_shared_presort_are_the_folds_own(monkeypatch, estimator, params,
                                                               weighted):

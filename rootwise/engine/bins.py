@@ -70,15 +70,23 @@ def equal_count_upper(values, counts, max_bins):
     return upper[:b]
 
 
+@njit(cache=True, inline="always")
+def row_at(rows, t):
+    """The t-th row binned: ``rows[t]``, or t itself when ``rows`` is empty (every row)."""
+    return t if rows.shape[0] == 0 else rows[t]
+
+
 @njit(cache=True)
-def column_upper(column, step, max_bins):
-    """``equal_count_upper`` of the known values among column[::step]; also whether that sample
-    has at most max_bins distinct values (then the bins are meant to be exact)."""
-    n = (column.shape[0] + step - 1) // step
+def column_upper(column, step, max_bins, rows):
+    """``equal_count_upper`` of the known values among every ``step``-th of the rows ``rows``
+    (empty: every row) of column; also whether that sample has at most max_bins distinct values
+    (then the bins are meant to be exact)."""
+    n_rows = rows.shape[0] if rows.shape[0] > 0 else column.shape[0]
+    n = (n_rows + step - 1) // step
     sample = np.empty(n)
     m = 0
     for i in range(n):
-        x = column[i * step]
+        x = column[row_at(rows, i * step)]
         if not np.isnan(x):
             sample[m] = x
             m += 1
@@ -87,15 +95,16 @@ def column_upper(column, step, max_bins):
 
 
 @njit(cache=True, parallel=True)
-def all_upper(X, columns, step, max_bins):
-    """``column_upper`` of each listed column of X, in parallel: (upper edges padded with +inf to
-    SEARCH_SIZE, bins per column, whether each is meant to be exact)."""
+def all_upper(X, columns, step, max_bins, rows):
+    """``column_upper`` of each listed column of X over the rows ``rows`` (empty: every row), in
+    parallel: (upper edges padded with +inf to SEARCH_SIZE, bins per column, whether each is
+    meant to be exact)."""
     d = columns.shape[0]
     upper = np.full((d, SEARCH_SIZE), np.inf)
     n_bins = np.zeros(d, dtype=np.int64)
     exact = np.zeros(d, dtype=np.bool_)
     for c in prange(d):
-        u, ex = column_upper(X[:, columns[c]], step, max_bins)
+        u, ex = column_upper(X[:, columns[c]], step, max_bins, rows)
         upper[c, :u.shape[0]] = u
         n_bins[c] = u.shape[0]
         exact[c] = ex
@@ -120,16 +129,19 @@ def bin_of(upper, n_bins, x):
 
 
 @njit(cache=True, parallel=True)
-def map_rows(X, columns, upper, n_bins, exact, categorical, codes, n_chunks):
+def map_rows(X, columns, upper, n_bins, exact, categorical, codes, n_chunks, rows):
     """Fill ``codes`` (rows x all columns, uint8) for the continuous ``columns`` with their bins
     (NaN -> the missing code n_bins), chunks of rows in parallel; categorical columns are left
-    alone. Returns per continuous column the smallest and largest training value of each
-    bin, and whether a value meant for an exact bin matched no edge (the sample missed it).
+    alone. Only the rows ``rows`` are binned (empty: every row; a cross-validation fold reads
+    its rows in place), each at its own row of ``codes``. Returns per continuous column the
+    smallest and largest training value of each bin, and whether a value meant for an exact bin
+    matched no edge (the sample missed it).
 
     Both extremes are tracked from the rows: an edge learnt here is a training value (the largest
     of its bin), but edges given by the caller (``hist.make_bins(edges=...)``, a distributed fit's
     edges) need not be, and a bin they leave empty keeps (+inf, -inf)."""
-    n, d_all = X.shape
+    d_all = X.shape[1]
+    n = rows.shape[0] if rows.shape[0] > 0 else X.shape[0]
     d = columns.shape[0]
     lo = np.full((n_chunks, d, SEARCH_SIZE), np.inf)
     hi = np.full((n_chunks, d, SEARCH_SIZE), -np.inf)
@@ -138,7 +150,8 @@ def map_rows(X, columns, upper, n_bins, exact, categorical, codes, n_chunks):
     for chunk in prange(n_chunks):
         low = lo[chunk]
         high = hi[chunk]
-        for i in range(chunk * size, min(n, (chunk + 1) * size)):
+        for t in range(chunk * size, min(n, (chunk + 1) * size)):
+            i = row_at(rows, t)
             c = 0
             for j in range(d_all):
                 x = X[i, j]

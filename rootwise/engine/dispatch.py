@@ -81,7 +81,7 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     kinds = np.asarray(kinds, dtype=np.int64)
     n_categories = np.asarray(n_categories, dtype=np.int64)
     rows = _rows(X, y, w, n_classes, policy)
-    features, binned_codes = _features(X, kinds, n_categories, policy, bin_edges)
+    features, binned_codes = _features(X, kinds, n_categories, policy, bin_edges, train)
     params = params_of(policy, n_classes, validation is not None, cost_floor, floor_cost)
     holdout = _holdout(validation, d, n_classes)
 
@@ -118,10 +118,12 @@ def shared_presort(X, w, kinds, policy: Policy) -> SharedPresort | None:
     """Every row of X (weighted by ``w``) sorted once by each column that the fits of ``policy``
     presort, for fits on subsets of its rows (``build_tree_with_report``'s ``train``): one sort
     for all of cross-validation's folds (``presort``). None when those fits copy their rows
-    instead (``_reads_in_place``)."""
-    if policy.splitter != "exact" or policy.release8:
+    instead (``_reads_in_place``). Hist presorts no column: its table is empty."""
+    if policy.release8:
         return None
     sorted_columns = np.flatnonzero(np.asarray(kinds) != CATEGORICAL).astype(np.int64)
+    if policy.splitter == "hist":
+        sorted_columns = sorted_columns[:0]
     return presort_table(np.ascontiguousarray(X, dtype=np.float64),
                          np.ascontiguousarray(w, dtype=np.float64), sorted_columns)
 
@@ -133,8 +135,8 @@ def fold_workspace(n_rows: int, n_ids: int, kinds, n_categories, policy: Policy,
     presorted column's 8-byte word, the segment arrays (row, weight, target: 8 bytes each;
     8 code bytes per word; the fold's row ids), the partition's block, the scan's two by-row arrays, the class
     histograms of large nodes (at most 8 / RATIO bytes per row and binned column), the by-row
-    arrays of regression, entropy and C4.5; and a fit that cannot read its rows in place copies
-    them (X's row, target and weight) and sorts them itself."""
+    arrays of regression, entropy and C4.5, hist's bin codes; and release 8, which cannot read
+    its rows in place, copies them (X's row, target and weight)."""
     kinds = np.asarray(kinds)
     n_categories = np.asarray(n_categories)
     d = kinds.shape[0]
@@ -151,17 +153,19 @@ def fold_workspace(n_rows: int, n_ids: int, kinds, n_categories, policy: Policy,
     if policy.categorical_split == "multiway" or policy.missing == "fractional":
         per_row += 32  # the multiway partition's rows and fractions, weights by row id
     total = per_row * n_rows + 3 * n_ids  # two class bytes and a kept flag by row id
-    if policy.splitter != "exact" or policy.release8:
-        total += (8 * d + 16 + d) * n_rows  # the copied rows (and hist's bin codes)
+    if hist:
+        total += d * n_ids  # the bin codes, at the rows' own ids
+    if policy.release8:
+        total += (8 * d + 16) * n_rows + 8 * n_sorted * n_rows  # copied rows, column-major copy
     return int(total)
 
 
 def _reads_in_place(train: np.ndarray, n: int, policy: Policy) -> bool:
     """Whether a fit on the rows ``train`` of a table of n rows can read them where they are: it
-    needs distinct ascending row ids (the words keep rows that tie in row order), and facts
-    learnt from the fit's own rows (hist's bins, release 8's distinct values) come from a copy
-    of them."""
-    return (policy.splitter == "exact" and not policy.release8 and train.ndim == 1
+    needs distinct ascending row ids (the words keep rows that tie in row order; hist's bins
+    are learnt from the rows in that order), and release 8's facts about its own rows (the
+    distinct values, a column-major copy) come from a copy of them."""
+    return (not policy.release8 and train.ndim == 1
             and len(train) > 0 and 0 <= train[0] and train[-1] < n
             and bool(np.all(train[1:] > train[:-1])))
 
@@ -172,8 +176,10 @@ def _rows(X, y, w, n_classes, policy) -> Rows:
     return Rows(X, np.ascontiguousarray(y, dtype=np.int64), np.zeros(0), w)
 
 
-def _features(X, kinds, n_categories, policy, bin_edges=None) -> tuple[Features, np.ndarray]:
-    """How each column is searched, and the histogram codes of binned continuous columns."""
+def _features(X, kinds, n_categories, policy, bin_edges=None,
+              train=None) -> tuple[Features, np.ndarray]:
+    """How each column is searched, and the histogram codes of binned continuous columns (of
+    the rows ``train`` only, at their own rows, when given)."""
     n, d = X.shape
     categorical = kinds == CATEGORICAL
     search = np.where(categorical, np.where(n_categories <= BYTE_CODES, BINNED, WIDE), SORTED)
@@ -184,7 +190,7 @@ def _features(X, kinds, n_categories, policy, bin_edges=None) -> tuple[Features,
     if policy.splitter == "hist":
         from .hist import make_bins
 
-        bins = make_bins(X, kinds, n_categories, policy.max_bins, bin_edges)
+        bins = make_bins(X, kinds, n_categories, policy.max_bins, bin_edges, train)
         search[~categorical] = BINNED
         n_values = bins.n_bins.astype(np.int64)
         bin_min, bin_max, binned_codes = bins.bin_min, bins.bin_max, bins.codes

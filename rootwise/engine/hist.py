@@ -43,31 +43,39 @@ class Bins:
 
 
 def make_bins(X: np.ndarray, kinds: np.ndarray, n_categories: np.ndarray, max_bins: int,
-              edges=None) -> Bins:
+              edges=None, rows=None) -> Bins:
     """Bin every continuous column of the encoded matrix (see the module docstring).
 
     ``edges``: the continuous columns' upper bin edges given by the caller, one entry per column
     (``None`` for a categorical one; ``given_edges`` checks them), instead of learning them from X:
-    the same edges give the same bins on any rows (a distributed fit's edges, ``rootwise.dask``)."""
-    n, d = X.shape
+    the same edges give the same bins on any rows (a distributed fit's edges, ``rootwise.dask``).
+    ``rows``: bin these rows of X only (ascending ids), as if they were a table of their own (a
+    cross-validation fold, read in place); their codes sit at their own rows of ``codes``, the
+    other rows' are left at 0."""
+    n_all, d = X.shape
+    rows = np.zeros(0, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+    n = len(rows) if len(rows) else n_all
     categorical = np.asarray(kinds) == CATEGORICAL
     n_categories = np.asarray(n_categories, dtype=np.int64)
     X = np.ascontiguousarray(X, dtype=np.float64)
     columns = np.flatnonzero(~categorical).astype(np.int64)
-    codes = np.zeros((n, d), dtype=np.uint8)
+    codes = np.zeros((n_all, d), dtype=np.uint8)
     if edges is not None:
         upper, nb = given_edges(edges, columns, max_bins)
         exact = np.zeros(len(columns), dtype=bool)  # given edges are used as they are
-        bin_min, bin_max, _ = map_rows(X, columns, upper, nb, exact, categorical, codes, _CHUNKS)
+        bin_min, bin_max, _ = map_rows(X, columns, upper, nb, exact, categorical, codes, _CHUNKS,
+                                       rows)
         return _bins(codes, n_categories, categorical, columns, nb, upper, bin_min, bin_max)
     step = max(1, -(-n // SAMPLE_ROWS))
-    upper, nb, exact = all_upper(X, columns, step, max_bins)
-    bin_min, bin_max, missed = map_rows(X, columns, upper, nb, exact, categorical, codes, _CHUNKS)
+    upper, nb, exact = all_upper(X, columns, step, max_bins, rows)
+    bin_min, bin_max, missed = map_rows(X, columns, upper, nb, exact, categorical, codes, _CHUNKS,
+                                        rows)
     if missed.any():  # the sample missed a value of a column meant to be exact: bin it from all rows
         again = np.flatnonzero(missed)
-        u2, nb2, ex2 = all_upper(X, columns[again], 1, max_bins)
+        u2, nb2, ex2 = all_upper(X, columns[again], 1, max_bins, rows)
         upper[again], nb[again], exact[again] = u2, nb2, ex2
-        bin_min, bin_max, _ = map_rows(X, columns, upper, nb, exact, categorical, codes, _CHUNKS)
+        bin_min, bin_max, _ = map_rows(X, columns, upper, nb, exact, categorical, codes, _CHUNKS,
+                                       rows)
     return _bins(codes, n_categories, categorical, columns, nb, upper, bin_min, bin_max)
 
 
