@@ -3,7 +3,7 @@
     python benchmarks/memory.py                         # 1,000,000 x 20 float64, depth 10 and full
     python benchmarks/memory.py --rows 100000 --depths none --libs rootwise
     python benchmarks/memory.py --table real --depths none --libs rootwise sklearn \
-        --models cart hist cv c4.5 c4.5-r8             # issue 11 item 9: its table, 10^6 rows
+        --models cart hist cv hist-cv c4.5 c4.5-r8     # issue 11 item 9: its table, 10^6 rows
 
 Every fit runs in its own fresh process. The child generates the data, imports the library and
 fits a tiny tree first (so numba's cache loading and scikit-learn's lazy imports are not counted),
@@ -23,8 +23,9 @@ extra memory); scikit-learn fits the ordinal codes (``peers.ordinal_codes``), ma
 mark is reset. The yardstick is then the encoded matrix, rows x 20 float64, and issue 11's
 target: extra < 3x that. ``--models`` picks the rootwise fits: ``cart`` (exact, unpruned: the
 default of this script), ``hist`` (``splitter="hist"``, unpruned), ``cv`` (the default fit:
-alpha by 10-fold CV, every core), ``c4.5`` and ``c4.5-r8`` (C4.5 with its defaults, and release
-8; classification only). ``--depths`` applies to the CART fits.
+alpha by 10-fold CV, default ``n_jobs``), ``hist-cv`` (the same with ``splitter="hist"``),
+``c4.5`` and ``c4.5-r8`` (C4.5 with its defaults, and release 8; classification only).
+``--depths`` applies to the CART fits.
 
 Where ``clear_refs`` is not allowed, the peak is ``ru_maxrss`` over the whole child (data
 generation included) and the table says so. A fit that runs past ``--timeout`` is killed and
@@ -68,7 +69,7 @@ def _reset_peak() -> bool:
         return False
 
 
-ROOTWISE_MODELS = ("cart", "hist", "cv", "c4.5", "c4.5-r8")
+ROOTWISE_MODELS = ("cart", "hist", "cv", "hist-cv", "c4.5", "c4.5-r8")
 
 
 def _estimator(lib: str, task: str, depth, model: str = "cart"):
@@ -78,8 +79,9 @@ def _estimator(lib: str, task: str, depth, model: str = "cart"):
         if model in ("c4.5", "c4.5-r8"):
             return C45Classifier(release8=model == "c4.5-r8")
         cart = CARTClassifier if task == "clf" else CARTRegressor
-        if model == "cv":
-            return cart(max_depth=depth, random_state=0)
+        if model in ("cv", "hist-cv"):
+            return cart(max_depth=depth, random_state=0,
+                        splitter="hist" if model == "hist-cv" else "exact")
         splitter = "hist" if model == "hist" else "exact"
         return cart(pruning=None, max_depth=depth, splitter=splitter)
     if lib == "sklearn":

@@ -189,6 +189,25 @@ class Validation(NamedTuple):
     step_pruned: np.ndarray
 
 
+@njit(cache=True, _nrt=False)
+def node_bound(n, params):
+    """The node tables' first size for a fit on n rows. A CART tree (binary splits, each row in
+    one child) has at most 2n - 1 nodes, 2 max_leaf_nodes - 1 best-first, 2^(depth + 1) - 1
+    under max_depth: its tables are reserved at that size (plus one split's children) at once.
+    Pages no node reaches are never resident (np.empty, and np.zeros of that size are mapped
+    lazily), where doubling held the old tables and the new ones at once: the fully grown
+    regression tree of 10^6 rows peaked at 9x its encoded matrix. C4.5 (a row with a missing
+    value goes down every branch) and multiway trees have no such bound and start at 64."""
+    if params.multiway or params.missing == FRACTIONAL:
+        return np.int64(64)
+    cap = 2 * n - 1
+    if params.max_leaf_nodes > 0:
+        cap = min(cap, 2 * params.max_leaf_nodes - 1)
+    if params.max_depth < 40:
+        cap = min(cap, (np.int64(1) << (params.max_depth + 1)) - 1)
+    return np.int64(max(cap + 2, 64))
+
+
 @njit(cache=True, nogil=True)
 def grow(rows, feat, params, holdout, seg, scr, n_out):
     """Grow the tree of ``params`` on ``rows`` from the root segment ``seg`` (``segments.
@@ -206,12 +225,13 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     # literal constants would compile kernels a second time (numba specialises on a literal
     # argument): the root's ids are typed int64 like every other node's
     root = np.int64(0)
-    nodes = new_nodes(64, n_out)
+    cap = node_bound(n, params)
+    nodes = new_nodes(cap, n_out)
     init_leaf(nodes, root, np.int64(-1), root, 1.0)
     # int32, the ``Tree``'s dtype: the pool holds an entry per category of every subset test
     # (millions in a deep tree), and an int64 pool is written twice as wide and copied once more
     pool = np.zeros(64, dtype=np.int32)
-    sur = new_surrogates(64)
+    sur = new_surrogates(max(params.max_surrogates * (cap // 2), 64) if cap > 64 else 64)
     cand = new_candidates(d)
     sc = new_surrogate_candidates(d, params.max_surrogates)
     max_k = scr.sides.shape[0]
@@ -241,9 +261,9 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     val_loss = np.full(1, np.nan)
 
     pend = Pending(np.zeros(64, dtype=np.int64), np.zeros(64), np.zeros(64, dtype=np.int64),
-                   np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64),
-                   np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64),
-                   np.full(64, -1, dtype=np.int64))
+                   np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64),
+                   np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64),
+                   np.full(cap, -1, dtype=np.int64))
     pend.seg_end[0] = n
     pend.val_end[0] = m_val
     state = np.zeros(N_STATE, dtype=np.int64)

@@ -123,20 +123,24 @@ def pool_with(pool, n_pool, extra):
 
 def to_tree(t: NodeTable, n_nodes: int, pool, n_pool: int, s: SurrogateTable, n_sur: int,
             n_categories):
-    """The grown tree as a ``Tree`` (its dtypes; arrays trimmed to what was used)."""
+    """The grown tree as a ``Tree`` (its dtypes; arrays trimmed to what was used: views when
+    the tables are about full, copies when they are mostly unused reservation, which is then
+    freed with them, ``loop.node_bound``)."""
     from ..tree import Tree
 
-    cut = slice(0, n_nodes)
-    nodes = {"feature": t.feature[cut], "kind": t.kind[cut], "threshold": t.threshold[cut],
-             "first_child": t.first_child[cut], "n_children": t.n_children[cut],
-             "pool_offset": t.pool_offset[cut], "missing_branch": t.missing_branch[cut],
-             "parent": t.parent[cut], "depth": t.depth[cut], "impurity": t.impurity[cut],
-             "n_node_samples": t.n_samples[cut], "weighted_n_node_samples": t.weight[cut],
-             "branch_fraction": t.fraction[cut], "surrogate_offset": t.s_offset[cut],
-             "n_surrogates": t.s_count[cut], "improvement": t.improvement[cut]}
-    cut_s = slice(0, n_sur)
-    surrogates = {"feature": s.feature[cut_s], "kind": s.kind[cut_s],
-                  "threshold": s.threshold[cut_s], "left_branch": s.left_branch[cut_s],
-                  "pool_offset": s.pool_offset[cut_s], "agreement": s.agreement[cut_s],
-                  "adjusted_agreement": s.adjusted[cut_s]}
-    return Tree(nodes, t.value[cut], pool[:n_pool], n_categories, surrogates)
+    def used(a, n):
+        return a[:n] if 2 * n + 1024 >= a.shape[0] else a[:n].copy()
+
+    nodes = {"feature": t.feature, "kind": t.kind, "threshold": t.threshold,
+             "first_child": t.first_child, "n_children": t.n_children,
+             "pool_offset": t.pool_offset, "missing_branch": t.missing_branch,
+             "parent": t.parent, "depth": t.depth, "impurity": t.impurity,
+             "n_node_samples": t.n_samples, "weighted_n_node_samples": t.weight,
+             "branch_fraction": t.fraction, "surrogate_offset": t.s_offset,
+             "n_surrogates": t.s_count, "improvement": t.improvement}
+    nodes = {name: used(a, n_nodes) for name, a in nodes.items()}
+    surrogates = {"feature": s.feature, "kind": s.kind, "threshold": s.threshold,
+                  "left_branch": s.left_branch, "pool_offset": s.pool_offset,
+                  "agreement": s.agreement, "adjusted_agreement": s.adjusted}
+    surrogates = {name: used(a, n_sur) for name, a in surrogates.items()}
+    return Tree(nodes, used(t.value, n_nodes), pool[:n_pool], n_categories, surrogates)
