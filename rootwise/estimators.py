@@ -1026,6 +1026,12 @@ class CARTClassifier(_CART, _ClassificationTree):
         Shuffles the cross-validation folds (and the held-out rows of ``pruning="pre"`` /
         ``"reduced-error"``). Growing a tree is deterministic: ties between attributes go to
         the lowest column index, ties between thresholds to the lowest threshold.
+    n_jobs : int or None, default None (all cores)
+        Threads for cross-validation, histogram binning and prediction (as scikit-learn counts:
+        -1 all, n > 0 that many). The fold trees grow side by side while their workspaces
+        together fit in the encoded matrix's size, or in 128 MiB on a smaller table: on 10^6
+        rows of 20 columns they grow one at a time, which keeps the fit's extra memory near
+        twice the matrix (``benchmarks/README.md``). Results never depend on it.
     splitter : "exact" (default) or "hist"
         "exact" tries every midpoint of adjacent distinct values. "hist" first bins each
         continuous column into at most ``max_bins`` bins (numba, binning included in ``fit``) and

@@ -194,8 +194,8 @@ def node_bound(n, params):
     """The node tables' first size for a fit on n rows. A CART tree (binary splits, each row in
     one child) has at most 2n - 1 nodes, 2 max_leaf_nodes - 1 best-first, 2^(depth + 1) - 1
     under max_depth: its tables are reserved at that size (plus one split's children) at once.
-    Pages no node reaches are never resident (np.empty, and np.zeros of that size are mapped
-    lazily), where doubling held the old tables and the new ones at once: the fully grown
+    Pages no node reaches are never resident (np.empty: numba's np.zeros writes every page),
+    where doubling held the old tables and the new ones at once: the fully grown
     regression tree of 10^6 rows peaked at 9x its encoded matrix. C4.5 (a row with a missing
     value goes down every branch) and multiway trees have no such bound and start at 64."""
     if params.multiway or params.missing == FRACTIONAL:
@@ -260,10 +260,15 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
                      np.empty(16), np.empty(16), np.empty(16, dtype=np.bool_))
     val_loss = np.full(1, np.nan)
 
+    # by node, reserved as the node table is (numba's np.zeros and np.full write every page:
+    # only the first entries are set, as the tables of 64 entries were)
     pend = Pending(np.zeros(64, dtype=np.int64), np.zeros(64), np.zeros(64, dtype=np.int64),
-                   np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64),
-                   np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64),
-                   np.full(cap, -1, dtype=np.int64))
+                   np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
+                   np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
+                   np.empty(cap, dtype=np.int64))
+    for i in range(64):
+        pend.seg_start[i], pend.seg_end[i], pend.val_start[i], pend.val_end[i] = 0, 0, 0, 0
+        pend.slot[i] = -1
     pend.seg_end[0] = n
     pend.val_end[0] = m_val
     state = np.zeros(N_STATE, dtype=np.int64)

@@ -53,7 +53,7 @@ def new_nodes(capacity, n_out):
                      np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64), np.empty(c),
                      np.empty(c, dtype=np.int64), np.empty(c), np.empty(c), np.empty(c),
                      np.empty(c, dtype=np.int64), np.empty(c, dtype=np.int64),
-                     np.zeros((c, n_out)))
+                     np.empty((c, n_out)))  # a node's values are zeroed by ``init_leaf``
 
 
 @njit(cache=True)
