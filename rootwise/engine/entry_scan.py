@@ -12,7 +12,7 @@ from numba import njit
 
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
-from .proxies import SURE, split_proxy, window_floor
+from .proxies import gini_proxy_above, ranked, split_proxy, window_floor
 from .sorted_scan import beats
 from .thresholds import children_decrease
 
@@ -127,18 +127,12 @@ def _top_gini_two(stats, p, w_all, min_leaf, unit, scratch):
             continue
         r0 = t0 - l0
         r1 = t1 - l1
-        sq_left = l0 * l0 + l1 * l1
-        sq_right = r0 * r0 + r1 * r1
-        if sq_left * w_right + sq_right * w_left < second * (w_left * w_right) * SURE:
-            continue
-        v = sq_left / w_left + sq_right / w_right
-        if v > top:
-            second = max(second, top)
-            top, top_e = v, e
+        v = gini_proxy_above(l0 * l0 + l1 * l1, r0 * r0 + r1 * r1, w_left, w_right, second)
+        top, second, is_top = ranked(v, top, second)
+        if is_top:
+            top_e = e
             scratch.best_left[0] = l0
             scratch.best_left[1] = l1
-        elif v > second:
-            second = v
     return top_e, top, second
 
 

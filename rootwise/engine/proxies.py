@@ -41,6 +41,28 @@ def squares(left, total, n_classes):
     return sl, sr
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def gini_proxy_above(sq_left, sq_right, w_left, w_right, second):
+    """The Gini proxy sq_l / W_l + sq_r / W_r, or -inf without its two divisions when it is
+    surely below ``second`` (cross-multiplied, less the margin SURE, far beyond the few
+    roundings apart): a scan that keeps only the largest proxy and the largest of the others
+    loses nothing by it."""
+    if sq_left * w_right + sq_right * w_left < second * (w_left * w_right) * SURE:
+        return -np.inf
+    return sq_left / w_left + sq_right / w_right
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def ranked(v, top, second):
+    """(top, second, whether v is the new top): the largest proxy so far and the largest of the
+    others, after v (-inf changes neither)."""
+    if v > top:
+        return v, max(second, top), True
+    if v > second:  # a branch, rarely taken: max() would chain every step on the last
+        return top, v, False
+    return top, second, False
+
+
 @njit(cache=True, _nrt=False)
 def split_proxy(left, total, w_left, w_right, n_classes, criterion):
     """A cut's proxy: sum_k l_k^2 / W_l + sum_k r_k^2 / W_r (Gini), or

@@ -20,7 +20,7 @@ from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
 from .entropy_runs import proxies_entropy_weighted
 from .j48 import DISTINCT, SMALL, info_gain_of, old_ent, xlog2x
-from .proxies import SURE, squares, window_floor
+from .proxies import SURE, gini_proxy_above, ranked, squares, window_floor
 from .segments import END_BIT, MAX_ROWS, ROW_MASK, class_of, tied
 from .thresholds import children_decrease
 
@@ -222,18 +222,13 @@ def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
         l0 = n_left - l1
         r0 = t0 - l0
         r1 = t1 - l1
-        sq_left = float(l0 * l0 + l1 * l1)
-        sq_right = float(r0 * r0 + r1 * r1)
-        if sq_left * w_right + sq_right * w_left < second * (w_left * w_right) * SURE:
-            continue
-        v = sq_left / w_left + sq_right / w_right
-        if v > top:
-            second = max(second, top)
-            top, top_i = v, start + i
+        v = gini_proxy_above(float(l0 * l0 + l1 * l1), float(r0 * r0 + r1 * r1), w_left,
+                             w_right, second)
+        top, second, is_top = ranked(v, top, second)
+        if is_top:
+            top_i = start + i
             best_left[0] = float(l0)
             best_left[1] = float(l1)
-        elif v > second:  # a branch, rarely taken: max() would chain every boundary on the last
-            second = v
     return top_i, top, second
 
 
@@ -269,17 +264,12 @@ def _proxies_gini_three(words, s, start, n, min_leaf, scratch):
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
             continue
         r0, r1, r2 = t0 - l0, t1 - l1, t2 - l2
-        sq_left = float(l0 * l0 + l1 * l1 + l2 * l2)
-        sq_right = float(r0 * r0 + r1 * r1 + r2 * r2)
-        if sq_left * w_right + sq_right * w_left < second * (w_left * w_right) * SURE:
-            continue
-        v = sq_left / w_left + sq_right / w_right
-        if v > top:
-            second = max(second, top)
-            top, top_i = v, start + i
+        v = gini_proxy_above(float(l0 * l0 + l1 * l1 + l2 * l2), float(r0 * r0 + r1 * r1 + r2 * r2),
+                             w_left, w_right, second)
+        top, second, is_top = ranked(v, top, second)
+        if is_top:
+            top_i = start + i
             best_left[0], best_left[1], best_left[2] = float(l0), float(l1), float(l2)
-        elif v > second:
-            second = v
     return top_i, top, second
 
 

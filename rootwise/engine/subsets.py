@@ -28,7 +28,7 @@ from numba import njit
 
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
-from .proxies import SURE, split_proxy, squares, window_floor
+from .proxies import SURE, gini_proxy_above, ranked, split_proxy, squares, window_floor
 
 RUN = 32  # items a sort orders by insertion before it merges
 
@@ -401,16 +401,11 @@ def _gray_top_any(present, full, stats, total, left, w_all, min_leaf):
     mask, top_mask = 0, -1
     for g in range(full + 1):
         if g > 0:
-            b = 0
-            while not (g >> b) & 1:  # Gray code: step g flips bit ctz(g)
-                b += 1
+            b = _flipped_bit(g)
             e = present[b + 1]
-            if (mask >> b) & 1:
-                for k in range(C):
-                    left[k] -= stats[e, k]
-            else:
-                for k in range(C):
-                    left[k] += stats[e, k]
+            sign = -1.0 if (mask >> b) & 1 else 1.0
+            for k in range(C):
+                left[k] += sign * stats[e, k]
             mask ^= 1 << b
         if mask == full:
             continue
@@ -419,14 +414,9 @@ def _gray_top_any(present, full, stats, total, left, w_all, min_leaf):
         if wl < min_leaf or wr < min_leaf:
             continue
         sl, sr = squares(left, total, C)
-        if sl * wr + sr * wl < second * (wl * wr) * SURE:
-            continue
-        v = sl / wl + sr / wr
-        if v > top:
-            second = max(second, top)
-            top, top_mask = v, mask
-        elif v > second:
-            second = v
+        top, second, is_top = ranked(gini_proxy_above(sl, sr, wl, wr, second), top, second)
+        if is_top:
+            top_mask = mask
     return top, second, top_mask
 
 
@@ -441,9 +431,7 @@ def _gray_top_three(present, full, stats, total, w_all, min_leaf):
     mask, top_mask = 0, -1
     for g in range(full + 1):
         if g > 0:
-            b = 0
-            while not (g >> b) & 1:
-                b += 1
+            b = _flipped_bit(g)
             e = present[b + 1]
             sign = -1.0 if (mask >> b) & 1 else 1.0
             l0 += sign * stats[e, 0]
@@ -457,17 +445,21 @@ def _gray_top_three(present, full, stats, total, w_all, min_leaf):
         if wl < min_leaf or wr < min_leaf:
             continue
         r0, r1, r2 = t0 - l0, t1 - l1, t2 - l2
-        sl = l0 * l0 + l1 * l1 + l2 * l2
-        sr = r0 * r0 + r1 * r1 + r2 * r2
-        if sl * wr + sr * wl < second * (wl * wr) * SURE:
-            continue
-        v = sl / wl + sr / wr
-        if v > top:
-            second = max(second, top)
-            top, top_mask = v, mask
-        elif v > second:
-            second = v
+        v = gini_proxy_above(l0 * l0 + l1 * l1 + l2 * l2, r0 * r0 + r1 * r1 + r2 * r2, wl, wr,
+                             second)
+        top, second, is_top = ranked(v, top, second)
+        if is_top:
+            top_mask = mask
     return top, second, top_mask
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _flipped_bit(g):
+    """The bit that Gray code step g > 0 flips: the number of trailing zeros of g."""
+    b = 0
+    while not (g >> b) & 1:
+        b += 1
+    return b
 
 
 @njit(cache=True, _nrt=False)
