@@ -401,12 +401,9 @@ def _gray_top_any(present, full, stats, total, left, w_all, min_leaf):
     mask, top_mask = 0, -1
     for g in range(full + 1):
         if g > 0:
-            b = _flipped_bit(g)
-            e = present[b + 1]
-            sign = -1.0 if (mask >> b) & 1 else 1.0
+            e, sign, mask = _gray_step(g, mask, present)
             for k in range(C):
                 left[k] += sign * stats[e, k]
-            mask ^= 1 << b
         if mask == full:
             continue
         wl = _sum(left)
@@ -431,13 +428,10 @@ def _gray_top_three(present, full, stats, total, w_all, min_leaf):
     mask, top_mask = 0, -1
     for g in range(full + 1):
         if g > 0:
-            b = _flipped_bit(g)
-            e = present[b + 1]
-            sign = -1.0 if (mask >> b) & 1 else 1.0
+            e, sign, mask = _gray_step(g, mask, present)
             l0 += sign * stats[e, 0]
             l1 += sign * stats[e, 1]
             l2 += sign * stats[e, 2]
-            mask ^= 1 << b
         if mask == full:
             continue
         wl = l0 + l1 + l2
@@ -454,12 +448,13 @@ def _gray_top_three(present, full, stats, total, w_all, min_leaf):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _flipped_bit(g):
-    """The bit that Gray code step g > 0 flips: the number of trailing zeros of g."""
+def _gray_step(g, mask, present):
+    """Gray code step g > 0 from partition ``mask`` (bit b: entry present[b + 1] on the left):
+    (the entry that moves, +1.0 onto the left or -1.0 off it, the new mask)."""
     b = 0
-    while not (g >> b) & 1:
+    while not (g >> b) & 1:  # step g flips the bit of g's trailing zeros
         b += 1
-    return b
+    return present[b + 1], -1.0 if (mask >> b) & 1 else 1.0, mask ^ (1 << b)
 
 
 @njit(cache=True, _nrt=False)
