@@ -132,11 +132,11 @@ def fold_workspace(n_rows: int, n_ids: int, kinds, n_categories, policy: Policy,
                    n_classes: int) -> int:
     """Bytes a fit on ``n_rows`` of a table of ``n_ids`` rows allocates for itself, an upper
     estimate (what cross-validation weighs before growing folds side by side): per row, a
-    presorted column's 8-byte word, the segment arrays (row, weight, target: 8 bytes each;
-    8 code bytes per word; the fold's row ids), the partition's block, the scan's two by-row arrays, the class
-    histograms of large nodes (at most 8 / RATIO bytes per row and binned column), the by-row
-    arrays of regression, entropy and C4.5, hist's bin codes; and release 8, which cannot read
-    its rows in place, copies them (X's row, target and weight)."""
+    presorted column's 8-byte word, the segment arrays (row, weight, target: 8 bytes each; 8
+    code bytes per word; the fold's row ids), the partition's block, the scan's two by-row
+    arrays, the class histograms of large nodes (at most 8 / RATIO bytes per row and binned
+    column), the by-row arrays of regression, entropy and C4.5, hist's bin codes; and release
+    8, which cannot read its rows in place, copies them (X's row, target and weight)."""
     kinds = np.asarray(kinds)
     n_categories = np.asarray(n_categories)
     d = kinds.shape[0]
