@@ -39,8 +39,8 @@ def copy_into(dst, start, src):
 
 @njit(cache=True)
 def grown(a, size):
-    """``a`` copied to the front of a new array of max(size, 2 len(a)) entries: doubling keeps
-    appends amortised O(1)."""
+    """``a`` copied to the front of a new array of max(size, 2 len(a)) entries (doubling keeps
+    appends amortised O(1)); the rest unset."""
     out = np.empty(max(size, 2 * a.shape[0]), dtype=a.dtype)
     for i in range(a.shape[0]):
         out[i] = a[i]
@@ -49,8 +49,9 @@ def grown(a, size):
 
 @njit(cache=True)
 def grown_rows(a, size):
-    """``grown`` for a 2-D array, by rows; the new rows are zero."""
-    out = np.zeros((max(size, 2 * a.shape[0]), a.shape[1]), dtype=a.dtype)
+    """``grown`` for a 2-D array, by rows; the new rows unset (a node's values are zeroed when
+    the node is made, ``node_table.init_leaf``; numba's np.zeros would write every page)."""
+    out = np.empty((max(size, 2 * a.shape[0]), a.shape[1]), dtype=a.dtype)
     for i in range(a.shape[0]):
         for k in range(a.shape[1]):
             out[i, k] = a[i, k]
