@@ -20,7 +20,7 @@ from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
 from .entropy_runs import proxies_entropy_weighted
 from .j48 import DISTINCT, SMALL, info_gain_of, old_ent, xlog2x
-from .proxies import SURE, gini_proxy_above, ranked, squares, window_floor
+from .proxies import gini_proxy_above, ranked, squares, window_floor
 from .segments import END_BIT, MAX_ROWS, ROW_MASK, class_of, tied
 from .thresholds import children_decrease
 
@@ -164,24 +164,20 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
             continue
         if unit:
-            if gini:
-                if skip and sq_left * w_right + sq_right * w_left < second * (w_left * w_right) \
-                        * SURE:
-                    continue
-                v = sq_left / w_left + sq_right / w_right
+            if gini:  # -inf where skipped, as before any proxy is computed
+                v = gini_proxy_above(sq_left, sq_right, w_left, w_right,
+                                     second if skip else -np.inf)
             else:
                 v = ent_left + ent_right - xt[i - start + 1] - xt[end - i - 1]
         else:  # Gini with row weights (the entropy's: ``entropy_runs``)
             sl, sr = squares(left, total, n_classes)
             v = sl / w_left + sr / w_right
         proxy[i - start] = v
-        if v > top:
-            second = max(second, top)
-            top, top_i = v, i
+        top, second, is_top = ranked(v, top, second)
+        if is_top:
+            top_i = i
             for k in range(n_classes):
                 best_left[k] = float(counts[k]) if unit else left[k]
-        elif v > second:
-            second = v
     return top_i, top, second
 
 

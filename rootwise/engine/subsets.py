@@ -28,7 +28,7 @@ from numba import njit
 
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
-from .proxies import SURE, gini_proxy_above, ranked, split_proxy, squares, window_floor
+from .proxies import gini_proxy_above, ranked, split_proxy, squares, window_floor
 
 RUN = 32  # items a sort orders by insertion before it merges
 
@@ -245,16 +245,10 @@ def _top_prefix_gini_two(order, m, stats, w_all, min_leaf, scr):
             continue
         r0 = t0 - l0
         r1 = t1 - l1
-        sq_left = l0 * l0 + l1 * l1
-        sq_right = r0 * r0 + r1 * r1
-        if sq_left * wr + sq_right * wl < second * (wl * wr) * SURE:
-            continue
-        v = sq_left / wl + sq_right / wr
-        if v > top:
-            second = max(second, top)
-            top, top_cut = v, c + 1
-        elif v > second:
-            second = v
+        v = gini_proxy_above(l0 * l0 + l1 * l1, r0 * r0 + r1 * r1, wl, wr, second)
+        top, second, is_top = ranked(v, top, second)
+        if is_top:
+            top_cut = c + 1
     return top_cut, top, second
 
 
@@ -375,15 +369,11 @@ def _gray_top(present, m, stats, w_all, min_leaf, scr):
     the order, and the partition of the largest matters only when it is alone in the window,
     where the order cannot break a tie. Writes that partition to scr.best_in_left; returns
     (top, second)."""
-    C = stats.shape[1]
-    total, left = scr.total, scr.left
-    for k in range(C):
-        left[k] = stats[present[0], k]
     full = (1 << (m - 1)) - 1  # every category on the left: not a split
-    if C == 3:
-        top, second, top_mask = _gray_top_three(present, full, stats, total, w_all, min_leaf)
+    if stats.shape[1] == 3:
+        top, second, top_mask = _gray_top_three(present, full, stats, scr.total, w_all, min_leaf)
     else:
-        top, second, top_mask = _gray_top_any(present, full, stats, total, left, w_all,
+        top, second, top_mask = _gray_top_any(present, full, stats, scr.total, scr.left, w_all,
                                               min_leaf)
     best_in_left = scr.best_in_left
     if top_mask >= 0:
@@ -395,8 +385,11 @@ def _gray_top(present, m, stats, w_all, min_leaf, scr):
 
 @njit(cache=True, _nrt=False)
 def _gray_top_any(present, full, stats, total, left, w_all, min_leaf):
-    """``_gray_top``'s loop: (top, second, the top's mask of the other categories)."""
+    """``_gray_top``'s loop: (top, second, the top's mask of the other categories); ``left``:
+    scratch per class."""
     C = stats.shape[1]
+    for k in range(C):
+        left[k] = stats[present[0], k]
     top, second = -np.inf, -np.inf
     mask, top_mask = 0, -1
     for g in range(full + 1):
@@ -490,19 +483,14 @@ def _exhaustive(present, m, stats, parent, criterion, min_leaf, scr):
             exact = True
             break
         if criterion == GINI:  # split_proxy's numbers, without its divisions when surely below
-            sl, sr = squares(left, total, C)  # the second so far (cross-multiplied, less SURE)
-            if sl * wr + sr * wl < second * (wl * wr) * SURE:
-                continue
-            v = sl / wl + sr / wr
+            sl, sr = squares(left, total, C)  # the second so far
+            v = gini_proxy_above(sl, sr, wl, wr, second)
         else:
             v = split_proxy(left, total, wl, wr, C, criterion)
-        if v > top:
-            second = max(second, top)
-            top = v
+        top, second, is_top = ranked(v, top, second)
+        if is_top:
             for c in range(m):
                 best_in_left[present[c]] = in_left[present[c]]
-        elif v > second:
-            second = v
     if top == -np.inf and not exact:
         return -np.inf
     cut = window_floor(top, w_all)
