@@ -390,3 +390,96 @@ def test_exhaustive_search_keeps_the_first_of_near_equal_partitions(criterion):
         n_categories, n_classes = int(rng.integers(3, 9)), int(rng.integers(3, 5))
         rows = rng.integers(1, 30, size=(3, n_classes)) / 10.0
         _check_exact_rule(rows[rng.integers(0, 3, n_categories)], criterion, ANY)
+
+
+def _heuristic_rule(table, criterion, min_leaf):
+    """The heuristic above max_exhaustive as plain Python, every decrease taken exactly: for each
+    class, the categories ordered by that class's proportion (a stable sort: ties by code), the
+    first prefix whose decrease beats the best so far by TIE_TOLERANCE; the best of the class
+    orders; then single-category moves in code order while one beats the current decrease by
+    TIE_TOLERANCE. Sums as the kernels take them: the class weights of each prefix scan summed
+    in that scan's order, the moves on the last scan's sums. Returns the side per category."""
+    def add(a, b, sign=1.0):
+        return [x + sign * y for x, y in zip(a, b)]
+
+    def total_of(vector):
+        s = 0.0
+        for v in vector:
+            s += v
+        return s
+
+    def decrease(parent, left, total):
+        w, wl = total_of(total), total_of(left)
+        right = [t - x for t, x in zip(total, left)]
+        return parent - (wl / w) * impurity(np.array(left), criterion) \
+            - ((w - wl) / w) * impurity(np.array(right), criterion)
+
+    n_classes = table.shape[1]
+    rows = [list(map(float, r)) for r in table]
+    sizes = [total_of(r) for r in rows]
+    present = [e for e in range(len(rows)) if sizes[e] > 0.0]
+    total = [0.0] * n_classes
+    for e in present:
+        total = add(total, rows[e])
+    parent = impurity(np.array(total), criterion)
+    best, best_left, scan_total = -np.inf, set(), total
+    for k in range(n_classes):
+        order = sorted(present, key=lambda e: rows[e][k] / sizes[e])
+        scan_total = [0.0] * n_classes
+        for e in order:
+            scan_total = add(scan_total, rows[e])
+        w_all = total_of(scan_total)
+        left, cut, d_scan = [0.0] * n_classes, 0, -np.inf
+        for c in range(len(order) - 1):
+            left = add(left, rows[order[c]])
+            wl = total_of(left)
+            if wl < min_leaf or w_all - wl < min_leaf:
+                continue
+            d = decrease(parent, left, scan_total)
+            if d > d_scan + TIE_TOLERANCE:
+                cut, d_scan = c + 1, d
+        if cut > 0 and d_scan > best + TIE_TOLERANCE:
+            best, best_left = d_scan, set(order[:cut])
+    side = np.full(len(rows), -1)
+    if best == -np.inf:
+        return side
+    w_all = total_of(scan_total)
+    left = [0.0] * n_classes
+    for e in present:
+        if e in best_left:
+            left = add(left, rows[e])
+    improved = True
+    while improved:
+        improved = False
+        for e in present:
+            going = -1.0 if e in best_left else 1.0
+            trial = add(left, rows[e], going)
+            n_trial = len(best_left) - 1 if e in best_left else len(best_left) + 1
+            wl = total_of(trial)
+            if not (0 < n_trial < len(present) and wl >= min_leaf and w_all - wl >= min_leaf):
+                continue
+            d = decrease(parent, trial, scan_total)
+            if d > best + TIE_TOLERANCE:
+                best, improved, left = d, True, trial
+                best_left ^= {e}
+    for e in present:
+        side[e] = 0 if (e in best_left) == (present[0] in best_left) else 1
+    return side
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("seed", range(60))
+def test_heuristic_is_its_rule_partition_for_partition(seed, criterion):
+    """13-60 categories, 3-5 classes: the kernel's heuristic (proxies, skipped decreases, the
+    three-class loops) chooses the partition its rule chooses. Whole counts with repeated
+    categories make ties; fractional weights make sums that depend on their order."""
+    rng = np.random.default_rng(seed)
+    n_categories, n_classes = int(rng.integers(13, 61)), int(rng.choice([3, 3, 4, 5]))
+    if seed % 2:
+        table = rng.integers(0, 4, size=(n_categories, n_classes)).astype(float)
+        table[rng.random(n_categories) < 0.3] = table[0]  # repeated rows: equal partitions
+    else:
+        table = _table(rng, n_categories, n_classes)
+    min_leaf = float(rng.choice([ANY, 1.0, 5.0]))
+    side, _ = best_subset_class(table, CODES[criterion], min_leaf, 12)
+    np.testing.assert_array_equal(side, _heuristic_rule(table, CODES[criterion], min_leaf))

@@ -28,7 +28,7 @@ from numba import njit
 
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
-from .proxies import gini_proxy_above, ranked, split_proxy, squares, window_floor
+from .proxies import WINDOW, gini_proxy_above, ranked, split_proxy, squares, window_floor
 
 RUN = 32  # items a sort orders by insertion before it merges
 
@@ -209,6 +209,8 @@ def _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr):
     is admissible; that proxy; the largest of the others)."""
     total, left = scr.total, scr.left
     C = stats.shape[1]
+    if C == 3 and criterion == GINI:
+        return _top_prefix_gini_three(order, m, stats, w_all, min_leaf, scr)
     for k in range(C):
         left[k] = 0.0
     top, top_cut, second = -np.inf, 0, -np.inf
@@ -218,12 +220,42 @@ def _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr):
         wl = _sum(left)
         if wl < min_leaf or w_all - wl < min_leaf:
             continue
-        v = split_proxy(left, total, wl, w_all - wl, C, criterion)
-        if v > top:
-            second = max(second, top)
-            top, top_cut = v, c + 1
-        elif v > second:
-            second = v
+        if criterion == GINI:  # split_proxy's numbers, without its divisions when surely below
+            sl, sr = squares(left, total, C)  # the second so far
+            v = gini_proxy_above(sl, sr, wl, w_all - wl, second)
+        else:
+            v = split_proxy(left, total, wl, w_all - wl, C, criterion)
+        top, second, is_top = ranked(v, top, second)
+        if is_top:
+            top_cut = c + 1
+    return top_cut, top, second
+
+
+@njit(cache=True, _nrt=False)
+def _top_prefix_gini_three(order, m, stats, w_all, min_leaf, scr):
+    """``_top_prefix`` for three classes and Gini, the left sums in registers (the heuristic's
+    three class orders of up to hundreds of categories). Its proxies are ``split_proxy``'s
+    numbers: sums from 0 in class order, and 0.0 + x is x."""
+    t0, t1, t2 = scr.total[0], scr.total[1], scr.total[2]
+    l0, l1, l2 = 0.0, 0.0, 0.0
+    top, top_cut, second = -np.inf, 0, -np.inf
+    for c in range(m - 1):
+        e = order[c]
+        l0 += stats[e, 0]
+        l1 += stats[e, 1]
+        l2 += stats[e, 2]
+        wl = l0 + l1 + l2
+        wr = w_all - wl
+        if wl < min_leaf or wr < min_leaf:
+            continue
+        r0 = t0 - l0
+        r1 = t1 - l1
+        r2 = t2 - l2
+        v = gini_proxy_above(l0 * l0 + l1 * l1 + l2 * l2, r0 * r0 + r1 * r1 + r2 * r2, wl, wr,
+                             second)
+        top, second, is_top = ranked(v, top, second)
+        if is_top:
+            top_cut = c + 1
     return top_cut, top, second
 
 
@@ -535,9 +567,13 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
             for k in range(C):
                 left[k] += stats[present[c], k]
     right = scr.right
+    gini = criterion == GINI
     improved = True
     while improved:
         improved = False
+        # Gini: decrease = parent - 1 + proxy / W, so a move whose proxy lies WINDOW tolerances
+        # below the current decrease's cannot beat it (``proxies``); its decrease is not taken
+        floor = (current - parent + 1.0) * w_all - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
         for c in range(m):
             v = present[c]
             going = -1.0 if mask[v] else 1.0
@@ -545,11 +581,17 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
                 trial[k] = left[k] + going * stats[v, k]
             n_trial = n_left + (-1 if mask[v] else 1)
             wl = _sum(trial)
-            if not (0 < n_trial < m and wl >= min_leaf and w_all - wl >= min_leaf):
+            wr = w_all - wl
+            if not (0 < n_trial < m and wl >= min_leaf and wr >= min_leaf):
                 continue
+            if gini and wl > 0.0 and wr > 0.0:
+                sl, sr = squares(trial, total, C)
+                if sl / wl + sr / wr < floor:
+                    continue
             d = _decrease(parent, trial, total, right, criterion)
             if d > current + TIE_TOLERANCE:
                 current = d
+                floor = (current - parent + 1.0) * w_all - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
                 improved = True
                 mask[v] = not mask[v]
                 n_left = n_trial
