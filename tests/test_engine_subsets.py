@@ -400,7 +400,7 @@ def _heuristic_rule(table, criterion, min_leaf):
     TIE_TOLERANCE. Sums as the kernels take them: the class weights of each prefix scan summed
     in that scan's order, the moves on the last scan's sums. Returns the side per category."""
     def add(a, b, sign=1.0):
-        return [x + sign * y for x, y in zip(a, b)]
+        return [x + sign * y for x, y in zip(a, b, strict=True)]
 
     def total_of(vector):
         s = 0.0
@@ -410,7 +410,7 @@ def _heuristic_rule(table, criterion, min_leaf):
 
     def decrease(parent, left, total):
         w, wl = total_of(total), total_of(left)
-        right = [t - x for t, x in zip(total, left)]
+        right = [t - x for t, x in zip(total, left, strict=True)]
         return parent - (wl / w) * impurity(np.array(left), criterion) \
             - ((w - wl) / w) * impurity(np.array(right), criterion)
 
