@@ -6,7 +6,7 @@ from test_engine_entropy_runs import make_words, scratch
 
 from rootwise._config import GINI
 from rootwise.engine.proxies import window_floor
-from rootwise.engine.sorted_scan import scan_class
+from rootwise.engine.sorted_scan import _proxies_gini_two, scan_class
 
 
 def gini_proxies(classes_sorted, k, min_leaf):
@@ -90,3 +90,82 @@ def test_three_classes_choose_the_first_best_cut_and_its_counts():
             np.testing.assert_array_equal(s.branches[0, :3], left)
             np.testing.assert_array_equal(s.branches[1, :3], total - left)
     assert checked > 300
+
+
+def _first_best_cut(values, classes, k, min_leaf):
+    """The reference's rule by brute force: the first boundary whose Gini decrease beats the best
+    so far by 1e-12 (every decrease from the cumulative class counts)."""
+    order = np.argsort(values, kind="stable")
+    n = len(values)
+    cls = classes[order]
+    left = np.cumsum(np.eye(k)[cls], axis=0)[:-1]  # left counts after each row
+    total = left[-1] + np.eye(k)[cls[-1]]
+    wl = np.arange(1, n, dtype=float)
+    wr = n - wl
+    gini_l = 1.0 - ((left / wl[:, None]) ** 2).sum(axis=1)
+    gini_r = 1.0 - (((total - left) / wr[:, None]) ** 2).sum(axis=1)
+    dec = (1.0 - ((total / n) ** 2).sum()) - wl / n * gini_l - wr / n * gini_r
+    boundary = values[order[1:]] != values[order[:-1]]
+    ok = boundary & (wl >= min_leaf) & (wr >= min_leaf)
+    best, expect = -np.inf, -1
+    for i in np.flatnonzero(ok):
+        if dec[i] > best + 1e-12:
+            best, expect = dec[i], int(i)
+    return expect
+
+
+def test_long_columns_choose_the_first_best_cut():
+    """Columns of thousands of rows, where the two-class pass 1 passes over blocks of cuts that
+    are surely below the second largest proxy of a sample of cuts or of those seen (their
+    corners' proxies, the proxy being convex in the left counts): the cut is still the first
+    best, with two and three classes, class boundaries that are sharp or noisy, tied values
+    and min_leaf."""
+    for seed in range(120):
+        rng = np.random.default_rng(seed)
+        n, k = int(rng.integers(1500, 6000)), 2 + seed % 2
+        values = rng.normal(size=n)
+        if seed % 3 == 0:
+            values = values.round(1)  # ties
+        noise = rng.choice([0.05, 0.3, 0.45])
+        cut = rng.normal()
+        classes = np.where(rng.random(n) < noise, rng.integers(0, k, n),
+                           (values > cut).astype(int) + (k == 3) * (values > cut + 1))
+        classes = np.minimum(classes, k - 1)
+        min_leaf = float(rng.choice([1.0, 1.0, 7.0, 200.0]))
+        words = make_words(values, classes)
+        s = scratch(n, k)
+        top_i = scan_class(words, 0, 0, n, np.ones(n), True, k, GINI, min_leaf, s)
+        assert top_i == _first_best_cut(values, classes, k, min_leaf), seed
+
+
+def test_two_class_pass_one_keeps_the_largest_proxy_and_the_second():
+    """Pass 1 of two classes on long columns (blocks passed over, a sampled floor): the largest
+    proxy, its first position and the largest of the others, equal to every boundary's proxy
+    computed by brute force (integer sums of squares: the same numbers bit for bit)."""
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(1500, 6000))
+        values = rng.normal(size=n).round(int(rng.integers(1, 4)))
+        p = 1.0 / (1.0 + np.exp(-values * rng.choice([0.5, 3.0])))
+        classes = (rng.random(n) < p).astype(int)
+        if seed % 3 == 0:  # the best cut ends a block: the sample holds the top itself
+            values = rng.permutation(n).astype(float)
+            classes = (values >= 64 * int(rng.integers(5, n // 64 - 5))).astype(int)
+            noise = rng.random(n) < 0.05
+            classes[noise] = rng.integers(0, 2, int(noise.sum()))
+        min_leaf = float(rng.choice([1.0, 30.0]))
+        order = np.argsort(values, kind="stable")
+        cls = classes[order]
+        l1 = np.cumsum(cls)[:-1]
+        l0 = np.arange(1, n) - l1
+        r1, r0 = cls.sum() - l1, (n - cls.sum()) - l0
+        wl = np.arange(1, n, dtype=float)
+        wr = n - wl
+        proxy = (l0 * l0 + l1 * l1) / wl + (r0 * r0 + r1 * r1) / wr
+        ok = (values[order[1:]] != values[order[:-1]]) & (wl >= min_leaf) & (wr >= min_leaf)
+        every = np.where(ok, proxy, -np.inf)
+        top_i = int(np.argmax(every))
+        second = np.delete(every, top_i).max()
+        words = make_words(values, classes)
+        got = _proxies_gini_two(words, 0, 0, n, min_leaf, scratch(n, 2))
+        assert got == (top_i, every[top_i], second), seed

@@ -20,11 +20,15 @@ from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
 from .entropy_runs import proxies_entropy_weighted
 from .j48 import DISTINCT, SMALL, info_gain_of, old_ent, xlog2x
-from .proxies import gini_proxy_above, ranked, squares, window_floor
+from .proxies import SURE, gini_proxy_above, ranked, squares, window_floor
 from .segments import END_BIT, MAX_ROWS, ROW_MASK, class_of, tied
 from .thresholds import children_decrease
 
 EXACT_SQUARES = 1 << 26  # below this many rows a count's square sums stay below 2^53
+# pass 1's rows per block: a block whose cuts all lie surely below the second largest proxy so far
+# is passed over with its class counts alone (``_block_below_two``)
+BLOCK = 64
+BLOCKED = 2048  # below this many rows a column is scanned row by row (fewer blocks to pass over)
 
 
 @njit(cache=True, _nrt=False)
@@ -192,9 +196,14 @@ def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
     largest of the others are needed here; so a boundary whose proxy is surely below the
     second largest so far (cross-multiplied: sq_l W_r + sq_r W_l < second W_l W_r, less a
     margin of SURE, far beyond the few roundings apart) is skipped: it would change neither.
-    scratch.proxy is then incomplete; pass 2, rare, refills it (``_fill_proxies_gini_two``)."""
+    scratch.proxy is then incomplete; pass 2, rare, refills it (``_fill_proxies_gini_two``).
+
+    A long column goes by blocks of BLOCK rows: a block whose cuts are all surely below the
+    second largest proxy so far, or below the second largest of the cuts ending each block (a
+    sample, whose second largest is at most the scan's), is passed over with its class count
+    (``_block_below_two``). Measured on one column of logistic classes: 3.4 -> 1.3 ns a row at
+    10^5 rows, 2.9 -> 2.0 at 10^4; below BLOCKED rows the blocks cost more than they save."""
     total = scratch.total
-    best_left = scratch.best_left
     end = start + n
     known = words[s, start:end]  # a view indexed from 0: the sum below is a vector loop
     t1 = 0
@@ -203,10 +212,38 @@ def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
     t0 = n - t1
     total[0] = float(t0)
     total[1] = float(t1)
-    w_all = total[0] + total[1]
     top, top_i, second = -np.inf, -1, -np.inf
+    if n < BLOCKED:
+        top, top_i, second, _ = _rows_gini_two(known, 0, n - 1, 0, t0, t1, min_leaf, start,
+                                               top, top_i, second, -np.inf, scratch.best_left)
+        return top_i, top, second
+    # the second largest proxy of a sample of the cuts is at most the second largest of all: a
+    # cut surely below it can change neither top nor second, so it is skipped from the start
+    floor = _sampled_second_two(known, n, t0, t1, min_leaf)
     l1 = 0
-    for i in range(n - 1):
+    for a in range(0, n - 1, BLOCK):
+        b = min(a + BLOCK, n - 1)
+        bar = max(second, floor)
+        if 0 < a and b < n - 1 and bar > -np.inf:
+            d1 = 0  # class 1 among rows a..b-1 (a vector loop)
+            for i in range(a, b):
+                d1 += class_of(known[i])
+            if _block_below_two(a - l1, l1, b - a - d1, d1, t0, t1, bar):
+                l1 += d1
+                continue
+        top, top_i, second, l1 = _rows_gini_two(known, a, b, l1, t0, t1, min_leaf, start, top,
+                                                top_i, second, floor, scratch.best_left)
+    return top_i, top, second
+
+
+@njit(cache=True, _nrt=False)
+def _rows_gini_two(known, a, b, l1, t0, t1, min_leaf, start, top, top_i, second, floor,
+                   best_left):
+    """The cuts after rows a..b-1 of ``_proxies_gini_two``, from l1 rows of class 1 before row
+    a: returns (top, top_i, second, l1) after them. ``floor``: at most the scan's final
+    second largest proxy (-inf: none known)."""
+    w_all = float(t0 + t1)
+    for i in range(a, b):
         l1 += class_of(known[i])
         if tied(known[i + 1]):
             continue
@@ -219,13 +256,63 @@ def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
         r0 = t0 - l0
         r1 = t1 - l1
         v = gini_proxy_above(float(l0 * l0 + l1 * l1), float(r0 * r0 + r1 * r1), w_left,
-                             w_right, second)
+                             w_right, max(second, floor))
         top, second, is_top = ranked(v, top, second)
         if is_top:
             top_i = start + i
             best_left[0] = float(l0)
             best_left[1] = float(l1)
-    return top_i, top, second
+    return top, top_i, second, l1
+
+
+@njit(cache=True, _nrt=False)
+def _sampled_second_two(known, n, t0, t1, min_leaf):
+    """The second largest two-class Gini proxy among the admissible cuts that end a block of
+    BLOCK rows (-inf when fewer than two are)."""
+    w_all = float(t0 + t1)
+    top, second = -np.inf, -np.inf
+    l1 = 0
+    for a in range(0, n - 1, BLOCK):
+        b = min(a + BLOCK, n - 1)
+        for i in range(a, b):
+            l1 += class_of(known[i])
+        if tied(known[b]):
+            continue
+        w_left = float(b)
+        w_right = w_all - w_left
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        l0 = b - l1
+        r0 = t0 - l0
+        r1 = t1 - l1
+        v = float(l0 * l0 + l1 * l1) / w_left + float(r0 * r0 + r1 * r1) / w_right
+        top, second, _ = ranked(v, top, second)
+    return second
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _corner_below(l0, l1, t0, t1, second):
+    """The two-class Gini proxy of left counts (l0, l1) is surely below ``second``
+    (``gini_proxy_above``'s cross-multiplied test; both sides non-empty)."""
+    r0 = t0 - l0
+    r1 = t1 - l1
+    wl = float(l0 + l1)
+    wr = float(r0 + r1)
+    return (float(l0 * l0 + l1 * l1) * wr + float(r0 * r0 + r1 * r1) * wl
+            < second * (wl * wr) * SURE)
+
+
+@njit(cache=True, _nrt=False)
+def _block_below_two(l0, l1, d0, d1, t0, t1, second):
+    """Whether every cut within a block of rows is surely below ``second``: left counts (l0, l1)
+    before the block, which holds d0 rows of class 0 and d1 of class 1. Each cut's left counts
+    lie in the box [l0, l0 + d0] x [l1, l1 + d1]; the proxy, a sum of quadratic-over-linear
+    terms, is convex in them, so its largest value on the box is at a corner. The caller keeps
+    every corner's sides non-empty (rows before and after the block)."""
+    return (_corner_below(l0, l1, t0, t1, second)
+            and _corner_below(l0 + d0, l1, t0, t1, second)
+            and _corner_below(l0, l1 + d1, t0, t1, second)
+            and _corner_below(l0 + d0, l1 + d1, t0, t1, second))
 
 
 @njit(cache=True, _nrt=False)
