@@ -2,11 +2,12 @@
 its top or second; pass 2, when it runs, must see every proxy again."""
 
 import numpy as np
+import pytest
 from test_engine_entropy_runs import make_words, scratch
 
 from rootwise._config import GINI
 from rootwise.engine.proxies import window_floor
-from rootwise.engine.sorted_scan import _proxies_gini_two, scan_class
+from rootwise.engine.sorted_scan import _proxies_gini_three, _proxies_gini_two, scan_class
 
 
 def gini_proxies(classes_sorted, k, min_leaf):
@@ -138,34 +139,40 @@ def test_long_columns_choose_the_first_best_cut():
         assert top_i == _first_best_cut(values, classes, k, min_leaf), seed
 
 
-def test_two_class_pass_one_keeps_the_largest_proxy_and_the_second():
-    """Pass 1 of two classes on long columns (blocks passed over, a sampled floor): the largest
-    proxy, its first position and the largest of the others, equal to every boundary's proxy
-    computed by brute force (integer sums of squares: the same numbers bit for bit)."""
+@pytest.mark.parametrize("k", [2, 3])
+def test_pass_one_keeps_the_largest_proxy_and_the_second(k):
+    """Pass 1 of two and three classes on long columns (blocks passed over, a sampled floor): the
+    largest proxy, its first position and the largest of the others, equal to every boundary's
+    proxy computed by brute force (integer sums of squares: the same numbers bit for bit)."""
+    pass_one = _proxies_gini_two if k == 2 else _proxies_gini_three
     for seed in range(60):
         rng = np.random.default_rng(seed)
         n = int(rng.integers(1500, 6000))
         values = rng.normal(size=n).round(int(rng.integers(1, 4)))
         p = 1.0 / (1.0 + np.exp(-values * rng.choice([0.5, 3.0])))
-        classes = (rng.random(n) < p).astype(int)
+        classes = (rng.random(n) < p).astype(int) + (k == 3) * (rng.random(n) < p)
         if seed % 3 == 0:  # the best cut ends a block: the sample holds the top itself
             values = rng.permutation(n).astype(float)
-            classes = (values >= 64 * int(rng.integers(5, n // 64 - 5))).astype(int)
+            classes = (values >= 64 * int(rng.integers(5, n // 64 - 5))).astype(int) * (k - 1)
             noise = rng.random(n) < 0.05
-            classes[noise] = rng.integers(0, 2, int(noise.sum()))
+            classes[noise] = rng.integers(0, k, int(noise.sum()))
+        classes = rng.permutation(k)[classes]  # any class at either end
         min_leaf = float(rng.choice([1.0, 30.0]))
         order = np.argsort(values, kind="stable")
-        cls = classes[order]
-        l1 = np.cumsum(cls)[:-1]
-        l0 = np.arange(1, n) - l1
-        r1, r0 = cls.sum() - l1, (n - cls.sum()) - l0
+        counts = np.cumsum(np.eye(k, dtype=np.int64)[classes[order]], axis=0)
+        left, total = counts[:-1], counts[-1]
+        right = total - left
         wl = np.arange(1, n, dtype=float)
         wr = n - wl
-        proxy = (l0 * l0 + l1 * l1) / wl + (r0 * r0 + r1 * r1) / wr
+        # sums of squares in class order, as the kernels add them
+        sq_l, sq_r = left[:, 0] * left[:, 0], right[:, 0] * right[:, 0]
+        for c in range(1, k):
+            sq_l, sq_r = sq_l + left[:, c] * left[:, c], sq_r + right[:, c] * right[:, c]
+        proxy = sq_l / wl + sq_r / wr
         ok = (values[order[1:]] != values[order[:-1]]) & (wl >= min_leaf) & (wr >= min_leaf)
         every = np.where(ok, proxy, -np.inf)
         top_i = int(np.argmax(every))
         second = np.delete(every, top_i).max()
         words = make_words(values, classes)
-        got = _proxies_gini_two(words, 0, 0, n, min_leaf, scratch(n, 2))
+        got = pass_one(words, 0, 0, n, min_leaf, scratch(n, k))
         assert got == (top_i, every[top_i], second), seed

@@ -321,9 +321,9 @@ def _proxies_gini_three(words, s, start, n, min_leaf, scratch):
     array updated at a class read from each word (a load that waits on the store before it
     whenever two neighbours share a class), the sums of squares computed from them (integers
     below 2^53: the numbers ``_proxies`` updates, bit for bit). Pass 1 only: it leaves
-    scratch.proxy alone, and pass 2 runs ``_proxies`` without skipping."""
+    scratch.proxy alone, and pass 2 runs ``_proxies`` without skipping. Long columns by blocks,
+    as ``_proxies_gini_two``, with the eight corners of a box of three counts."""
     total = scratch.total
-    best_left = scratch.best_left
     known = words[s, start:start + n]
     t0, t1, t2 = 0, 0, 0
     for i in range(n):
@@ -332,10 +332,42 @@ def _proxies_gini_three(words, s, start, n, min_leaf, scratch):
         t1 += np.int64(c == 1)
         t2 += np.int64(c == 2)
     total[0], total[1], total[2] = float(t0), float(t1), float(t2)
-    w_all = total[0] + total[1] + total[2]
     top, top_i, second = -np.inf, -1, -np.inf
-    l0, l1, l2 = 0, 0, 0
-    for i in range(n - 1):
+    if n < BLOCKED:
+        top, top_i, second, _, _ = _rows_gini_three(known, 0, n - 1, 0, 0, t0, t1, t2, min_leaf,
+                                                    start, top, top_i, second, -np.inf,
+                                                    scratch.best_left)
+        return top_i, top, second
+    floor = _sampled_second_three(known, n, t0, t1, t2, min_leaf)  # as in _proxies_gini_two
+    l0, l1 = 0, 0
+    for a in range(0, n - 1, BLOCK):
+        b = min(a + BLOCK, n - 1)
+        bar = max(second, floor)
+        if 0 < a and b < n - 1 and bar > -np.inf:
+            d0, d1 = 0, 0
+            for i in range(a, b):
+                c = class_of(known[i])
+                d0 += np.int64(c == 0)
+                d1 += np.int64(c == 1)
+            d2 = b - a - d0 - d1
+            if _block_below_three(l0, l1, a - l0 - l1, d0, d1, d2, t0, t1, t2, bar):
+                l0 += d0
+                l1 += d1
+                continue
+        top, top_i, second, l0, l1 = _rows_gini_three(known, a, b, l0, l1, t0, t1, t2, min_leaf,
+                                                      start, top, top_i, second, floor,
+                                                      scratch.best_left)
+    return top_i, top, second
+
+
+@njit(cache=True, _nrt=False)
+def _rows_gini_three(known, a, b, l0, l1, t0, t1, t2, min_leaf, start, top, top_i, second, floor,
+                     best_left):
+    """The cuts after rows a..b-1 of ``_proxies_gini_three``, from l0 and l1 rows of classes 0
+    and 1 before row a: returns (top, top_i, second, l0, l1) after them (``_rows_gini_two``)."""
+    w_all = float(t0 + t1 + t2)
+    l2 = a - l0 - l1
+    for i in range(a, b):
         c = class_of(known[i])
         l0 += np.int64(c == 0)
         l1 += np.int64(c == 1)
@@ -348,13 +380,59 @@ def _proxies_gini_three(words, s, start, n, min_leaf, scratch):
             continue
         r0, r1, r2 = t0 - l0, t1 - l1, t2 - l2
         v = gini_proxy_above(float(l0 * l0 + l1 * l1 + l2 * l2), float(r0 * r0 + r1 * r1 + r2 * r2),
-                             w_left, w_right, second)
+                             w_left, w_right, max(second, floor))
         top, second, is_top = ranked(v, top, second)
         if is_top:
             top_i = start + i
             best_left[0], best_left[1], best_left[2] = float(l0), float(l1), float(l2)
-    return top_i, top, second
+    return top, top_i, second, l0, l1
 
+
+@njit(cache=True, _nrt=False, inline="always")
+def _corner_below_three(l0, l1, l2, t0, t1, t2, second):
+    """``_corner_below`` for three classes."""
+    r0, r1, r2 = t0 - l0, t1 - l1, t2 - l2
+    wl = float(l0 + l1 + l2)
+    wr = float(r0 + r1 + r2)
+    return (float(l0 * l0 + l1 * l1 + l2 * l2) * wr + float(r0 * r0 + r1 * r1 + r2 * r2) * wl
+            < second * (wl * wr) * SURE)
+
+
+@njit(cache=True, _nrt=False)
+def _block_below_three(l0, l1, l2, d0, d1, d2, t0, t1, t2, second):
+    """``_block_below_two`` for three classes: the eight corners of the box of left counts."""
+    for c0 in (l0, l0 + d0):
+        for c1 in (l1, l1 + d1):
+            for c2 in (l2, l2 + d2):
+                if not _corner_below_three(c0, c1, c2, t0, t1, t2, second):
+                    return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _sampled_second_three(known, n, t0, t1, t2, min_leaf):
+    """``_sampled_second_two`` for three classes."""
+    w_all = float(t0 + t1 + t2)
+    top, second = -np.inf, -np.inf
+    l0, l1 = 0, 0
+    for a in range(0, n - 1, BLOCK):
+        b = min(a + BLOCK, n - 1)
+        for i in range(a, b):
+            c = class_of(known[i])
+            l0 += np.int64(c == 0)
+            l1 += np.int64(c == 1)
+        if tied(known[b]):
+            continue
+        w_left = float(b)
+        w_right = w_all - w_left
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        l2 = b - l0 - l1
+        r0, r1, r2 = t0 - l0, t1 - l1, t2 - l2
+        v = (float(l0 * l0 + l1 * l1 + l2 * l2) / w_left
+             + float(r0 * r0 + r1 * r1 + r2 * r2) / w_right)
+        top, second, _ = ranked(v, top, second)
+    return second
 
 @njit(cache=True, _nrt=False)
 def _fill_proxies_gini_two(words, s, start, n, min_leaf, scratch):
