@@ -280,3 +280,24 @@ def test_hist_rows_of_weight_zero_go_by_their_values(seed):
     assert_identical(tree, ref)
     passed = np.asarray(tree.decision_path(X).sum(axis=0)).ravel()
     np.testing.assert_array_equal(passed, tree.n_node_samples)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_long_columns_and_many_categories(seed):
+    """Nodes of thousands of rows with unit weights, where the Gini threshold scans pass over
+    blocks of cuts (``sorted_scan``: two and three classes), and a categorical column of 30
+    categories, which three classes search by the heuristic: the reference's tree bit for bit."""
+    rng = np.random.default_rng(9000 + seed)
+    n = 5000
+    X = np.stack([rng.normal(size=n), rng.normal(size=n).round(2), rng.normal(size=n).round(1),
+                  rng.integers(0, 30, n).astype(float)], axis=1)
+    kinds = np.array([CONTINUOUS, CONTINUOUS, CONTINUOUS, CATEGORICAL], dtype=np.int64)
+    n_cat = np.array([0, 0, 0, 30], dtype=np.int64)
+    n_classes = 2 + seed % 2
+    signal = X[:, 0] + 0.5 * X[:, 1] * X[:, 2] + (X[:, 3] % 7 < 3) + rng.normal(size=n) * 0.7
+    y = np.digitize(signal, np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    policy = cart("gini", max_depth=5, max_surrogates=(5, 2)[seed // 2])
+    tree, ref = both(X, y.astype(np.int64), np.ones(n), kinds, n_cat, n_classes, policy)
+    assert_identical(tree, ref)
+    assert tree.n_node_samples[0] == n and tree.node_count > 30
