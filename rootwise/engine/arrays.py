@@ -31,6 +31,20 @@ def table_total(t):
 
 
 @njit(cache=True, _nrt=False)
+def insertion_sort(items, keys):
+    """Sort items by their keys (both in place, 1-D), ties keeping their order."""
+    for i in range(1, items.shape[0]):
+        t, k = items[i], keys[i]
+        s = i - 1
+        while s >= 0 and keys[s] > k:
+            items[s + 1] = items[s]
+            keys[s + 1] = keys[s]
+            s -= 1
+        items[s + 1] = t
+        keys[s + 1] = k
+
+
+@njit(cache=True, _nrt=False)
 def copy_into(dst, start, src):
     """``dst[start:start + len(src)] = src`` for 1-D arrays."""
     for i in range(src.shape[0]):

@@ -22,6 +22,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .arrays import insertion_sort
+
 _DIGIT = 11
 _BUCKETS = 1 << _DIGIT
 _PASSES = (64 + _DIGIT - 1) // _DIGIT
@@ -50,25 +52,14 @@ def radix_argsort_keys(x):
     n = x.shape[0]
     if n >= 1 << 32:
         return _argsort_keys_full(x)
-    keys, counts = _keys_and_counts_high(x)
-    mask = np.uint64(_BUCKETS - 1)
+    keys, counts = _keys_and_counts(x, 32, _HIGH_PASSES)
     packed = np.empty(n, dtype=np.uint64)
     for i in range(n):
         packed[i] = (keys[i] & ~_LOW) | np.uint64(i)
     tmp = np.empty(n, dtype=np.uint64)
     for p in range(_HIGH_PASSES):
-        shift = np.uint64(32 + p * _DIGIT)
-        c = counts[p]
-        if n == 0 or c[(packed[0] >> shift) & mask] == n:
-            continue  # every key has this digit: the pass would not move anything
-        _offsets(c)
-        for i in range(n):
-            k = packed[i]
-            dgt = (k >> shift) & mask
-            pos = c[dgt]
-            c[dgt] = pos + 1
-            tmp[pos] = k
-        packed, tmp = tmp, packed
+        if _scatter(packed, tmp, counts[p], np.uint64(32 + p * _DIGIT)):
+            packed, tmp = tmp, packed
     order = tmp.view(np.int64)  # tmp's entries are no longer needed
     out = np.empty(n, dtype=np.uint64)
     for i in range(n):
@@ -91,15 +82,7 @@ def _sort_run(x, order, keys):
     """A run in position order with equal high halves, sorted stably by the whole keys."""
     m = order.shape[0]
     if m <= _SMALL_RUN:
-        for i in range(1, m):
-            t, k = order[i], keys[i]
-            s = i - 1
-            while s >= 0 and keys[s] > k:
-                order[s + 1] = order[s]
-                keys[s + 1] = keys[s]
-                s -= 1
-            order[s + 1] = t
-            keys[s + 1] = k
+        insertion_sort(order, keys)
         return
     values = np.empty(m)
     for i in range(m):
@@ -112,29 +95,9 @@ def _sort_run(x, order, keys):
 
 
 @njit(cache=True)
-def _keys_and_counts_high(x):
-    """``_keys_and_counts`` with the digit counts of the keys' high 32 bits only."""
-    n = x.shape[0]
-    keys = np.empty(n, dtype=np.float64)
-    for i in range(n):
-        keys[i] = x[i] + 0.0  # -0.0 + 0.0 is +0.0: equal floats get equal keys
-    keys = keys.view(np.uint64)
-    top = np.uint64(1) << np.uint64(63)
-    mask = np.uint64(_BUCKETS - 1)
-    counts = np.zeros((_HIGH_PASSES, _BUCKETS), dtype=np.int64)
-    for i in range(n):
-        b = keys[i]
-        k = ~b if b & top else b | top
-        keys[i] = k
-        for p in range(_HIGH_PASSES):
-            counts[p, (k >> np.uint64(32 + p * _DIGIT)) & mask] += 1
-    return keys, counts
-
-
-@njit(cache=True)
 def _argsort_keys_full(x):
     """(order, sorted keys) by six passes over (key, position) pairs."""
-    keys, counts = _keys_and_counts(x)
+    keys, counts = _keys_and_counts(x, 0, _PASSES)
     n = x.shape[0]
     mask = np.uint64(_BUCKETS - 1)
     idx = np.arange(n).astype(np.int64)
@@ -164,23 +127,12 @@ def radix_sort(x):
     same passes over the keys alone (half the memory moved, no gather). Equal keys are equal
     values, whose bits differ only for zeros: every zero comes back with the sign of the first
     zero of x, the one a stable sort puts first in its run."""
-    keys, counts = _keys_and_counts(x)
+    keys, counts = _keys_and_counts(x, 0, _PASSES)
     n = x.shape[0]
-    mask = np.uint64(_BUCKETS - 1)
     tmp = np.empty(n, dtype=np.uint64)
     for p in range(_PASSES):
-        shift = np.uint64(p * _DIGIT)
-        c = counts[p]
-        if n == 0 or c[(keys[0] >> shift) & mask] == n:
-            continue
-        _offsets(c)
-        for i in range(n):
-            k = keys[i]
-            dgt = (k >> shift) & mask
-            pos = c[dgt]
-            c[dgt] = pos + 1
-            tmp[pos] = k
-        keys, tmp = tmp, keys
+        if _scatter(keys, tmp, counts[p], np.uint64(p * _DIGIT)):
+            keys, tmp = tmp, keys
     top = np.uint64(1) << np.uint64(63)
     for i in range(n):  # the keys' bits back to the floats' (Herf's trick undone)
         k = keys[i]
@@ -197,9 +149,9 @@ def radix_sort(x):
 
 
 @njit(cache=True)
-def _keys_and_counts(x):
+def _keys_and_counts(x, low, passes):
     """The sort keys of x (the bits of x + 0.0, sign bit flipped for positives, every bit for
-    negatives) and every pass's digit counts, in one read."""
+    negatives) and the digit counts of ``passes`` passes from bit ``low`` up, in one read."""
     n = x.shape[0]
     keys = np.empty(n, dtype=np.float64)
     for i in range(n):
@@ -207,14 +159,33 @@ def _keys_and_counts(x):
     keys = keys.view(np.uint64)  # the same 8 bytes, read as integers
     top = np.uint64(1) << np.uint64(63)
     mask = np.uint64(_BUCKETS - 1)
-    counts = np.zeros((_PASSES, _BUCKETS), dtype=np.int64)
+    counts = np.zeros((passes, _BUCKETS), dtype=np.int64)
     for i in range(n):
         b = keys[i]
         k = ~b if b & top else b | top
         keys[i] = k
-        for p in range(_PASSES):
-            counts[p, (k >> np.uint64(p * _DIGIT)) & mask] += 1
+        for p in range(passes):
+            counts[p, (k >> np.uint64(low + p * _DIGIT)) & mask] += 1
     return keys, counts
+
+
+@njit(cache=True)
+def _scatter(src, dst, c, shift):
+    """One pass: the words of ``src`` into ``dst`` by their digit at ``shift``, stably, from the
+    digit counts ``c``. Returns False, and writes nothing, when every word has the same digit
+    (the pass would not move anything)."""
+    n = src.shape[0]
+    mask = np.uint64(_BUCKETS - 1)
+    if n == 0 or c[(src[0] >> shift) & mask] == n:
+        return False
+    _offsets(c)
+    for i in range(n):
+        k = src[i]
+        dgt = (k >> shift) & mask
+        pos = c[dgt]
+        c[dgt] = pos + 1
+        dst[pos] = k
+    return True
 
 
 @njit(cache=True)

@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit
 
 from .._config import GINI, TIE_TOLERANCE
+from .arrays import insertion_sort
 from .criteria import impurity
 from .proxies import WINDOW, gini_proxy_above, ranked, split_proxy, squares, window_floor
 
@@ -105,7 +106,7 @@ def stable_order(key, items, m, scr):
     for i in range(m):
         keys[i] = key[order[i]]
     for lo in range(0, m, RUN):
-        _insertion_sort(order[lo:min(lo + RUN, m)], keys[lo:min(lo + RUN, m)])
+        insertion_sort(order[lo:min(lo + RUN, m)], keys[lo:min(lo + RUN, m)])
     width = RUN
     src, src_k, dst, dst_k = order, keys, scr.spare, scr.spare_key
     in_spare = False
@@ -121,20 +122,6 @@ def stable_order(key, items, m, scr):
     if in_spare:
         for i in range(m):
             order[i] = scr.spare[i]
-
-
-@njit(cache=True, _nrt=False)
-def _insertion_sort(items, keys):
-    """Sort items by their keys (both in place), ties keeping their order."""
-    for i in range(1, items.shape[0]):
-        t, k = items[i], keys[i]
-        s = i - 1
-        while s >= 0 and keys[s] > k:
-            items[s + 1] = items[s]
-            keys[s + 1] = keys[s]
-            s -= 1
-        items[s + 1] = t
-        keys[s + 1] = k
 
 
 @njit(cache=True, _nrt=False)
