@@ -247,22 +247,29 @@ def _rows_gini_two(known, a, b, l1, t0, t1, min_leaf, start, top, top_i, second,
         l1 += class_of(known[i])
         if tied(known[i + 1]):
             continue
-        n_left = i + 1
-        w_left = float(n_left)
-        w_right = w_all - w_left
-        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+        ok, sq_left, sq_right, w_left, w_right = _cut_two(i + 1, l1, t0, t1, w_all, min_leaf)
+        if not ok:
             continue
-        l0 = n_left - l1
-        r0 = t0 - l0
-        r1 = t1 - l1
-        v = gini_proxy_above(float(l0 * l0 + l1 * l1), float(r0 * r0 + r1 * r1), w_left,
-                             w_right, max(second, floor))
+        v = gini_proxy_above(sq_left, sq_right, w_left, w_right, max(second, floor))
         top, second, is_top = ranked(v, top, second)
         if is_top:
             top_i = start + i
-            best_left[0] = float(l0)
+            best_left[0] = float(i + 1 - l1)
             best_left[1] = float(l1)
     return top, top_i, second, l1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _cut_two(n_left, l1, t0, t1, w_all, min_leaf):
+    """A two-class cut with n_left unit rows on the left, l1 of class 1: (whether it is
+    admissible, sum_k l_k^2, sum_k r_k^2, W_l, W_r); integer squares, exact below 2^53."""
+    w_left = float(n_left)
+    w_right = w_all - w_left
+    ok = not (w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0)
+    l0 = n_left - l1
+    r0 = t0 - l0
+    r1 = t1 - l1
+    return ok, float(l0 * l0 + l1 * l1), float(r0 * r0 + r1 * r1), w_left, w_right
 
 
 @njit(cache=True, _nrt=False)
@@ -278,15 +285,9 @@ def _sampled_second_two(known, n, t0, t1, min_leaf):
             l1 += class_of(known[i])
         if tied(known[b]):
             continue
-        w_left = float(b)
-        w_right = w_all - w_left
-        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
-            continue
-        l0 = b - l1
-        r0 = t0 - l0
-        r1 = t1 - l1
-        v = float(l0 * l0 + l1 * l1) / w_left + float(r0 * r0 + r1 * r1) / w_right
-        top, second, _ = ranked(v, top, second)
+        ok, sq_left, sq_right, w_left, w_right = _cut_two(b, l1, t0, t1, w_all, min_leaf)
+        if ok:
+            top, second, _ = ranked(sq_left / w_left + sq_right / w_right, top, second)
     return second
 
 
@@ -294,12 +295,8 @@ def _sampled_second_two(known, n, t0, t1, min_leaf):
 def _corner_below(l0, l1, t0, t1, second):
     """The two-class Gini proxy of left counts (l0, l1) is surely below ``second``
     (``gini_proxy_above``'s cross-multiplied test; both sides non-empty)."""
-    r0 = t0 - l0
-    r1 = t1 - l1
-    wl = float(l0 + l1)
-    wr = float(r0 + r1)
-    return (float(l0 * l0 + l1 * l1) * wr + float(r0 * r0 + r1 * r1) * wl
-            < second * (wl * wr) * SURE)
+    _, sq_left, sq_right, wl, wr = _cut_two(l0 + l1, l1, t0, t1, float(t0 + t1), 0.0)
+    return sq_left * wr + sq_right * wl < second * (wl * wr) * SURE
 
 
 @njit(cache=True, _nrt=False)
@@ -374,13 +371,11 @@ def _rows_gini_three(known, a, b, l0, l1, t0, t1, t2, min_leaf, start, top, top_
         l2 += np.int64(c == 2)
         if tied(known[i + 1]):
             continue
-        w_left = float(i + 1)
-        w_right = w_all - w_left
-        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+        ok, sq_left, sq_right, w_left, w_right = _cut_three(l0, l1, l2, t0, t1, t2, w_all,
+                                                            min_leaf)
+        if not ok:
             continue
-        r0, r1, r2 = t0 - l0, t1 - l1, t2 - l2
-        v = gini_proxy_above(float(l0 * l0 + l1 * l1 + l2 * l2), float(r0 * r0 + r1 * r1 + r2 * r2),
-                             w_left, w_right, max(second, floor))
+        v = gini_proxy_above(sq_left, sq_right, w_left, w_right, max(second, floor))
         top, second, is_top = ranked(v, top, second)
         if is_top:
             top_i = start + i
@@ -389,13 +384,21 @@ def _rows_gini_three(known, a, b, l0, l1, t0, t1, t2, min_leaf, start, top, top_
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _cut_three(l0, l1, l2, t0, t1, t2, w_all, min_leaf):
+    """``_cut_two`` for three classes, from the left counts."""
+    w_left = float(l0 + l1 + l2)
+    w_right = w_all - w_left
+    ok = not (w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0)
+    r0, r1, r2 = t0 - l0, t1 - l1, t2 - l2
+    return (ok, float(l0 * l0 + l1 * l1 + l2 * l2), float(r0 * r0 + r1 * r1 + r2 * r2), w_left,
+            w_right)
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _corner_below_three(l0, l1, l2, t0, t1, t2, second):
     """``_corner_below`` for three classes."""
-    r0, r1, r2 = t0 - l0, t1 - l1, t2 - l2
-    wl = float(l0 + l1 + l2)
-    wr = float(r0 + r1 + r2)
-    return (float(l0 * l0 + l1 * l1 + l2 * l2) * wr + float(r0 * r0 + r1 * r1 + r2 * r2) * wl
-            < second * (wl * wr) * SURE)
+    _, sq_left, sq_right, wl, wr = _cut_three(l0, l1, l2, t0, t1, t2, float(t0 + t1 + t2), 0.0)
+    return sq_left * wr + sq_right * wl < second * (wl * wr) * SURE
 
 
 @njit(cache=True, _nrt=False)
@@ -423,15 +426,10 @@ def _sampled_second_three(known, n, t0, t1, t2, min_leaf):
             l1 += np.int64(c == 1)
         if tied(known[b]):
             continue
-        w_left = float(b)
-        w_right = w_all - w_left
-        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
-            continue
-        l2 = b - l0 - l1
-        r0, r1, r2 = t0 - l0, t1 - l1, t2 - l2
-        v = (float(l0 * l0 + l1 * l1 + l2 * l2) / w_left
-             + float(r0 * r0 + r1 * r1 + r2 * r2) / w_right)
-        top, second, _ = ranked(v, top, second)
+        ok, sq_left, sq_right, w_left, w_right = _cut_three(l0, l1, b - l0 - l1, t0, t1, t2,
+                                                            w_all, min_leaf)
+        if ok:
+            top, second, _ = ranked(sq_left / w_left + sq_right / w_right, top, second)
     return second
 
 @njit(cache=True, _nrt=False)
