@@ -122,3 +122,20 @@ def test_split_point_sorted_on_dense_chains(seed):
             a = j48.split_point_sorted(distinct, first, col, point)
             b = j48.split_point(col, point)
             assert a == b and math.copysign(1, a) == math.copysign(1, b)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_distinct_values_are_numpys_unique(seed):
+    """J48's distinct values and the row of each one's first occurrence: numpy's unique with
+    its index, bit for bit (the sign of a zero is its first row's), NaN left out."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 4000))
+    col = rng.choice([0.0, -0.0, 1.0, 2.5, np.nan, -3.0], n) if seed % 3 == 0 else \
+        rng.normal(size=n).round(int(rng.integers(0, 4)))
+    col[rng.random(n) < 0.1] = np.nan
+    distinct, first = j48.distinct_values(col)
+    known = np.flatnonzero(~np.isnan(col))
+    want, index = np.unique(col[known], return_index=True)
+    np.testing.assert_array_equal(distinct.view(np.uint64), want.view(np.uint64))
+    np.testing.assert_array_equal(first, known[index])
+    assert first.dtype == np.uint32

@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from .._config import CATEGORICAL
+from .radix import radix_argsort_keys
 
 SMALL = 1e-6  # weka.core.Utils.SMALL: the tolerance of every comparison in J48
 DISTINCT = 1e-5  # J48: two sorted values closer than this are not a possible cut
@@ -222,11 +223,17 @@ def distinct_values(column):
     """(the sorted distinct known values of ``column``, the row where each first occurs, as
     uint32: rows are below 2^32, ``segments.MAX_ROWS``).
 
-    np.unique's index comes from a stable sort, so it is the first row in row order; 0.0 and
-    -0.0 are one value, whose first row holds the sign the row-order scan keeps."""
+    ``np.unique(..., return_index=True)`` of the known values: sorted stably (the radix argsort
+    of the presort, 4-5x numpy's merge sort), each run of equal keys gives its first row in row
+    order and that row's value; 0.0 and -0.0 are one value, whose first row holds the sign the
+    row-order scan keeps."""
     known = np.flatnonzero(~np.isnan(column))
-    values, first = np.unique(column[known], return_index=True)
-    return values, known[first].astype(np.uint32)
+    values = column[known]
+    order, keys = radix_argsort_keys(values)
+    starts = np.ones(len(order), dtype=bool)
+    starts[1:] = keys[1:] != keys[:-1]
+    first = order[starts]
+    return values[first], known[first].astype(np.uint32)
 
 
 @njit(cache=True, _nrt=False)
