@@ -537,6 +537,13 @@ def _exhaustive(present, m, stats, parent, criterion, min_leaf, scr):
     return best
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _moves_floor(current, parent, w_all):
+    """Gini: decrease = parent - 1 + proxy / W, so a move whose proxy lies below this (WINDOW
+    tolerances under the current decrease's proxy, ``proxies``) cannot beat the current one."""
+    return (current - parent + 1.0) * w_all - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
+
+
 @njit(cache=True, _nrt=False)
 def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, scr):
     """Move single categories (in code order) across while that raises the decrease; the best
@@ -558,9 +565,7 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
     improved = True
     while improved:
         improved = False
-        # Gini: decrease = parent - 1 + proxy / W, so a move whose proxy lies WINDOW tolerances
-        # below the current decrease's cannot beat it (``proxies``); its decrease is not taken
-        floor = (current - parent + 1.0) * w_all - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
+        floor = _moves_floor(current, parent, w_all)
         for c in range(m):
             v = present[c]
             going = -1.0 if mask[v] else 1.0
@@ -578,7 +583,7 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
             d = _decrease(parent, trial, total, right, criterion)
             if d > current + TIE_TOLERANCE:
                 current = d
-                floor = (current - parent + 1.0) * w_all - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
+                floor = _moves_floor(current, parent, w_all)
                 improved = True
                 mask[v] = not mask[v]
                 n_left = n_trial
