@@ -15,7 +15,7 @@ from rootwise._config import CODE_DTYPE, CODE_MISSING, CODE_UNSEEN, SUBSET, UNSE
 from rootwise.input import columns as input_columns
 from rootwise.input import encode, tables
 from rootwise.tree import Tree
-from rootwise.tree.walk import BLOCK
+from rootwise.tree.walk_columns import BLOCK, SPLIT_MIN
 
 
 def _as_columns(X, n_categories):
@@ -54,6 +54,24 @@ def test_random_trees_end_where_the_matrix_walk_and_routing_by_hand_end(seed):
         np.testing.assert_array_equal(ends, expected)
         np.testing.assert_array_equal(ends, tree.route(X, tree.value)[0])
         np.testing.assert_array_equal(out, tree.value[expected])
+
+
+@pytest.mark.parametrize("n_rows", [1, SPLIT_MIN - 1, SPLIT_MIN, SPLIT_MIN + 1, 3 * SPLIT_MIN])
+def test_blocks_split_node_by_node_and_walked_row_by_row_end_alike(n_rows):
+    """A block's rows go down together while a node holds SPLIT_MIN of them or more, then one
+    by one: at every size around SPLIT_MIN (one block, many rows stopping at split nodes or at
+    multiway tests) each row ends where routing by hand ends."""
+    for seed in range(20):
+        rng = np.random.default_rng(900 + seed)
+        nodes, value, pool = random_tree(rng, [0, 3, 0, 70], max_depth=6)
+        n_categories = [0, 3, 0, 70]
+        sur = _with_surrogates(rng, nodes, pool, n_categories)
+        tree = Tree(nodes, value, np.array(pool, dtype=np.int32), np.array(n_categories), sur)
+        X = random_rows(rng, n_categories, n_rows)
+        expected = [_route_by_hand(row, nodes, pool, n_categories, sur) for row in X]
+        categorical, num, codes = _as_columns(X, n_categories)
+        ends, _, _ = tree.route_columns(num, codes, tree.column_layout(categorical), tree.value)
+        np.testing.assert_array_equal(ends, expected)
 
 
 def _widened_at(rng, nodes, pool, n_categories):
