@@ -15,7 +15,8 @@ from rootwise._config import CODE_DTYPE, CODE_MISSING, CODE_UNSEEN, SUBSET, UNSE
 from rootwise.input import columns as input_columns
 from rootwise.input import encode, tables
 from rootwise.tree import Tree
-from rootwise.tree.walk_columns import BLOCK, SPLIT_MIN
+from rootwise.tree.walk import SPLIT_MIN
+from rootwise.tree.walk_columns import BLOCK
 
 
 def _as_columns(X, n_categories):

@@ -1,6 +1,8 @@
 """Routing rows through the flat tree arrays: apply (node reached), decision paths, and C4.5's
 fractional prediction for rows with missing values."""
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -153,6 +155,8 @@ LANES = 8
 # rows per block: a block is walked, then its outputs are written while its end nodes are still
 # in cache; the unit of work of a thread
 BLOCK = 4096
+# a node's rows of a block are split together down to this many; fewer are walked one by one
+SPLIT_MIN = 8
 
 
 @njit(cache=True)
@@ -284,41 +288,26 @@ def _mark_infinite(X, lo, hi, ends):
                     ends[i] = -1
 
 
-@njit(cache=True)
-def _next_row(ends, i, hi):
-    """The first row from ``i`` not marked -1 by ``_mark_infinite`` (``hi`` if none)."""
-    while i < hi and ends[i] == -1:
-        i += 1
-    return i
-
-
-@njit(cache=True)
-def _walk_compact(X, lo, hi, ends, check_finite, records, bits, detours, s_records, pool,
-                  n_categories):
-    """Rows lo..hi-1 through the compact layout: ends[i] = the node row i ends in (a leaf, or
-    the split node where it stops), or -1 for a row holding an infinite value (looked for only
-    with ``check_finite``). LANES rows are walked together, each lane taking the next row as soon
-    as its own is done. For a known x, x > t is exactly "not x <= t" (child 1)."""
-    if check_finite:
-        _mark_infinite(X, lo, hi, ends)
-    else:
-        ends[lo:hi] = 0
-    lane_row = np.empty(LANES, dtype=np.int64)
-    lane_node = np.zeros(LANES, dtype=np.int64)
-    nxt = lo
+@njit(cache=True, _nrt=False)
+def _walk_lanes(X, rows, starts, count, ends, records, bits, detours, s_records, pool,
+                n_categories, lane_row, lane_node):
+    """Rows rows[0..count-1] through the compact layout, row rows[k] from record starts[k]:
+    ends[row] = the node it ends in (a leaf, or the split node where it stops). LANES rows are
+    walked together, each lane taking the next row as soon as its own is done. For a known x,
+    x > t is exactly "not x <= t" (child 1). lane_row, lane_node: LANES each."""
+    nxt = 0
     active = 0
     for g in range(LANES):
-        r = _next_row(ends, nxt, hi)
-        lane_row[g] = r
-        if r < hi:
-            nxt = r + 1
+        lane_row[g] = -1
+        if nxt < count:
+            lane_row[g] = rows[nxt]
+            lane_node[g] = starts[nxt]
+            nxt += 1
             active += 1
-        else:
-            nxt = hi
     while active > 0:
         for g in range(LANES):
             r = lane_row[g]
-            if r >= hi:
+            if r < 0:
                 continue
             n = lane_node[g]
             f = records[n].feature
@@ -356,24 +345,152 @@ def _walk_compact(X, lo, hi, ends, check_finite, records, bits, detours, s_recor
                 ends[r] = detours[n].node
             else:
                 ends[r] = records[n].left
-            lane_node[g] = 0
-            r = _next_row(ends, nxt, hi)
-            lane_row[g] = r
-            if r < hi:
-                nxt = r + 1
+            lane_row[g] = -1
+            if nxt < count:
+                lane_row[g] = rows[nxt]
+                lane_node[g] = starts[nxt]
+                nxt += 1
             else:
-                nxt = hi
                 active -= 1
+
+
+class Scratch(NamedTuple):
+    """Working arrays of one block of rows (``new_scratch``): its rows by segment, the segments
+    still to split, the rows left to walk one by one with their records, and the lanes."""
+
+    idx: np.ndarray
+    right: np.ndarray
+    seg_node: np.ndarray
+    seg_lo: np.ndarray
+    seg_hi: np.ndarray
+    tail_row: np.ndarray
+    tail_node: np.ndarray
+    lane_row: np.ndarray
+    lane_node: np.ndarray
+
+
+@njit(cache=True)
+def new_scratch(m):
+    return Scratch(np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
+                   np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
+                   np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
+                   np.empty(m, dtype=np.int64), np.empty(LANES, dtype=np.int64),
+                   np.zeros(LANES, dtype=np.int64))
+
+
+@njit(cache=True, _nrt=False)
+def _partition(X, n, a, e, ends, records, bits, detours, s_records, n_categories, sc):
+    """The rows sc.idx[a:e] at binary test record n split by its test: those of child 0 first,
+    then those of child 1 (in any order: each row's end is its own); a row that stops here gets
+    ends[row] = the node. Returns (rows of child 0, rows of child 1)."""
+    seg = sc.idx[a:e]  # views indexed from 0 and unsigned positions: no negative-index fix-ups
+    right = sc.right
+    n_left = 0
+    n_right = 0
+    f = records[n].feature
+    if f >= 0:  # a threshold test: x > t goes right, a missing value takes the detour
+        t = records[n].threshold
+        for p in range(e - a):
+            r = seg[p]
+            x = X[np.uint64(r), np.uint64(f)]
+            g = np.int64(x > t)
+            if x != x:
+                g = _detour(X, r, n, detours, s_records, bits, n_categories)
+                if g < 0:
+                    ends[r] = detours[n].node
+                    continue
+            seg[np.uint64(n_left)] = r  # branch-free: either side is as likely
+            right[np.uint64(n_right)] = r
+            n_left += 1 - g
+            n_right += g
+    else:  # a subset test: the category's bits, else the detour
+        col = np.uint64((-2 - f) >> 1)
+        k = n_categories[col]
+        offset = np.int64(records[n].threshold)
+        for p in range(e - a):
+            r = seg[p]
+            x = X[np.uint64(r), col]
+            g = -1
+            if x > -1.0 and x < k:  # np.int64(x) is undefined for larger floats
+                code = np.int64(x)
+                word = np.uint64(offset + 2 * (code >> 6))
+                bit = np.uint64(1) << np.uint64(code & 63)
+                if (bits[word] & bit) != 0:
+                    g = np.int64((bits[word + np.uint64(1)] & bit) != 0)
+            if g < 0:
+                g = _detour(X, r, n, detours, s_records, bits, n_categories)
+                if g < 0:
+                    ends[r] = detours[n].node
+                    continue
+            seg[np.uint64(n_left)] = r
+            right[np.uint64(n_right)] = r
+            n_left += 1 - g
+            n_right += g
+    for p in range(n_right):
+        seg[np.uint64(n_left + p)] = right[p]
+    return n_left, n_right
+
+
+@njit(cache=True, _nrt=False)
+def _walk_compact(X, lo, hi, ends, check_finite, records, bits, detours, s_records, pool,
+                  n_categories, sc):
+    """Rows lo..hi-1 through the compact layout: ends[i] = the node row i ends in (a leaf, or
+    the split node where it stops), or -1 for a row holding an infinite value (looked for only
+    with ``check_finite``).
+
+    The block's rows go down the tree together, node by node (``_partition``: one test record
+    read per node, a short loop over its rows with no branch to mispredict), until a node holds
+    fewer than SPLIT_MIN of them or is a multiway test; those rows are walked one by one from
+    there (``_walk_lanes``). Walking each row alone, the kind of test and the side taken change
+    from step to step, and a mispredicted branch costs about as much as the rest of a step."""
+    if check_finite:
+        _mark_infinite(X, lo, hi, ends)
+    else:
+        ends[lo:hi] = 0
+    m = 0
+    for i in range(lo, hi):
+        if ends[i] != -1:
+            sc.idx[m] = i
+            m += 1
+    sc.seg_node[0], sc.seg_lo[0], sc.seg_hi[0] = 0, 0, m
+    top = 1 if m > 0 else 0
+    n_tail = 0
+    while top > 0:
+        top -= 1
+        n, a, e = sc.seg_node[top], sc.seg_lo[top], sc.seg_hi[top]
+        f = records[n].feature
+        if f == COMPACT_LEAF:
+            for p in range(a, e):
+                ends[sc.idx[p]] = records[n].left
+            continue
+        if e - a < SPLIT_MIN or (f <= -2 and (-2 - f) & 1):  # few rows, or a multiway test
+            for p in range(a, e):
+                sc.tail_row[n_tail] = sc.idx[p]
+                sc.tail_node[n_tail] = n
+                n_tail += 1
+            continue
+        n_left, n_right = _partition(X, n, a, e, ends, records, bits, detours, s_records,
+                                     n_categories, sc)
+        left = records[n].left
+        if n_right > 0:  # disjoint non-empty segments: never more than m on the stack
+            sc.seg_node[top], sc.seg_lo[top], sc.seg_hi[top] = left + 1, a + n_left, \
+                a + n_left + n_right
+            top += 1
+        if n_left > 0:  # child 0 is split next: its records follow the parent's
+            sc.seg_node[top], sc.seg_lo[top], sc.seg_hi[top] = left, a, a + n_left
+            top += 1
+    _walk_lanes(X, sc.tail_row, sc.tail_node, n_tail, ends, records, bits, detours, s_records,
+                pool, n_categories, sc.lane_row, sc.lane_node)
 
 
 @njit(cache=True)
 def _route_block(X, lo, hi, ends, table, out, check_finite, records, bits, detours, s_records,
-                 pool, n_categories):
+                 pool, n_categories, sc):
     """Rows lo..hi-1: their end nodes into ``ends`` and table[end] into ``out`` (a class label,
     a distribution, a value; nothing when the table has no columns). Returns the first row with
     an infinite value, or -1."""
     _walk_compact(X, lo, hi, ends, check_finite, records, bits, detours, s_records, pool,
-                  n_categories)
+                  n_categories, sc)
     first_inf = -1
     k = table.shape[1]
     for i in range(lo, hi):
@@ -397,9 +514,10 @@ def route_rows(X, table, check_finite, records, bits, detours, s_records, pool, 
     ends = np.empty(n, dtype=np.int64)
     out = np.empty((n, table.shape[1]), dtype=table.dtype)
     first_inf = -1
+    sc = new_scratch(min(n, BLOCK))
     for lo in range(0, n, BLOCK):
         bad = _route_block(X, lo, min(n, lo + BLOCK), ends, table, out, check_finite, records,
-                           bits, detours, s_records, pool, n_categories)
+                           bits, detours, s_records, pool, n_categories, sc)
         if bad >= 0 and first_inf < 0:
             first_inf = bad
     return ends, out, first_inf
@@ -418,7 +536,8 @@ def route_rows_parallel(X, table, check_finite, records, bits, detours, s_record
     for b in prange(n_blocks):
         lo = b * BLOCK
         bad[b] = _route_block(X, lo, min(n, lo + BLOCK), ends, table, out, check_finite, records,
-                              bits, detours, s_records, pool, n_categories)
+                              bits, detours, s_records, pool, n_categories,
+                              new_scratch(min(n - lo, BLOCK)))
     first_inf = -1
     for b in range(n_blocks):
         if bad[b] >= 0:

@@ -17,16 +17,12 @@ of the step). Below SPLIT_MIN rows, and at multiway tests, the rows are walked o
 on the full tree of 9,205 leaves, 116 -> 54 ms at depth 10.
 """
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import njit, prange
 
 from .._config import CODE_MISSING, THRESHOLD
-from .walk import COMPACT_LEAF, LANES, _category
+from .walk import COMPACT_LEAF, LANES, SPLIT_MIN, _category, new_scratch
 
-# a node's rows of a block are split together down to this many; fewer are walked one by one
-SPLIT_MIN = 8
 BLOCK = 16384  # rows: their columns (about 120 bytes a row here) stay in the core's L2 cache
 
 
@@ -186,30 +182,6 @@ def _walk_lanes(num, codes, rows, starts, count, ends, records, bits, detours, s
                 nxt += 1
             else:
                 active -= 1
-
-
-class Scratch(NamedTuple):
-    """Working arrays of one block (``new_scratch``): its rows by segment, the segments still to
-    split, and the rows left to walk one by one with their records."""
-
-    idx: np.ndarray
-    right: np.ndarray
-    seg_node: np.ndarray
-    seg_lo: np.ndarray
-    seg_hi: np.ndarray
-    tail_row: np.ndarray
-    tail_node: np.ndarray
-    lane_row: np.ndarray
-    lane_node: np.ndarray
-
-
-@njit(cache=True)
-def new_scratch(m):
-    return Scratch(np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
-                   np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
-                   np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
-                   np.empty(m, dtype=np.int64), np.empty(LANES, dtype=np.int64),
-                   np.zeros(LANES, dtype=np.int64))
 
 
 @njit(cache=True, _nrt=False)
