@@ -232,6 +232,28 @@ def test_wrong_number_of_columns():
 # --------------------------------------------------------------------------- target
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
+                                   np.int64, np.uint64])
+def test_integer_labels_are_counted_as_np_unique_sorts_them(dtype):
+    """Integer labels of a short span are counted, not sorted: the classes, their dtype and
+    every row's code are np.unique's, at the type's extremes too (where y - min overflows the
+    type unless widened) and across spans too long to count."""
+    rng = np.random.default_rng(3)
+    info = np.iinfo(dtype)
+    for case in range(40):
+        base = int(rng.choice([info.min, max(info.max - 100, 0), 0]))
+        span = int(rng.choice([1, 5, 100, 5000]))
+        steps = rng.integers(0, span, int(rng.integers(1, 300)))
+        y = np.array([min(base + int(v), info.max) for v in steps], dtype=dtype)  # exact ints
+        if case % 5 == 0:
+            y[0], y[-1] = info.min, info.max
+        classes, codes = target.sorted_labels(y)
+        expected, inverse = np.unique(y, return_inverse=True)
+        assert classes.dtype == expected.dtype
+        np.testing.assert_array_equal(classes, expected)
+        np.testing.assert_array_equal(codes, inverse.ravel())
+
+
 @pytest.mark.parametrize("y, classes, dtype_kind", [
     (["是", "否", "是"], ["否", "是"], "U"),
     (pd.Series(["是", "否", "是"]), ["否", "是"], "O"),
