@@ -11,7 +11,7 @@ from test_tree_walk import random_rows, random_tree
 from test_tree_walk_compact import _route_by_hand, _widened, _with_surrogates
 
 from rootwise import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
-from rootwise._config import CODE_DTYPE, CODE_MISSING, CODE_UNSEEN, SUBSET, UNSEEN_CODE
+from rootwise._config import CODE_DTYPE, CODE_MISSING, CODE_UNSEEN, SUBSET, THRESHOLD, UNSEEN_CODE
 from rootwise.input import columns as input_columns
 from rootwise.input import encode, tables
 from rootwise.tree import Tree
@@ -73,6 +73,16 @@ def test_blocks_split_node_by_node_and_walked_row_by_row_end_alike(n_rows):
         categorical, num, codes = _as_columns(X, n_categories)
         ends, _, _ = tree.route_columns(num, codes, tree.column_layout(categorical), tree.value)
         np.testing.assert_array_equal(ends, expected)
+
+
+def test_rows_split_together_only_in_trees_with_categorical_tests():
+    """Tree.split_min: SPLIT_MIN when a test is categorical, beyond any block otherwise."""
+    rng = np.random.default_rng(4)
+    nodes, value, pool = random_tree(rng, [0, 0], max_depth=4)
+    assert Tree(nodes, value, np.array(pool, dtype=np.int32), np.array([0, 0])).split_min() > 2**40
+    nodes, value, pool = random_tree(rng, [0, 5], max_depth=4)
+    tree = Tree(nodes, value, np.array(pool, dtype=np.int32), np.array([0, 5]))
+    assert np.any(tree.kind != THRESHOLD) and tree.split_min() == SPLIT_MIN
 
 
 def _widened_at(rng, nodes, pool, n_categories):

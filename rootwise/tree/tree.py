@@ -17,6 +17,8 @@ from . import walk_columns as column_kernels
 from .integrity import check_tree
 from .plain import number_array, number_table
 
+MAX_ROWS = np.iinfo(np.int64).max  # ``split_min`` of a tree whose rows never split together
+
 # name -> dtype of every per-node array, in a fixed order (also the JSON field order)
 NODE_FIELDS = {
     "feature": np.int32,
@@ -188,8 +190,15 @@ class Tree:
             raise ValueError(f"table has shape {table.shape}, expected ({self.node_count}, k)")
         kernel = kernels.route_rows_parallel if parallel else kernels.route_rows
         records, _, bits, detours, s_records = self._layout()
-        return kernel(X, table, check_finite, records, bits, detours, s_records, self.pool,
-                      self.n_categories)
+        return kernel(X, table, check_finite, self.split_min(), records, bits, detours, s_records,
+                      self.pool, self.n_categories)
+
+    def split_min(self) -> int:
+        """Fewest rows of a block that the walks split together at a node (``walk.SPLIT_MIN``)
+        when the tree has categorical tests; more than any block when it has threshold tests
+        alone, whose rows walk one by one faster (measured: a fully grown tree of 24,868 leaves
+        on 20 numeric columns, 10^6 rows, 94-96 ms walked against 99-121 ms split)."""
+        return kernels.SPLIT_MIN if np.any(self._layout()[0]["feature"] <= -2) else MAX_ROWS
 
     def column_layout(self, categorical: np.ndarray):
         """What the column-wise walk reads besides the rows, detours and pool (records, surrogate
@@ -248,8 +257,8 @@ class Tree:
         num.flags.writeable = codes.flags.writeable = False
         kernel = column_kernels.route_columns_parallel if parallel else column_kernels.route_columns
         detours = self._layout()[3]
-        return kernel(num, codes, n, table, records, bits, detours, s_records, self.pool,
-                      n_categories)
+        return kernel(num, codes, n, table, self.split_min(), records, bits, detours, s_records,
+                      self.pool, n_categories)
 
     def apply(self, X: np.ndarray, parallel: bool = False) -> np.ndarray:
         """Node each row of the encoded matrix ends in (a leaf, or the split node where it stops).

@@ -156,6 +156,7 @@ LANES = 8
 # in cache; the unit of work of a thread
 BLOCK = 4096
 # a node's rows of a block are split together down to this many; fewer are walked one by one
+# (``_walk_compact``; trees with categorical tests only: ``Tree.split_min``)
 SPLIT_MIN = 8
 
 
@@ -432,17 +433,19 @@ def _partition(X, n, a, e, ends, records, bits, detours, s_records, n_categories
 
 
 @njit(cache=True, _nrt=False)
-def _walk_compact(X, lo, hi, ends, check_finite, records, bits, detours, s_records, pool,
-                  n_categories, sc):
+def _walk_compact(X, lo, hi, ends, check_finite, split_min, records, bits, detours, s_records,
+                  pool, n_categories, sc):
     """Rows lo..hi-1 through the compact layout: ends[i] = the node row i ends in (a leaf, or
     the split node where it stops), or -1 for a row holding an infinite value (looked for only
     with ``check_finite``).
 
     The block's rows go down the tree together, node by node (``_partition``: one test record
     read per node, a short loop over its rows with no branch to mispredict), until a node holds
-    fewer than SPLIT_MIN of them or is a multiway test; those rows are walked one by one from
+    fewer than ``split_min`` of them or is a multiway test; those rows are walked one by one from
     there (``_walk_lanes``). Walking each row alone, the kind of test and the side taken change
-    from step to step, and a mispredicted branch costs about as much as the rest of a step."""
+    from step to step, and a mispredicted branch costs about as much as the rest of a step.
+    A tree of threshold tests alone has no kind to guess and walks its sides branch-free: there
+    the caller passes a ``split_min`` above the block (``Tree.split_min``)."""
     if check_finite:
         _mark_infinite(X, lo, hi, ends)
     else:
@@ -463,7 +466,7 @@ def _walk_compact(X, lo, hi, ends, check_finite, records, bits, detours, s_recor
             for p in range(a, e):
                 ends[sc.idx[p]] = records[n].left
             continue
-        if e - a < SPLIT_MIN or (f <= -2 and (-2 - f) & 1):  # few rows, or a multiway test
+        if e - a < split_min or (f <= -2 and (-2 - f) & 1):  # few rows, or a multiway test
             for p in range(a, e):
                 sc.tail_row[n_tail] = sc.idx[p]
                 sc.tail_node[n_tail] = n
@@ -484,13 +487,13 @@ def _walk_compact(X, lo, hi, ends, check_finite, records, bits, detours, s_recor
 
 
 @njit(cache=True)
-def _route_block(X, lo, hi, ends, table, out, check_finite, records, bits, detours, s_records,
-                 pool, n_categories, sc):
+def _route_block(X, lo, hi, ends, table, out, check_finite, split_min, records, bits, detours,
+                 s_records, pool, n_categories, sc):
     """Rows lo..hi-1: their end nodes into ``ends`` and table[end] into ``out`` (a class label,
     a distribution, a value; nothing when the table has no columns). Returns the first row with
     an infinite value, or -1."""
-    _walk_compact(X, lo, hi, ends, check_finite, records, bits, detours, s_records, pool,
-                  n_categories, sc)
+    _walk_compact(X, lo, hi, ends, check_finite, split_min, records, bits, detours, s_records,
+                  pool, n_categories, sc)
     first_inf = -1
     k = table.shape[1]
     for i in range(lo, hi):
@@ -505,7 +508,8 @@ def _route_block(X, lo, hi, ends, table, out, check_finite, records, bits, detou
 
 
 @njit(cache=True)
-def route_rows(X, table, check_finite, records, bits, detours, s_records, pool, n_categories):
+def route_rows(X, table, check_finite, split_min, records, bits, detours, s_records, pool,
+               n_categories):
     """(ends, out, first_inf): the node each row ends in (as ``apply_rows``), table[end] per row,
     and the first row holding an infinite value (-1: none, or not looked for; then ``ends`` /
     ``out`` are not meaningful for it). ``records`` .. ``s_records``: the tree's compact layout
@@ -516,16 +520,16 @@ def route_rows(X, table, check_finite, records, bits, detours, s_records, pool, 
     first_inf = -1
     sc = new_scratch(min(n, BLOCK))
     for lo in range(0, n, BLOCK):
-        bad = _route_block(X, lo, min(n, lo + BLOCK), ends, table, out, check_finite, records,
-                           bits, detours, s_records, pool, n_categories, sc)
+        bad = _route_block(X, lo, min(n, lo + BLOCK), ends, table, out, check_finite, split_min,
+                           records, bits, detours, s_records, pool, n_categories, sc)
         if bad >= 0 and first_inf < 0:
             first_inf = bad
     return ends, out, first_inf
 
 
 @njit(cache=True, parallel=True)
-def route_rows_parallel(X, table, check_finite, records, bits, detours, s_records, pool,
-                        n_categories):
+def route_rows_parallel(X, table, check_finite, split_min, records, bits, detours, s_records,
+                        pool, n_categories):
     """``route_rows`` with the blocks of rows shared among the threads (each row's result does
     not depend on the others, so it is the same)."""
     n = X.shape[0]
@@ -535,8 +539,8 @@ def route_rows_parallel(X, table, check_finite, records, bits, detours, s_record
     bad = np.empty(n_blocks, dtype=np.int64)
     for b in prange(n_blocks):
         lo = b * BLOCK
-        bad[b] = _route_block(X, lo, min(n, lo + BLOCK), ends, table, out, check_finite, records,
-                              bits, detours, s_records, pool, n_categories,
+        bad[b] = _route_block(X, lo, min(n, lo + BLOCK), ends, table, out, check_finite,
+                              split_min, records, bits, detours, s_records, pool, n_categories,
                               new_scratch(min(n - lo, BLOCK)))
     first_inf = -1
     for b in range(n_blocks):

@@ -12,16 +12,16 @@ cache. Then its rows go down the tree together, node by node (``_walk_block``): 
 the node's rows of the block are split into its two children in one short loop, which reads the
 test once and has no branch to mispredict (walking rows one at a time, the kind of test and the
 side taken change from step to step, and a mispredicted branch cost about as much as the rest
-of the step). Below SPLIT_MIN rows, and at multiway tests, the rows are walked one by one
-(``_walk_lanes``). Measured on issue 11's table (10^6 rows, one thread, CPU time): 179 -> 105 ms
-on the full tree of 9,205 leaves, 116 -> 54 ms at depth 10.
+of the step). Below ``Tree.split_min`` rows of a node, and at multiway tests, the rows are
+walked one by one (``_walk_lanes``). Measured on issue 11's table (10^6 rows, one thread, CPU
+time): 179 -> 105 ms on the full tree of 9,205 leaves, 116 -> 54 ms at depth 10.
 """
 
 import numpy as np
 from numba import njit, prange
 
 from .._config import CODE_MISSING, THRESHOLD
-from .walk import COMPACT_LEAF, LANES, SPLIT_MIN, _category, new_scratch
+from .walk import COMPACT_LEAF, LANES, _category, new_scratch
 
 BLOCK = 16384  # rows: their columns (about 120 bytes a row here) stay in the core's L2 cache
 
@@ -239,11 +239,11 @@ def _partition(num, codes, n, a, e, ends, records, bits, detours, s_records, n_c
 
 
 @njit(cache=True, _nrt=False)
-def _walk_block(num, codes, lo, hi, ends, records, bits, detours, s_records, pool,
+def _walk_block(num, codes, lo, hi, ends, split_min, records, bits, detours, s_records, pool,
                 n_categories, sc):
     """Rows lo..hi-1 through the tree: ends[i] = the node row i ends in. The block's rows go
     down together, split node by node (``_partition``: one test record read per node, a short
-    loop over its rows with no branch to mispredict), until a node holds fewer than SPLIT_MIN
+    loop over its rows with no branch to mispredict), until a node holds fewer than split_min
     of them or is a multiway test; those rows are walked one by one from there
     (``_walk_lanes``). The same steps as the walk alone, so the same end nodes."""
     m = hi - lo
@@ -260,7 +260,7 @@ def _walk_block(num, codes, lo, hi, ends, records, bits, detours, s_records, poo
             for p in range(a, e):
                 ends[sc.idx[p]] = records[n].left
             continue
-        if e - a < SPLIT_MIN or (f <= -2 and (-2 - f) & 1):  # few rows, or a multiway test
+        if e - a < split_min or (f <= -2 and (-2 - f) & 1):  # few rows, or a multiway test
             for p in range(a, e):
                 sc.tail_row[n_tail] = sc.idx[p]
                 sc.tail_node[n_tail] = n
@@ -281,13 +281,13 @@ def _walk_block(num, codes, lo, hi, ends, records, bits, detours, s_records, poo
 
 
 @njit(cache=True)
-def _route_block(num, codes, lo, hi, ends, table, out, records, bits, detours, s_records, pool,
-                 n_categories, sc):
+def _route_block(num, codes, lo, hi, ends, table, out, split_min, records, bits, detours,
+                 s_records, pool, n_categories, sc):
     """Rows lo..hi-1: scanned, walked, their end nodes into ``ends`` and table[end] into ``out``.
     Returns the first row holding an infinite value, or -1."""
     first_inf = _scan_block(num, codes, lo, hi)
-    _walk_block(num, codes, lo, hi, ends, records, bits, detours, s_records, pool, n_categories,
-                sc)
+    _walk_block(num, codes, lo, hi, ends, split_min, records, bits, detours, s_records, pool,
+                n_categories, sc)
     k = table.shape[1]
     for i in range(lo, hi):
         e = ends[i]
@@ -297,7 +297,8 @@ def _route_block(num, codes, lo, hi, ends, table, out, records, bits, detours, s
 
 
 @njit(cache=True)
-def route_columns(num, codes, n, table, records, bits, detours, s_records, pool, n_categories):
+def route_columns(num, codes, n, table, split_min, records, bits, detours, s_records, pool,
+                  n_categories):
     """(ends, out, first_inf) for ``n`` rows given column-wise: as ``walk.route_rows`` (infinite
     values are always looked for; an infinite value is routed as a number meanwhile)."""
     ends = np.empty(n, dtype=np.int64)
@@ -305,16 +306,16 @@ def route_columns(num, codes, n, table, records, bits, detours, s_records, pool,
     first_inf = -1
     sc = new_scratch(min(n, BLOCK))
     for lo in range(0, n, BLOCK):
-        bad = _route_block(num, codes, lo, min(n, lo + BLOCK), ends, table, out, records, bits,
-                           detours, s_records, pool, n_categories, sc)
+        bad = _route_block(num, codes, lo, min(n, lo + BLOCK), ends, table, out, split_min,
+                           records, bits, detours, s_records, pool, n_categories, sc)
         if bad >= 0 and first_inf < 0:
             first_inf = bad
     return ends, out, first_inf
 
 
 @njit(cache=True, parallel=True)
-def route_columns_parallel(num, codes, n, table, records, bits, detours, s_records, pool,
-                           n_categories):
+def route_columns_parallel(num, codes, n, table, split_min, records, bits, detours, s_records,
+                           pool, n_categories):
     """``route_columns`` with the blocks of rows shared among the threads (same result)."""
     ends = np.empty(n, dtype=np.int64)
     out = np.empty((n, table.shape[1]), dtype=table.dtype)
@@ -322,8 +323,8 @@ def route_columns_parallel(num, codes, n, table, records, bits, detours, s_recor
     bad = np.empty(n_blocks, dtype=np.int64)
     for b in prange(n_blocks):
         lo = b * BLOCK
-        bad[b] = _route_block(num, codes, lo, min(n, lo + BLOCK), ends, table, out, records,
-                              bits, detours, s_records, pool, n_categories,
+        bad[b] = _route_block(num, codes, lo, min(n, lo + BLOCK), ends, table, out, split_min,
+                              records, bits, detours, s_records, pool, n_categories,
                               new_scratch(min(n - lo, BLOCK)))
     first_inf = -1
     for b in range(n_blocks):
