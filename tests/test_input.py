@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -252,6 +253,20 @@ def test_integer_labels_are_counted_as_np_unique_sorts_them(dtype):
         assert classes.dtype == expected.dtype
         np.testing.assert_array_equal(classes, expected)
         np.testing.assert_array_equal(codes, inverse.ravel())
+
+
+def test_many_classes_warn_for_numbers_and_strings_not_for_other_objects():
+    """More than half of the labels distinct: scikit-learn's warning for numbers (and numpy
+    strings), none for object labels that are not numbers (as before labels were counted)."""
+    many = np.arange(25)
+    with pytest.warns(UserWarning, match="unique classes is greater than 50%"):
+        target.encode_target(many, 25)
+    with pytest.warns(UserWarning, match="unique classes is greater than 50%"):
+        target.encode_target(np.array([f"c{i}" for i in many]), 25)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        target.encode_target(np.array([f"c{i}" for i in many], dtype=object), 25)
+        target.encode_target(np.arange(30) % 10, 30)  # a third of them distinct
 
 
 @pytest.mark.parametrize("y, classes, dtype_kind", [

@@ -11,10 +11,11 @@ from test_tree_walk import random_rows, random_tree
 from test_tree_walk_compact import _route_by_hand, _widened, _with_surrogates
 
 from rootwise import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
-from rootwise._config import CODE_DTYPE, CODE_MISSING, CODE_UNSEEN, SUBSET, THRESHOLD, UNSEEN_CODE
+from rootwise._config import CODE_DTYPE, CODE_MISSING, CODE_UNSEEN, MULTIWAY, SUBSET, UNSEEN_CODE
 from rootwise.input import columns as input_columns
 from rootwise.input import encode, tables
 from rootwise.tree import Tree
+from rootwise.tree.tree import MAX_ROWS
 from rootwise.tree.walk import SPLIT_MIN
 from rootwise.tree.walk_columns import BLOCK
 
@@ -75,14 +76,18 @@ def test_blocks_split_node_by_node_and_walked_row_by_row_end_alike(n_rows):
         np.testing.assert_array_equal(ends, expected)
 
 
-def test_rows_split_together_only_in_trees_with_categorical_tests():
-    """Tree.split_min: SPLIT_MIN when a test is categorical, beyond any block otherwise."""
+def test_rows_split_together_only_in_trees_with_subset_tests():
+    """Tree.split_min: SPLIT_MIN when a test is a subset test, beyond any block otherwise
+    (thresholds alone, or multiway tests, which are walked one by one)."""
     rng = np.random.default_rng(4)
-    nodes, value, pool = random_tree(rng, [0, 0], max_depth=4)
-    assert Tree(nodes, value, np.array(pool, dtype=np.int32), np.array([0, 0])).split_min() > 2**40
-    nodes, value, pool = random_tree(rng, [0, 5], max_depth=4)
-    tree = Tree(nodes, value, np.array(pool, dtype=np.int32), np.array([0, 5]))
-    assert np.any(tree.kind != THRESHOLD) and tree.split_min() == SPLIT_MIN
+    seen = set()
+    for _ in range(40):
+        nodes, value, pool = random_tree(rng, [0, 5], max_depth=4)
+        tree = Tree(nodes, value, np.array(pool, dtype=np.int32), np.array([0, 5]))
+        has_subset = bool(np.any(tree.kind == SUBSET))
+        seen.add((has_subset, bool(np.any(tree.kind == MULTIWAY))))
+        assert tree.split_min() == (SPLIT_MIN if has_subset else MAX_ROWS)
+    assert {(True, False), (False, True), (False, False)} <= seen
 
 
 def _widened_at(rng, nodes, pool, n_categories):

@@ -14,7 +14,7 @@ from test_tree_walk import random_rows, random_tree
 from rootwise import CARTClassifier, CARTRegressor
 from rootwise._config import LEAF, MISSING_STOP, SUBSET, THRESHOLD
 from rootwise.tree import NODE_FIELDS, Tree
-from rootwise.tree.walk import BLOCK, apply_rows
+from rootwise.tree.walk import BLOCK, SPLIT_MIN, apply_rows
 
 
 def _reference_ends(tree, X):
@@ -323,3 +323,29 @@ def test_surrogates_and_wide_category_sets_match_routing_by_hand(seed):
             assert first_inf == -1
             np.testing.assert_array_equal(ends, expected)
             np.testing.assert_array_equal(out, tree.value[expected])
+
+
+@pytest.mark.parametrize("n_rows", [0, 1, SPLIT_MIN - 1, SPLIT_MIN, SPLIT_MIN + 1, 40, 300])
+def test_rows_split_together_end_as_routed_by_hand_and_infinite_rows_are_reported(n_rows):
+    """The matrix walk of trees with subset tests splits a block's rows together down to
+    SPLIT_MIN: at every size around it each finite row ends where routing by hand ends, and
+    rows holding an infinity (left out of the split) are reported, the first of them."""
+    for seed in range(15):
+        rng = np.random.default_rng(700 + seed)
+        nodes, value, pool = random_tree(rng, [0, 3, 0, 70], max_depth=6)
+        n_categories = [0, 3, 0, 70]
+        sur = _with_surrogates(rng, nodes, pool, n_categories)
+        tree = Tree(nodes, value, np.array(pool, dtype=np.int32), np.array(n_categories), sur)
+        X = random_rows(rng, n_categories, n_rows)
+        bad = rng.random(n_rows) < 0.2
+        finite = X.copy()
+        X[bad, 0] = np.inf
+        expected = np.array([_route_by_hand(row, nodes, pool, n_categories, sur) for row in X],
+                            dtype=np.int64)
+        for parallel in (False, True):
+            ends, _, first_inf = tree.route(X, tree.value, parallel=parallel)
+            assert first_inf == (int(np.flatnonzero(bad)[0]) if bad.any() else -1)
+            np.testing.assert_array_equal(ends[~bad], expected[~bad])
+            ends, _, _ = tree.route(finite, tree.value, parallel=parallel, check_finite=False)
+            np.testing.assert_array_equal(ends, [_route_by_hand(row, nodes, pool, n_categories,
+                                                                sur) for row in finite])

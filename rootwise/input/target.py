@@ -40,7 +40,7 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
             f"y has {len(rows)} missing label(s) (rows {rows[:5].tolist()}"
             f"{'...' if len(rows) > 5 else ''}); every row needs a class label."
         )
-    _check_discrete(y)
+    numbers = _check_discrete(y)
     try:
         classes, codes = sorted_labels(y)
     except TypeError:  # labels of mixed types, which numpy cannot sort
@@ -48,7 +48,8 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
 
         classes = _ordered_mixed(pd.unique(y))
         codes = pd.Index(classes, dtype=object).get_indexer(y)
-    _warn_if_continuous(len(y), len(classes))
+    if numbers:
+        _warn_if_continuous(len(y), len(classes))
     return classes, codes.astype(np.int64).ravel()
 
 
@@ -60,8 +61,8 @@ def sorted_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         lo = int(y.min())
         span = int(y.max()) - lo  # Python integers: no overflow
         if span <= 4 * len(y) + 1024:
-            # y - lo in y's own type: every value is >= lo and the span is short, so it fits
-            # (an int8 127 - -128 would not: those go through int64 first)
+            # y - lo in a 64-bit type: every value is >= lo and the span is short, so it fits;
+            # narrower types are widened first (an int8 127 - -128 would wrap around)
             wide = y if y.dtype.itemsize == 8 else y.astype(np.int64)
             offset = (wide - wide.dtype.type(lo)).astype(np.intp)
             present = np.flatnonzero(np.bincount(offset, minlength=span + 1))
@@ -146,11 +147,12 @@ def _list_to_array(y) -> np.ndarray:
     return cells
 
 
-def _check_discrete(y: np.ndarray) -> None:
-    """Refuse a continuous (regression) target; any non-numeric hashable labels are fine."""
+def _check_discrete(y: np.ndarray) -> bool:
+    """Refuse a continuous (regression) target; any non-numeric hashable labels are fine.
+    Returns whether the many-classes warning applies (not to objects other than numbers)."""
     if y.dtype.kind == "O":
         if not all(_label_family(v) in ("int", "float") for v in y):
-            return  # strings, booleans, mixed or other objects: discrete by nature
+            return False  # strings, booleans, mixed or other objects: discrete by nature
         y = np.array(y.tolist())
     if y.dtype.kind == "c":
         raise ValueError("Complex data not supported in y.")
@@ -161,6 +163,7 @@ def _check_discrete(y: np.ndarray) -> None:
         raise ValueError("Unknown label type: continuous. Maybe you are trying to fit a "
                          "classifier, which expects discrete classes on a regression target "
                          "with continuous values.")
+    return True
 
 
 def _warn_if_continuous(n: int, n_classes: int) -> None:

@@ -170,7 +170,7 @@ class Tree:
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        for derived in ("_compact", "_columns", "_distribution", "_majority"):
+        for derived in ("_compact", "_columns", "_distribution", "_majority", "_split_min"):
             state.pop(derived, None)
         return state
 
@@ -195,10 +195,16 @@ class Tree:
 
     def split_min(self) -> int:
         """Fewest rows of a block that the walks split together at a node (``walk.SPLIT_MIN``)
-        when the tree has categorical tests; more than any block when it has threshold tests
-        alone, whose rows walk one by one faster (measured: a fully grown tree of 24,868 leaves
-        on 20 numeric columns, 10^6 rows, 94-96 ms walked against 99-121 ms split)."""
-        return kernels.SPLIT_MIN if np.any(self._layout()[0]["feature"] <= -2) else MAX_ROWS
+        when the tree has subset tests; more than any block otherwise: rows through threshold
+        tests alone walk one by one faster (measured: a fully grown tree of 24,868 leaves on 20
+        numeric columns, 10^6 rows, 94-96 ms walked against 99-121 ms split), and a multiway
+        test is walked one by one anyway. Kept with the layout."""
+        kept = self.__dict__.get("_split_min")
+        if kept is None:
+            v = -2 - self._layout()[0]["feature"].astype(np.int64)
+            subset = np.any((v >= 0) & (v % 2 == 0))  # feature <= -2, even v: a subset test
+            kept = self._split_min = kernels.SPLIT_MIN if subset else MAX_ROWS
+        return kept
 
     def column_layout(self, categorical: np.ndarray):
         """What the column-wise walk reads besides the rows, detours and pool (records, surrogate

@@ -156,7 +156,7 @@ LANES = 8
 # in cache; the unit of work of a thread
 BLOCK = 4096
 # a node's rows of a block are split together down to this many; fewer are walked one by one
-# (``_walk_compact``; trees with categorical tests only: ``Tree.split_min``)
+# (``_walk_lanes``; in trees with subset tests only: ``Tree.split_min``)
 SPLIT_MIN = 8
 
 
@@ -356,8 +356,9 @@ def _walk_lanes(X, rows, starts, count, ends, records, bits, detours, s_records,
 
 
 class Scratch(NamedTuple):
-    """Working arrays of one block of rows (``new_scratch``): its rows by segment, the segments
-    still to split, the rows left to walk one by one with their records, and the lanes."""
+    """Working arrays of one block of rows (``new_scratch``): its rows by segment (idx; right:
+    a split's child-1 rows while it is written), the segments still to split, the rows left to
+    walk one by one with their records, and the lanes."""
 
     idx: np.ndarray
     right: np.ndarray
@@ -372,6 +373,7 @@ class Scratch(NamedTuple):
 
 @njit(cache=True)
 def new_scratch(m):
+    """The working arrays of a block of at most m rows."""
     return Scratch(np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
                    np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
                    np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
@@ -383,7 +385,9 @@ def new_scratch(m):
 def _partition(X, n, a, e, ends, records, bits, detours, s_records, n_categories, sc):
     """The rows sc.idx[a:e] at binary test record n split by its test: those of child 0 first,
     then those of child 1 (in any order: each row's end is its own); a row that stops here gets
-    ends[row] = the node. Returns (rows of child 0, rows of child 1)."""
+    ends[row] = the node. Returns (rows of child 0, rows of child 1). A detour gives 0, 1 or a
+    negative stop at a binary test (``integrity.check_tree`` refuses any other missing_branch,
+    surrogate side or category entry): the write positions below rely on it."""
     seg = sc.idx[a:e]  # views indexed from 0 and unsigned positions: no negative-index fix-ups
     right = sc.right
     n_left = 0
@@ -433,6 +437,43 @@ def _partition(X, n, a, e, ends, records, bits, detours, s_records, n_categories
 
 
 @njit(cache=True, _nrt=False)
+def _push(sc, top, n, a, e):
+    """Segment [a, e) of sc.idx at record n onto the stack, unless empty; returns the top. The
+    segments on the stack are disjoint and non-empty: never more than the block's rows."""
+    if e > a:
+        sc.seg_node[top], sc.seg_lo[top], sc.seg_hi[top] = n, a, e
+        top += 1
+    return top
+
+
+@njit(cache=True, _nrt=False)
+def _push_children(sc, top, left, a, n_left, n_right):
+    """A split segment's children (records left and left + 1) onto the stack, child 0 on top:
+    it is split next, and its records follow the parent's. Returns the top."""
+    top = _push(sc, top, left + 1, a + n_left, a + n_left + n_right)
+    return _push(sc, top, left, a, a + n_left)
+
+
+@njit(cache=True, _nrt=False)
+def _settle(n, a, e, split_min, records, ends, sc, n_tail):
+    """A segment [a, e) of sc.idx at record n that is not split: at a leaf its rows end there;
+    with fewer than ``split_min`` rows, or at a multiway test, they join the rows walked one by
+    one (sc.tail_row, from record n). Returns (rows in the tail, whether it was settled)."""
+    f = records[n].feature
+    if f == COMPACT_LEAF:
+        for p in range(a, e):
+            ends[sc.idx[p]] = records[n].left
+        return n_tail, True
+    if e - a < split_min or (f <= -2 and (-2 - f) & 1):  # few rows, or a multiway test
+        for p in range(a, e):
+            sc.tail_row[n_tail] = sc.idx[p]
+            sc.tail_node[n_tail] = n
+            n_tail += 1
+        return n_tail, True
+    return n_tail, False
+
+
+@njit(cache=True, _nrt=False)
 def _walk_compact(X, lo, hi, ends, check_finite, split_min, records, bits, detours, s_records,
                   pool, n_categories, sc):
     """Rows lo..hi-1 through the compact layout: ends[i] = the node row i ends in (a leaf, or
@@ -455,33 +496,16 @@ def _walk_compact(X, lo, hi, ends, check_finite, split_min, records, bits, detou
         if ends[i] != -1:
             sc.idx[m] = i
             m += 1
-    sc.seg_node[0], sc.seg_lo[0], sc.seg_hi[0] = 0, 0, m
-    top = 1 if m > 0 else 0
+    top = _push(sc, 0, 0, 0, m)
     n_tail = 0
     while top > 0:
         top -= 1
         n, a, e = sc.seg_node[top], sc.seg_lo[top], sc.seg_hi[top]
-        f = records[n].feature
-        if f == COMPACT_LEAF:
-            for p in range(a, e):
-                ends[sc.idx[p]] = records[n].left
-            continue
-        if e - a < split_min or (f <= -2 and (-2 - f) & 1):  # few rows, or a multiway test
-            for p in range(a, e):
-                sc.tail_row[n_tail] = sc.idx[p]
-                sc.tail_node[n_tail] = n
-                n_tail += 1
-            continue
-        n_left, n_right = _partition(X, n, a, e, ends, records, bits, detours, s_records,
-                                     n_categories, sc)
-        left = records[n].left
-        if n_right > 0:  # disjoint non-empty segments: never more than m on the stack
-            sc.seg_node[top], sc.seg_lo[top], sc.seg_hi[top] = left + 1, a + n_left, \
-                a + n_left + n_right
-            top += 1
-        if n_left > 0:  # child 0 is split next: its records follow the parent's
-            sc.seg_node[top], sc.seg_lo[top], sc.seg_hi[top] = left, a, a + n_left
-            top += 1
+        n_tail, settled = _settle(n, a, e, split_min, records, ends, sc, n_tail)
+        if not settled:
+            n_left, n_right = _partition(X, n, a, e, ends, records, bits, detours, s_records,
+                                         n_categories, sc)
+            top = _push_children(sc, top, records[n].left, a, n_left, n_right)
     _walk_lanes(X, sc.tail_row, sc.tail_node, n_tail, ends, records, bits, detours, s_records,
                 pool, n_categories, sc.lane_row, sc.lane_node)
 

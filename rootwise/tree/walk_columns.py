@@ -21,9 +21,10 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import CODE_MISSING, THRESHOLD
-from .walk import COMPACT_LEAF, LANES, _category, new_scratch
+from .walk import COMPACT_LEAF, LANES, _category, _push, _push_children, _settle, new_scratch
 
-BLOCK = 16384  # rows: their columns (about 120 bytes a row here) stay in the core's L2 cache
+# rows: on issue 11's table (about 120 bytes a row) a block's columns stay in the core's L2 cache
+BLOCK = 16384
 
 
 def column_records(records, s_records, slot):
@@ -124,7 +125,7 @@ def _scan_block(num, codes, lo, hi):
 @njit(cache=True, _nrt=False)
 def _walk_lanes(num, codes, rows, starts, count, ends, records, bits, detours, s_records, pool,
                 n_categories, lane_row, lane_node):
-    """``walk._walk_compact`` on columns, for rows[0..count-1], row rows[k] from record
+    """``walk._walk_lanes`` on columns, for rows[0..count-1], row rows[k] from record
     starts[k]: ends[row] = the node it ends in. ``n_categories`` per row of ``codes``;
     ``records`` and ``s_records`` from ``column_records``; lane_row, lane_node: LANES each."""
     nxt = 0
@@ -186,9 +187,9 @@ def _walk_lanes(num, codes, rows, starts, count, ends, records, bits, detours, s
 
 @njit(cache=True, _nrt=False)
 def _partition(num, codes, n, a, e, ends, records, bits, detours, s_records, n_categories, sc):
-    """The rows sc.idx[a:e] at binary test record n split by its test: those of child 0 first,
-    then those of child 1 (in any order: each row's end is its own); a row that stops here gets
-    ends[row] = the node. Returns (rows of child 0, rows of child 1)."""
+    """``walk._partition`` on columns: the rows sc.idx[a:e] at binary test record n split by its
+    test, child 0's first; a row that stops here gets ends[row] = the node. Returns (rows of
+    child 0, rows of child 1)."""
     seg = sc.idx[a:e]  # views indexed from 0 and unsigned positions: no negative-index fix-ups
     right = sc.right
     n_left = 0
@@ -249,33 +250,16 @@ def _walk_block(num, codes, lo, hi, ends, split_min, records, bits, detours, s_r
     m = hi - lo
     for p in range(m):
         sc.idx[p] = lo + p
-    sc.seg_node[0], sc.seg_lo[0], sc.seg_hi[0] = 0, 0, m
-    top = 1
+    top = _push(sc, 0, 0, 0, m)
     n_tail = 0
     while top > 0:
         top -= 1
         n, a, e = sc.seg_node[top], sc.seg_lo[top], sc.seg_hi[top]
-        f = records[n].feature
-        if f == COMPACT_LEAF:
-            for p in range(a, e):
-                ends[sc.idx[p]] = records[n].left
-            continue
-        if e - a < split_min or (f <= -2 and (-2 - f) & 1):  # few rows, or a multiway test
-            for p in range(a, e):
-                sc.tail_row[n_tail] = sc.idx[p]
-                sc.tail_node[n_tail] = n
-                n_tail += 1
-            continue
-        n_left, n_right = _partition(num, codes, n, a, e, ends, records, bits, detours,
-                                     s_records, n_categories, sc)
-        left = records[n].left
-        if n_right > 0:  # disjoint non-empty segments: never more than m on the stack
-            sc.seg_node[top], sc.seg_lo[top], sc.seg_hi[top] = left + 1, a + n_left, \
-                a + n_left + n_right
-            top += 1
-        if n_left > 0:  # child 0 is split next: its records follow the parent's
-            sc.seg_node[top], sc.seg_lo[top], sc.seg_hi[top] = left, a, a + n_left
-            top += 1
+        n_tail, settled = _settle(n, a, e, split_min, records, ends, sc, n_tail)
+        if not settled:
+            n_left, n_right = _partition(num, codes, n, a, e, ends, records, bits, detours,
+                                         s_records, n_categories, sc)
+            top = _push_children(sc, top, records[n].left, a, n_left, n_right)
     _walk_lanes(num, codes, sc.tail_row, sc.tail_node, n_tail, ends, records, bits, detours,
                 s_records, pool, n_categories, sc.lane_row, sc.lane_node)
 
