@@ -125,7 +125,7 @@ def _has_rows_known(direction, n, need):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def primary_directions(seg, start, end, j, kind, threshold, sides, X, feat, cut, by_row,
                        direction, known_w):
     """``route.primary_branches``, read from the column as the node holds it where it can: a

@@ -79,7 +79,7 @@ def primary_masses(seg, start, end, direction):
     return m0, m1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def by_surrogates(seg, start, end, X, direction, n_s, sur_feature, sur_kind, sur_threshold,
                   sur_left, sur_sides):
     """Rows without a primary branch take the first surrogate (in rank order) that gives them

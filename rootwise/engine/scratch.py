@@ -64,9 +64,9 @@ class WideScratch(NamedTuple):
 
 class Scratch(NamedTuple):
     """All of it. A kernel called per column receives only the part it reads (``scan``,
-    ``subset``, ``ent``, ``wide``): numba passes a bundle as its arrays' fields one by one, so
-    handing the whole of it to a per-column call cost more than the column's scan at small
-    nodes."""
+    ``subset``, ``ent``, ``wide``), or is inlined into its caller (``bundles``, "Argument
+    copies"): numba passes a bundle as its arrays' fields one by one, so handing the whole of
+    it to a per-column call cost more than the column's scan at small nodes."""
 
     scan: ScanScratch
     subset: SubsetScratch  # the subset search's

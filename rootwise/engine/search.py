@@ -11,7 +11,9 @@ A column is searched by its kind (``bundles.Features.search``):
 
 Per column the candidate's scores go into the ``Candidates`` arrays; the test itself (a presorted
 column's threshold, or a subset's side per category) is made for the chosen column only (``search``,
-``chosen_sides``).
+``chosen_sides``). ``search`` and the stages it runs per column are inlined (``inline="always"``)
+into ``loop._find_split``: a call copies every bundle it passes, word by word (``bundles``,
+"Argument copies").
 """
 
 from typing import NamedTuple
@@ -95,7 +97,7 @@ def _record(cand, j, gain, iv, ratio, rho, admissible):
     cand.admissible[j] = admissible
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W):
     """J48's cut on presorted column j (slot s, its n known words from ``start``)."""
     known_w = 0.0
@@ -131,7 +133,7 @@ def _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W):
     cand.cuts[j] = cuts
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, W, w_row, unit):
     """Every available presorted continuous column's best cut. One call per node: the loop over
     columns is here so that the calls per column pass a few arrays (``scratch.Scratch``)."""
@@ -162,7 +164,7 @@ def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, 
         cand.position[j] = i  # the threshold is placed for the chosen column only (``search``)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _subset_sides(stats, p, params, side, sub):
     """The best subset's side of each entry (``subsets``); False when none is admissible."""
     if params.regression:
@@ -171,7 +173,7 @@ def _subset_sides(stats, p, params, side, sub):
                                      params.max_exhaustive, side, sub)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit):
     """Every available BINNED or WIDE column's best test from its entries (``_coded_test``;
     ``unit``: every weight at the node is 0 or 1, so the entries hold counts).
@@ -270,7 +272,7 @@ def _class_bound(stats, p, W, best, criterion, parent):
     return bound + 1e-9 + 1e-14 * p < best - TIE_TOLERANCE
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit):
     """Column j's best test from its p entries: a categorical column's test (one branch per
     category, or the best subset against the rest), or a binned continuous column's cut between
@@ -318,7 +320,7 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit
         cand.position[j] = codes[e]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, unit, slot):
     """Every available column's best test at the node [start, end) of weight W; returns (chosen
     column or -1, its score) under the selection rule. ``w_row``: the rows' weights at the node
@@ -348,7 +350,7 @@ def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, 
     return j, chosen_score
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def chosen_sides(seg, start, end, j, rows, feat, params, scr, out):
     """The branch of each category of the chosen subset test on column j (out[code]: 0, 1, or
     -1 for a category absent at the node), remade from the column's entries."""

@@ -460,7 +460,7 @@ def _fill_proxies_gini_two(words, s, start, n, min_leaf, scratch):
         proxy[i] = sq_left / w_left + sq_right / w_right
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, scratch):
     """Best cut for squared error (``thresholds.best_threshold_regression`` over the words): the
     first boundary whose proxy (sum_l wy)^2 / W_l + (sum_r wy)^2 / W_r beats the best by

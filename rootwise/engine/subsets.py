@@ -82,7 +82,7 @@ def _decrease(parent, left, total, right, criterion):
         - (w_right / w_all) * impurity(right, criterion)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def stable_order(key, items, m, scr):
     """scr.order[:m] = items[:m] sorted by key[item], ties keeping their order (``np.argsort(...,
     kind="mergesort")`` of the keys, applied to the items): insertion sort for a few; else the
@@ -592,7 +592,7 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
     return current
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def best_subset_regression_entries(stats, p, min_leaf, side_of, scr):
     """The best subset split of p entries of (sum w, sum w y, sum w y^2), categories ordered by
     mean y (Breiman): writes each entry's side into ``side_of`` (0 left, 1 right, -1 without

@@ -8,7 +8,8 @@ A surrogate is kept when its adjusted agreement exceeds MIN_ADJUSTED_AGREEMENT a
 least ``min_side`` primary-known rows each way; kept ones rank by agreement to 12 decimals, ties to
 the lower column. Rows of weight 0 take no part. A presorted column is scanned over its words
 (``sorted_scan.scan_surrogate``); binned and WIDE columns from their surrogate entries
-(``entries``, ``entry_scan``).
+(``entries``, ``entry_scan``). The per-column stages are inlined into ``search_surrogates``, and
+it into ``chosen.route`` (``bundles``, "Argument copies").
 """
 
 from typing import NamedTuple
@@ -52,7 +53,7 @@ def heavier(m0, m1):
     return 1 if m1 > m0 else 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majority_branch, rows,
                       feat, params, scr, sc):
     """Every other column's surrogate of the primary split on column ``primary``; returns how
@@ -114,7 +115,7 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
     return _rank(sc, d, params)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _entry_surrogate(f, codes, se_w, se_n, p, side0, side1, majority_branch, feat, params, side,
                      sc):
     """Column f's surrogate from its p surrogate entries (side0/side1: its known weight per
@@ -146,7 +147,7 @@ def _entry_surrogate(f, codes, se_w, se_n, p, side0, side1, majority_branch, fea
     return agree
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _keep(sc, f, agree, total, majority, params):
     """Column f's surrogate is a candidate when its adjusted agreement is high enough."""
     agreement = agree / total
@@ -177,7 +178,7 @@ def _rank(sc, d, params):
     return count
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc, out):
     """The branch of each category of the SUBSET surrogate on column f (out[code]; -1: none),
     remade from its surrogate entries."""
