@@ -25,8 +25,8 @@ the scan scratch and ``search.Candidates``: some 400 words each) and per node in
 and the surrogates copied several thousand words per node: two fifths of a fully grown
 regression fit of 10^5 rows (1.46 -> 0.85 s when they went). So ``search.search``, the
 stages ``chosen.route`` calls (the surrogate search among them), and the stages they run per
-column are ``inline="always"``: numba inlines them into their ``_nrt=False`` caller before typing, and a
-bundle's fields are then read where they lie. They are not inlined into the growth loop
+column are ``inline="always"``: numba inlines them into their ``_nrt=False`` caller before
+typing, and a bundle's fields are then read where they lie. They are not inlined into the growth loop
 (``loop._grow_from``): it counts references (it allocates), and every array an inlined stage
 names would cost it two atomic operations per node (measured: a regression fit 0.86 -> 1.33 s).
 """
