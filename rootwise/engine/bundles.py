@@ -19,16 +19,16 @@ kept balance out anyway; every array they see belongs to ``loop.fit``'s caller f
 fit. numba lets a function without the flag inherit it from the first caller that compiles it,
 so a kernel that allocates and is called from one of them says ``_nrt=True`` explicitly.
 
-Argument copies. A call passes each array of a bundle as its fields (7 words for a 1-D array, 9
-for a 2-D one), on the stack: the calls made per column at every node (``Features``, ``Params``,
-the scan scratch and ``search.Candidates``: some 400 words each) and per node inside the search
-and the surrogates copied several thousand words per node: two fifths of a fully grown
-regression fit of 10^5 rows (1.46 -> 0.85 s when they went). So ``search.search``, the
-stages ``chosen.route`` calls (the surrogate search among them), and the stages they run per
-column are ``inline="always"``: numba inlines them into their ``_nrt=False`` caller before
-typing, and a bundle's fields are then read where they lie. They are not inlined into the growth loop
-(``loop._grow_from``): it counts references (it allocates), and every array an inlined stage
-names would cost it two atomic operations per node (measured: a regression fit 0.86 -> 1.33 s).
+Argument copies. A call passes each array of a bundle as its fields (7 words for a 1-D array, 9 for
+a 2-D one), on the stack: the calls made per column at every node (``Features``, ``Params``, the
+scan scratch and ``search.Candidates``: some 400 words each) and per node inside the search and the
+surrogates copied several thousand words per node: two fifths of a fully grown regression fit of
+10^5 rows (1.46 -> 0.85 s when they went). So ``search.search``, the stages ``chosen.route`` calls
+(the surrogate search among them), and the stages they run per column are ``inline="always"``:
+numba inlines them into their ``_nrt=False`` caller before typing, and a bundle's fields are then
+read where they lie. They are not inlined into the growth loop (``loop._grow_from``): it counts
+references (it allocates), and every array an inlined stage names would cost it two atomic
+operations per node (measured: a regression fit 0.86 -> 1.33 s).
 """
 
 from typing import NamedTuple
