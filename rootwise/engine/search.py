@@ -38,9 +38,10 @@ from .j48 import (
     split_point_sorted,
 )
 from .j48 import choose as release8_choose
+from .release8_scan import release8_totals, scan_release8
 from .scores import choose, score
 from .segments import ROW_MASK
-from .sorted_scan import known_length, scan_class, scan_regression, scan_release8
+from .sorted_scan import known_length, scan_class, scan_regression
 from .subsets import best_subset_class_entries, best_subset_regression_entries
 from .thresholds import midpoint
 
@@ -100,9 +101,7 @@ def _record(cand, j, gain, iv, ratio, rho, admissible):
 @njit(cache=True, _nrt=False, inline="always")
 def _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W):
     """J48's cut on presorted column j (slot s, its n known words from ``start``)."""
-    known_w = 0.0
-    for i in range(start, start + n):
-        known_w += w_row[words[s, i] & ROW_MASK]
+    known_w = release8_totals(words, s, start, n, w_row, params.n_classes, scan.right)
     min_split = min_split_size(known_w, params.n_classes, params.r8_min_objects,
                                MIN_SPLIT_SHARE, MIN_SPLIT_CAP)
     if 2.0 * min_split - n > SMALL:  # J48 counts rows here, not weight

@@ -15,6 +15,9 @@ Every array holds the node's rows in ascending row order (the reference builder'
          bit 52      TIE: same value as the word before it
          bit 53      END: not a known value of positive weight (missing, or a row of weight 0);
                      such rows come last in every column, in row order
+         bit 54      FAR: the value exceeds the previous known value of the whole column by more
+                     than J48's 1e-5 (``j48.DISTINCT``), so it does for every row before it in
+                     any segment: release 8's scan sees a cut there without reading the values
 
 A column is sorted once per fit (once for all the folds of a cross-validation: ``presort``); a
 split partitions every column's segment stably into the children's segments, so each stays
@@ -34,6 +37,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .j48 import DISTINCT
 from .radix import radix_argsort_keys
 
 ROW_MASK = 0xFFFFFFFF
@@ -42,6 +46,8 @@ CODE_MASK = 0xFFFFF  # 20 bits: up to 1,048,576 classes in a word
 TIE_SHIFT = 52
 TIE_BIT = 1 << TIE_SHIFT
 END_BIT = 1 << 53
+FAR_SHIFT = 54
+FAR_BIT = 1 << FAR_SHIFT
 MAX_CLASSES = CODE_MASK + 1
 MAX_ROWS = ROW_MASK + 1
 
@@ -69,6 +75,12 @@ def row_of(word):
 def tied(word):
     """1 when the word's value equals the previous word's (in its column's order)."""
     return (word >> TIE_SHIFT) & 1
+
+
+@njit(cache=True, _nrt=False)
+def far(word):
+    """1 when the word's value is more than 1e-5 above every earlier word's (FAR)."""
+    return (word >> FAR_SHIFT) & 1
 
 
 @njit(cache=True, _nrt=False)
@@ -113,6 +125,8 @@ def presort_column(column, w, yc, out):
             word |= np.int64(yc[r]) << CODE_SHIFT
         if i > 0 and keys[i] == keys[i - 1]:  # equal keys are equal values (-0.0 == 0.0)
             word |= TIE_BIT
+        elif i > 0 and values[order[i - 1]] + DISTINCT < values[order[i]]:
+            word |= FAR_BIT
         out[i] = word
     for p in range(m, n):  # the others were stored last row first
         r = ids[n - 1 - (p - m)]

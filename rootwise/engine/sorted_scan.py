@@ -19,7 +19,6 @@ from numba import njit
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity
 from .entropy_runs import proxies_entropy_weighted
-from .j48 import DISTINCT, SMALL, info_gain_of, old_ent, xlog2x
 from .proxies import SURE, gini_proxy_above, ranked, squares, window_floor
 from .segments import END_BIT, MAX_ROWS, ROW_MASK, class_of, tied
 from .thresholds import children_decrease
@@ -497,64 +496,6 @@ def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, scratch):
             branches[0, 0], branches[0, 1], branches[0, 2] = w_left, s_left, q_left
             branches[1, 0], branches[1, 1], branches[1, 2] = w_right, s_right, q_all - q_left
     return best_i
-
-
-@njit(cache=True, _nrt=False)
-def scan_release8(words, s, start, n, values, w_row, n_classes, min_split, total_w, scratch):
-    """J48's scan (``j48.numeric_split``) over the words of column s (X's column j).
-    Returns (last left position or -1, gain before the MDL penalty, cuts); the left and right
-    class weights at the cut go to scratch.branches."""
-    left = scratch.left
-    right = scratch.right
-    table = scratch.table2
-    xl = scratch.xl2  # J48's xlog2x of table's cells, recomputed only for the classes that moved
-    stale = scratch.stale
-    branches = scratch.branches
-    for k in range(n_classes):
-        left[k] = 0.0
-        right[k] = 0.0
-    end = start + n
-    for i in range(start, end):
-        word = words[s, i]
-        right[class_of(word)] += w_row[word & ROW_MASK]
-    for k in range(n_classes):
-        stale[k] = True
-    w_left = 0.0
-    w_right = 0.0
-    for k in range(n_classes):
-        w_right += right[k]
-    old = old_ent(right)
-    best_i, best, cuts = -1, 0.0, 0
-    last = start
-    for nxt in range(start + 1, end):
-        if values[s, words[s, nxt - 1] & ROW_MASK] + DISTINCT < values[s, words[s, nxt] & ROW_MASK]:
-            for i in range(last, nxt):
-                word = words[s, i]
-                c = class_of(word)
-                wt = w_row[word & ROW_MASK]
-                left[c] += wt
-                right[c] -= wt
-                w_left += wt
-                w_right -= wt
-                stale[c] = True
-            if min_split - w_left < SMALL and min_split - w_right < SMALL:
-                for k in range(n_classes):
-                    table[0, k] = left[k]
-                    table[1, k] = right[k]
-                    if stale[k]:
-                        xl[0, k] = xlog2x(left[k])
-                        xl[1, k] = xlog2x(right[k])
-                        stale[k] = False
-                gain = info_gain_of(table, xl, False, total_w, old)
-                if gain - best > SMALL:
-                    best = gain
-                    best_i = nxt - 1
-                    for k in range(n_classes):
-                        branches[0, k] = left[k]
-                        branches[1, k] = right[k]
-                cuts += 1
-            last = nxt
-    return best_i, best, cuts
 
 
 @njit(cache=True, _nrt=False)

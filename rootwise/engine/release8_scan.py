@@ -1,0 +1,186 @@
+"""J48's threshold scan (release 8) over a presorted column's words, without the logarithms of
+the cuts inside a run of one class where they cannot change the answer.
+
+J48 (``j48.numeric_split``) takes, in sorted order, each admissible cut whose gain beats the best
+so far by more than SMALL (a record) and keeps the last record. Along a run of cuts between which
+only rows of one class c move left (by weights x), the gain
+
+    g(x) = A - B H(x),   H = xlog2x(W_l) + xlog2x(W_r) - sum_k (xlog2x(l_k) + xlog2x(r_k)),
+
+with B = rho / W~ > 0, is convex in x: the count-unit entropy H is concave in the class weights
+(its second derivative is in ``entropy_runs``). So a cut inside a run has a gain of at most the
+larger of the run's two ends p and e. After p, best >= g(p) - SMALL; if also g(e) - best <= SMALL,
+no cut inside beats best by more than SMALL, and the scan goes on from e without computing them.
+Otherwise the inside is replayed from p's sums, with the additions of a scan over every cut in the
+same order, so the records and the branch table of the last one are J48's bit for bit (up to the
+gains' own rounding, 1e-16 against the rule's 1e-6).
+
+J48's xlog2x is 0 below 1e-6, where v log2 v < 0. At the ends that only helps: class c's left
+weight at p or right weight at e below 1e-6 (a rounding residue, typically) gives an end a gain
+above the convex function's, so the bound still holds. Inside a run the arguments must be where
+xlog2x is v log2 v: the run is replayed when one of its rows weighs under 1e-6, or W_l at p or
+W_r at e lies in (0, 1e-6) (a min_split that small).
+
+A cut counts as inside a run when the rows since the previous cut are of the run's class, the next
+row alone makes the next cut (on a continuous column the cuts are mostly a row apart), it is of
+the run's class too, and both neighbouring cuts are admissible.
+"""
+
+from numba import njit
+
+from .j48 import DISTINCT, SMALL, info_gain_of, old_ent, xlog2x
+from .segments import ROW_MASK, class_of, far, tied
+
+
+@njit(cache=True, _nrt=False)
+def release8_totals(words, s, start, n, w_row, n_classes, right):
+    """The known weight of column s's n words from ``start`` (summed row by row, as J48 does) and
+    the class totals into ``right``, in one pass."""
+    for k in range(n_classes):
+        right[k] = 0.0
+    known_w = 0.0
+    for i in range(start, start + n):
+        word = words[s, i]
+        wt = w_row[word & ROW_MASK]
+        known_w += wt
+        right[class_of(word)] += wt
+    return known_w
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _cut_before(words, s, i, values):
+    """Whether J48 may cut between positions i - 1 and i: their values differ by more than 1e-5.
+    Read from the words' flags when they tell (FAR, TIE), from the values otherwise."""
+    word = words[s, i]
+    if far(word):
+        return True
+    if tied(word):
+        return False
+    return values[s, words[s, i - 1] & ROW_MASK] + DISTINCT < values[s, word & ROW_MASK]
+
+
+@njit(cache=True, _nrt=False)
+def _admissible(w_left, w_right, min_split):
+    return min_split - w_left < SMALL and min_split - w_right < SMALL
+
+
+@njit(cache=True, _nrt=False)
+def _smooth(v):
+    """xlog2x is v log2 v at v, or its limit 0 (v is not in J48's cut-off (0, 1e-6))."""
+    return v == 0.0 or v >= SMALL
+
+
+@njit(cache=True, _nrt=False)
+def _replay(words, s, w_row, p, e, c, l_c, r_c, n_classes, table, xl, total_w, old, best,
+            best_i, branches):
+    """J48's rule on the cuts after positions p+1 .. e-1, inside a run of class c, from class c's
+    sums l_c, r_c at the cut after p; the other classes' cells are table's (they do not move in a
+    run). Returns the updated (best, best_i); ``branches`` gets the table at a record. Restores
+    xl's class c entries."""
+    x0, x1 = xl[0, c], xl[1, c]
+    for q in range(p + 1, e):
+        wt = w_row[words[s, q] & ROW_MASK]
+        l_c += wt
+        r_c -= wt
+        table[0, c] = l_c
+        table[1, c] = r_c
+        xl[0, c] = xlog2x(l_c)
+        xl[1, c] = xlog2x(r_c)
+        gain = info_gain_of(table, xl, False, total_w, old)
+        if gain - best > SMALL:
+            best, best_i = gain, q
+            for k in range(n_classes):
+                branches[0, k] = table[0, k]
+                branches[1, k] = table[1, k]
+    xl[0, c], xl[1, c] = x0, x1
+    return best, best_i
+
+
+@njit(cache=True, _nrt=False)
+def scan_release8(words, s, start, n, values, w_row, n_classes, min_split, total_w, scratch):
+    """J48's scan (``j48.numeric_split``) over the words of column s, whose class totals are in
+    scratch.right (``release8_totals``). Returns (last left position or -1, gain before the MDL
+    penalty, admissible cuts); the class weights left and right of the cut go to
+    scratch.branches."""
+    left = scratch.left
+    right = scratch.right
+    table = scratch.table2
+    xl = scratch.xl2  # J48's xlog2x of table's cells, recomputed only for the classes that moved
+    stale = scratch.stale
+    branches = scratch.branches
+    for k in range(n_classes):
+        left[k] = 0.0
+        stale[k] = True
+    w_left = 0.0
+    w_right = 0.0
+    for k in range(n_classes):
+        w_right += right[k]
+    old = old_ent(right)
+    best_i, best, cuts = -1, 0.0, 0
+    end = start + n
+    last = start
+    run_c = -1  # the class of the run the last computed cut starts; -1: none
+    run_p = 0  # that cut's last left position, and class run_c's sums there
+    run_l, run_r = 0.0, 0.0
+    run_smooth = False  # every row of the run so far weighs >= 1e-6 (``_smooth``)
+    inside = 0  # cuts passed over since run_p
+    for nxt in range(start + 1, end):
+        if not _cut_before(words, s, nxt, values):
+            continue
+        seg = class_of(words[s, last])  # the class of the rows since the last cut, or -1
+        for i in range(last, nxt):
+            word = words[s, i]
+            c = class_of(word)
+            wt = w_row[word & ROW_MASK]
+            left[c] += wt
+            right[c] -= wt
+            w_left += wt
+            w_right -= wt
+            stale[c] = True
+            if c != seg:
+                seg = -1
+        last = nxt
+        if not _admissible(w_left, w_right, min_split):
+            run_c = -1
+            continue
+        cuts += 1
+        # (the first cut of a run must be a row after its start, as the others are by the test)
+        if run_c >= 0 and seg == run_c and nxt + 1 < end and (inside > 0 or nxt - 2 == run_p):
+            word = words[s, nxt]
+            wt = w_row[word & ROW_MASK]
+            if (class_of(word) == run_c and _cut_before(words, s, nxt + 1, values)
+                    and _admissible(w_left + wt, w_right - wt, min_split)):
+                inside += 1
+                run_smooth = run_smooth and wt >= SMALL
+                continue
+        gain = _gain(left, right, n_classes, table, xl, stale, total_w, old)
+        if inside > 0 and (gain - best > SMALL or not run_smooth or not _smooth(w_right)):
+            best, best_i = _replay(words, s, w_row, run_p, nxt - 1, run_c, run_l, run_r,
+                                   n_classes, table, xl, total_w, old, best, best_i, branches)
+        if gain - best > SMALL:
+            best = gain
+            best_i = nxt - 1
+            for k in range(n_classes):
+                branches[0, k] = left[k]
+                branches[1, k] = right[k]
+        # this cut starts the next run, of the class of the row after it
+        inside = 0
+        run_c = class_of(words[s, nxt])
+        run_p = nxt - 1
+        run_l, run_r = left[run_c], right[run_c]
+        run_smooth = _smooth(w_left) and w_row[words[s, nxt] & ROW_MASK] >= SMALL
+    return best_i, best, cuts
+
+
+@njit(cache=True, _nrt=False)
+def _gain(left, right, n_classes, table, xl, stale, total_w, old):
+    """J48's gain of the cut with branch weights ``left`` | ``right``; xl is recomputed for the
+    classes that moved since (``stale``)."""
+    for k in range(n_classes):
+        table[0, k] = left[k]
+        table[1, k] = right[k]
+        if stale[k]:
+            xl[0, k] = xlog2x(left[k])
+            xl[1, k] = xlog2x(right[k])
+            stale[k] = False
+    return info_gain_of(table, xl, False, total_w, old)
