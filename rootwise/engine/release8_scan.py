@@ -28,7 +28,7 @@ the run's class too, and both neighbouring cuts are admissible.
 
 from numba import njit
 
-from .j48 import DISTINCT, SMALL, info_gain_of, old_ent, xlog2x
+from .j48 import DISTINCT, SMALL, old_ent, xlog2x
 from .segments import ROW_MASK, class_of, far, tied
 
 
@@ -71,28 +71,28 @@ def _smooth(v):
 
 
 @njit(cache=True, _nrt=False)
-def _replay(words, s, w_row, p, e, c, l_c, r_c, n_classes, table, xl, total_w, old, best,
+def _replay(words, s, w_row, p, e, c, l_c, r_c, left, right, n_classes, xl, total_w, old, best,
             best_i, branches):
     """J48's rule on the cuts after positions p+1 .. e-1, inside a run of class c, from class c's
-    sums l_c, r_c at the cut after p; the other classes' cells are table's (they do not move in a
-    run). Returns the updated (best, best_i); ``branches`` gets the table at a record. Restores
-    xl's class c entries."""
-    x0, x1 = xl[0, c], xl[1, c]
+    sums l_c, r_c at the cut after p; the other classes' weights are left's and right's (they do
+    not move in a run). Returns the updated (best, best_i); ``branches`` gets the weights at a
+    record. Puts class c's weights and xlog2x back as they were."""
+    saved = left[c], right[c], xl[0, c], xl[1, c]
     for q in range(p + 1, e):
         wt = w_row[words[s, q] & ROW_MASK]
         l_c += wt
         r_c -= wt
-        table[0, c] = l_c
-        table[1, c] = r_c
+        left[c] = l_c
+        right[c] = r_c
         xl[0, c] = xlog2x(l_c)
         xl[1, c] = xlog2x(r_c)
-        gain = info_gain_of(table, xl, False, total_w, old)
+        gain = _gain(left, right, n_classes, xl, total_w, old)
         if gain - best > SMALL:
             best, best_i = gain, q
             for k in range(n_classes):
-                branches[0, k] = table[0, k]
-                branches[1, k] = table[1, k]
-    xl[0, c], xl[1, c] = x0, x1
+                branches[0, k] = left[k]
+                branches[1, k] = right[k]
+    left[c], right[c], xl[0, c], xl[1, c] = saved
     return best, best_i
 
 
@@ -104,8 +104,8 @@ def scan_release8(words, s, start, n, values, w_row, n_classes, min_split, total
     scratch.branches."""
     left = scratch.left
     right = scratch.right
-    table = scratch.table2
-    xl = scratch.xl2  # J48's xlog2x of table's cells, recomputed only for the classes that moved
+    xl = scratch.xl2  # J48's xlog2x of the left and right weights, recomputed for the classes
+    # that moved
     stale = scratch.stale
     branches = scratch.branches
     for k in range(n_classes):
@@ -153,10 +153,11 @@ def scan_release8(words, s, start, n, values, w_row, n_classes, min_split, total
                 inside += 1
                 run_smooth = run_smooth and wt >= SMALL
                 continue
-        gain = _gain(left, right, n_classes, table, xl, stale, total_w, old)
+        _refresh(left, right, n_classes, xl, stale)
+        gain = _gain(left, right, n_classes, xl, total_w, old)
         if inside > 0 and (gain - best > SMALL or not run_smooth or not _smooth(w_right)):
-            best, best_i = _replay(words, s, w_row, run_p, nxt - 1, run_c, run_l, run_r,
-                                   n_classes, table, xl, total_w, old, best, best_i, branches)
+            best, best_i = _replay(words, s, w_row, run_p, nxt - 1, run_c, run_l, run_r, left,
+                                   right, n_classes, xl, total_w, old, best, best_i, branches)
         if gain - best > SMALL:
             best = gain
             best_i = nxt - 1
@@ -172,15 +173,41 @@ def scan_release8(words, s, start, n, values, w_row, n_classes, min_split, total
     return best_i, best, cuts
 
 
-@njit(cache=True, _nrt=False)
-def _gain(left, right, n_classes, table, xl, stale, total_w, old):
-    """J48's gain of the cut with branch weights ``left`` | ``right``; xl is recomputed for the
-    classes that moved since (``stale``)."""
+@njit(cache=True, _nrt=False, inline="always")
+def _gain(left, right, n_classes, xl, total_w, old):
+    """``j48.info_gain_of`` of the table (left, right) whose cells' xlog2x are in xl: the same
+    sums in the same order, without the table (a call and a copy per cut, in a scan that makes
+    one per run)."""
+    known = 0.0
     for k in range(n_classes):
-        table[0, k] = left[k]
-        table[1, k] = right[k]
+        known += left[k]
+    for k in range(n_classes):
+        known += right[k]
+    if known <= 0.0 or total_w <= 0.0:
+        return 0.0
+    ent = 0.0  # new_ent_of, negated
+    size = 0.0
+    for k in range(n_classes):
+        ent += xl[0, k]
+        size += left[k]
+    ent -= xlog2x(size)
+    size = 0.0
+    for k in range(n_classes):
+        ent += xl[1, k]
+        size += right[k]
+    ent -= xlog2x(size)
+    new = -ent
+    numerator = (old - new) * (1.0 - (total_w - known) / total_w)
+    if abs(numerator) < SMALL:
+        return 0.0
+    return numerator / known
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _refresh(left, right, n_classes, xl, stale):
+    """xlog2x of the weights of the classes that moved since they were last computed."""
+    for k in range(n_classes):
         if stale[k]:
             xl[0, k] = xlog2x(left[k])
             xl[1, k] = xlog2x(right[k])
             stale[k] = False
-    return info_gain_of(table, xl, False, total_w, old)
