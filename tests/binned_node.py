@@ -21,7 +21,7 @@ def binned_node(seed, n=400):
     binned = np.arange(d, dtype=np.int64)
     seg = root_segments(X, y, np.zeros(0), w, np.zeros(0, dtype=np.int64), binned,
                         np.zeros(d, dtype=np.bool_), np.zeros((n, d), dtype=np.uint8), n_values,
-                        n)
+                        n, False)
     scr = new_scratch(n, d, n_classes, n_classes, binned, n_values, int(n_values.max()), 0,
                       seg.codes.shape[1], True, True)
     codes = np.where(np.isnan(X), n_values, np.nan_to_num(X)).astype(np.int64)

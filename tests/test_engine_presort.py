@@ -12,7 +12,7 @@ from rootwise import CARTClassifier, CARTRegressor
 from rootwise._config import CATEGORICAL, CONTINUOUS
 from rootwise.engine.dispatch import build_tree_with_report, shared_presort
 from rootwise.engine.presort import kept_words, presort_table
-from rootwise.engine.segments import FAR_BIT, ROW_MASK, presort_column
+from rootwise.engine.segments import ROW_MASK, presort_column
 from rootwise.tree.tree import NODE_FIELDS
 
 
@@ -53,7 +53,7 @@ def _own_words(X, w, y, columns):
     """The words of a table's rows, each column sorted by itself (a fit's own root words)."""
     words = np.empty((len(columns), len(y)), dtype=np.int64)
     for s, j in enumerate(columns):
-        presort_column(X[:, j], w, y, words[s])
+        presort_column(X[:, j], w, y, words[s], False)
     return words
 
 
@@ -67,11 +67,7 @@ def test_kept_words_are_the_words_the_rows_sort_themselves(seed):
         # the rows as a table of their own sort to the same words, with their own row ids
         own = _own_words(X[rows], w[rows], y[rows], columns)
         ids = rows[own & ROW_MASK]
-        # but FAR, the table's flag: far above the table's earlier rows is far above the
-        # subset's (the subset may find more rows far above their kept predecessor)
-        unflag = ~np.int64(ROW_MASK | FAR_BIT)
-        assert np.array_equal(kept & ~np.int64(FAR_BIT), (own & unflag) | ids)
-        assert not np.any(kept[:, 1:] & FAR_BIT & ~own[:, 1:])  # (no cut before the first)
+        assert np.array_equal(kept, (own & ~np.int64(ROW_MASK)) | ids)
 
 
 def _same_tree(a, b):

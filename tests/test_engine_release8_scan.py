@@ -10,7 +10,7 @@ import pytest
 from rootwise.engine.j48 import numeric_split
 from rootwise.engine.release8_scan import release8_totals, scan_release8
 from rootwise.engine.scratch import ScanScratch
-from rootwise.engine.segments import FAR_SHIFT, ROW_MASK, TIE_BIT, TIE_SHIFT, presort_column
+from rootwise.engine.segments import GAP_SHIFT, RANK_SHIFT, ROW_MASK, TIE_BIT, TIE_SHIFT, presort_column
 
 
 def make_words(values, classes, keep=None):
@@ -19,7 +19,7 @@ def make_words(values, classes, keep=None):
     when it equals the kept row before it, FAR as at the root."""
     n = len(values)
     root = np.empty(n, dtype=np.int64)
-    presort_column(values, np.ones(n), classes.astype(np.int64), root)
+    presort_column(values, np.ones(n), classes.astype(np.int64), root, True)
     rows = root & ROW_MASK
     if keep is not None:
         root = root[keep[rows]]
@@ -121,14 +121,31 @@ def test_weights_under_the_cut_off_are_replayed(classes, w_row, min_split):
     assert_same(got, want, s)
 
 
-def test_far_flags_at_the_root():
-    """FAR is set exactly where the sorted value exceeds the one before it by more than 1e-5
-    (brute force over the sorted column), and never on a tie or the first row."""
+def test_j48_fields_at_the_root():
+    """GAP is the distance back to the last sorted value more than 1e-5 below (0 beyond 7 or
+    when there is none) and RANK the position mod 64, by brute force over the sorted column."""
     rng = np.random.default_rng(3)
-    values = rng.integers(0, 300, 500) * 7e-6  # gaps of 0, 7e-6, 1.4e-5, ...
-    words = np.empty(500, dtype=np.int64)
-    presort_column(values, np.ones(500), np.zeros(0, dtype=np.int64), words)
+    values = rng.integers(0, 300, 700) * 4e-6  # gaps of 0, 4e-6, 8e-6, 1.2e-5, ...
+    words = np.empty(700, dtype=np.int64)
+    presort_column(values, np.ones(700), np.zeros(0, dtype=np.int64), words, True)
     x = values[words & ROW_MASK]
-    want = np.r_[False, x[:-1] + 1e-5 < x[1:]]
-    np.testing.assert_array_equal((words >> FAR_SHIFT) & 1, want)
-    assert want.sum() > 50 and (~want[1:]).sum() > 50
+    for i in range(700):
+        below = [j for j in range(i) if x[j] + 1e-5 < x[i]]
+        g = i - below[-1] if below and i - below[-1] <= 7 else 0
+        assert (words[i] >> GAP_SHIFT) & 7 == g
+        assert (words[i] >> RANK_SHIFT) & 63 == i % 64
+    gaps = (words >> GAP_SHIFT) & 7
+    assert len(set(gaps.tolist())) == 8  # every field value occurs
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sparse_nodes(seed):
+    """A node holding 1 row in 40 of a dense column: neighbours in the node lie up to hundreds
+    of positions apart in the column, so their RANK difference wraps around 64."""
+    rng = np.random.default_rng(seed)
+    n = 6000
+    values = rng.integers(0, 2000, n) * 3e-6
+    classes = (np.argsort(np.argsort(values)) * 2 // n + (rng.random(n) < 0.2)) % 2
+    keep = rng.random(n) < 0.025
+    w_row = np.ones(n)
+    assert_same(*both(values, classes, w_row, 2, 2.0, float(keep.sum()), keep))

@@ -582,7 +582,7 @@ def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, pres
     n, d = rows.X.shape
     if train is None:
         seg = root_segments(rows.X, rows.yc, rows.yr, rows.w, sorted_columns, binned, from_bins,
-                            binned_codes, feat.n_values, n)
+                            binned_codes, feat.n_values, n, params.release8)
         n_train = n
     else:
         words = kept_words(presort, rows.yc, train, n)

@@ -8,11 +8,11 @@ sequence is sorted, and rows that tie keep their row order, so the rows of a fol
 table's order, are exactly the words the fold would sort for itself: K folds cost one sort. A
 kept row ties with the kept row before it when every row between them in the table's order tied
 with its predecessor (equal values are neighbours), so its TIE flag is the AND of theirs, as in
-a split's partition (``segments._split_words``). Its FAR flag is the table's: a value far above
-every earlier row of the table is far above those of any subset.
+a split's partition (``segments._split_words``). Their J48 fields (``segments``) are 0: J48's
+fits (release 8) grow on all of their rows and sort them themselves.
 
 The table's order lives as long as the cross-validation, next to the words of the folds that
-grow at once, so it is stored as a 32-bit row id and a flag byte (5 bytes per row and column)
+grow at once, so it is stored as a 32-bit row id and a TIE byte (5 bytes per row and column)
 rather than as 8-byte words; a fold puts its rows' class codes back in.
 """
 
@@ -21,14 +21,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .segments import CODE_SHIFT, END_BIT, FAR_SHIFT, ROW_MASK, TIE_SHIFT, far, is_end, presort_column, tied
+from .segments import CODE_SHIFT, END_BIT, ROW_MASK, TIE_SHIFT, is_end, presort_column, tied
 
 
 class SharedPresort(NamedTuple):
     """A table's rows in each presorted column's order (``presort_table``)."""
 
     order: np.ndarray  # (n_sorted, n) uint32: row ids, as a fit's own words would list them
-    tie: np.ndarray  # (n_sorted, n) uint8: bit 0 TIE (the previous row's value), bit 1 FAR
+    tie: np.ndarray  # (n_sorted, n) uint8: 1 when the row's value equals the previous row's
     n_known: np.ndarray  # (n_sorted,) int64: the rows before the END ones
 
 
@@ -43,10 +43,10 @@ def presort_table(X, w, sorted_columns):
     words = np.empty(n, dtype=np.int64)  # one column at a time: the table's is 5 bytes a row
     no_codes = np.zeros(0, dtype=np.int64)
     for s in range(k):
-        presort_column(X[:, sorted_columns[s]], w, no_codes, words)
+        presort_column(X[:, sorted_columns[s]], w, no_codes, words, False)
         for i in range(n):
             order[s, i] = words[i] & ROW_MASK
-            tie[s, i] = tied(words[i]) | (far(words[i]) << 1)
+            tie[s, i] = tied(words[i])
             if not is_end(words[i]):
                 n_known[s] += 1
     return SharedPresort(order, tie, n_known)
@@ -67,9 +67,9 @@ def kept_words(presort, yc, rows, n_ids):
         p = 0
         for i in range(presort.order.shape[1]):
             r = np.int64(presort.order[s, i])
-            tie &= np.int64(presort.tie[s, i]) & 1
+            tie &= np.int64(presort.tie[s, i])
             if keep[r]:
-                word = r | (tie << TIE_SHIFT) | ((np.int64(presort.tie[s, i]) >> 1) << FAR_SHIFT)
+                word = r | (tie << TIE_SHIFT)
                 if i >= presort.n_known[s]:
                     word |= END_BIT
                 if has_codes:

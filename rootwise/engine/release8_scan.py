@@ -29,7 +29,7 @@ the run's class too, and both neighbouring cuts are admissible.
 from numba import njit
 
 from .j48 import DISTINCT, SMALL, old_ent, xlog2x
-from .segments import ROW_MASK, class_of, far, tied
+from .segments import RANK_MASK, ROW_MASK, class_of, gap, rank, tied
 
 
 @njit(cache=True, _nrt=False)
@@ -50,12 +50,19 @@ def release8_totals(words, s, start, n, w_row, n_classes, right):
 @njit(cache=True, _nrt=False, inline="always")
 def _cut_before(words, s, i, values):
     """Whether J48 may cut between positions i - 1 and i: their values differ by more than 1e-5.
-    Read from the words' flags when they tell (FAR, TIE), from the values otherwise."""
+    From the words' J48 fields (``segments``) when they tell: with the two rows at positions
+    a < b of the whole column and g the GAP of b, a cut exactly when b - a >= g; b - a is known
+    mod 64, so a remainder d >= g (or 0) is one, a smaller one needs the values."""
     word = words[s, i]
-    if far(word):
-        return True
     if tied(word):
         return False
+    g = gap(word)
+    if g == 1:
+        return True
+    if g > 1:
+        d = (rank(word) - rank(words[s, i - 1])) & RANK_MASK
+        if d >= g or d == 0:
+            return True
     return values[s, words[s, i - 1] & ROW_MASK] + DISTINCT < values[s, word & ROW_MASK]
 
 

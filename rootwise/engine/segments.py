@@ -15,9 +15,14 @@ Every array holds the node's rows in ascending row order (the reference builder'
          bit 52      TIE: same value as the word before it
          bit 53      END: not a known value of positive weight (missing, or a row of weight 0);
                      such rows come last in every column, in row order
-         bit 54      FAR: the value exceeds the previous known value of the whole column by more
-                     than J48's 1e-5 (``j48.DISTINCT``), so it does for every row before it in
-                     any segment: release 8's scan sees a cut there without reading the values
+         bits 54-56  GAP (J48): g = i - j for the row at position i of the whole column's
+                     sorted known values, where j is the last position whose value is more than
+                     1e-5 below it (J48's ``DISTINCT``); 0 when g > 7 or there is none
+         bits 57-62  RANK (J48): i mod 64
+
+The J48 fields tell release 8's scan whether two neighbours of a segment, whose positions in the
+whole column are a < i, are a cut (values more than 1e-5 apart) mostly without reading their
+values: they are exactly when i - a >= g (``release8_scan._cut_before``).
 
 A column is sorted once per fit (once for all the folds of a cross-validation: ``presort``); a
 split partitions every column's segment stably into the children's segments, so each stays
@@ -46,8 +51,10 @@ CODE_MASK = 0xFFFFF  # 20 bits: up to 1,048,576 classes in a word
 TIE_SHIFT = 52
 TIE_BIT = 1 << TIE_SHIFT
 END_BIT = 1 << 53
-FAR_SHIFT = 54
-FAR_BIT = 1 << FAR_SHIFT
+GAP_SHIFT = 54
+GAP_MAX = 7
+RANK_SHIFT = 57
+RANK_MASK = 63
 MAX_CLASSES = CODE_MASK + 1
 MAX_ROWS = ROW_MASK + 1
 
@@ -78,9 +85,15 @@ def tied(word):
 
 
 @njit(cache=True, _nrt=False)
-def far(word):
-    """1 when the word's value is more than 1e-5 above every earlier word's (FAR)."""
-    return (word >> FAR_SHIFT) & 1
+def gap(word):
+    """The word's GAP field (J48), 0 if unknown."""
+    return (word >> GAP_SHIFT) & GAP_MAX
+
+
+@njit(cache=True, _nrt=False)
+def rank(word):
+    """The word's position in its whole column, mod 64 (J48)."""
+    return (word >> RANK_SHIFT) & RANK_MASK
 
 
 @njit(cache=True, _nrt=False)
@@ -98,9 +111,10 @@ def code_at(codes, t, slot):
 
 
 @njit(cache=True)
-def presort_column(column, w, yc, out):
+def presort_column(column, w, yc, out, j48):
     """One column's words at the root into ``out``: the rows with a known value and positive
-    weight by value (stable: ties in row order), then the others in row order, flagged END.
+    weight by value (stable: ties in row order), then the others in row order, flagged END;
+    with their J48 fields when ``j48`` (else 0: a pass over the sorted values saved).
     The column is read once: in a row-major matrix it is strided, a cache line per value."""
     n = column.shape[0]
     values = np.empty(n)
@@ -118,6 +132,7 @@ def presort_column(column, w, yc, out):
             ids[u] = r
     order, keys = radix_argsort_keys(values[:m])
     has_codes = yc.shape[0] > 0
+    j = -1  # the last position more than 1e-5 below position i (J48's GAP)
     for i in range(m):
         r = ids[order[i]]
         word = np.int64(r)
@@ -125,8 +140,13 @@ def presort_column(column, w, yc, out):
             word |= np.int64(yc[r]) << CODE_SHIFT
         if i > 0 and keys[i] == keys[i - 1]:  # equal keys are equal values (-0.0 == 0.0)
             word |= TIE_BIT
-        elif i > 0 and values[order[i - 1]] + DISTINCT < values[order[i]]:
-            word |= FAR_BIT
+        if j48:
+            word |= np.int64(i & RANK_MASK) << RANK_SHIFT
+            x = values[order[i]]
+            while j + 1 < i and values[order[j + 1]] + DISTINCT < x:
+                j += 1
+            if j >= 0 and i - j <= GAP_MAX:
+                word |= np.int64(i - j) << GAP_SHIFT
         out[i] = word
     for p in range(m, n):  # the others were stored last row first
         r = ids[n - 1 - (p - m)]
@@ -138,15 +158,16 @@ def presort_column(column, w, yc, out):
 
 @njit(cache=True, nogil=True)
 def root_segments(X, yc, yr, w, sorted_columns, binned_columns, from_bins, binned_codes, n_values,
-                  capacity):
-    """The root's segment arrays, with room for ``capacity`` rows. Binned column s is column
+                  capacity, j48):
+    """The root's segment arrays, with room for ``capacity`` rows (``j48``: with the words' J48
+    fields, for release 8). Binned column s is column
     ``binned_columns[s]``: its codes are a categorical column's category codes, read from X
     (missing: n_values[j]), or, when ``from_bins[s]``, histogram bins from ``binned_codes``
     ((n, d) uint8, made by binning)."""
     n = X.shape[0]
     words = np.empty((sorted_columns.shape[0], capacity), dtype=np.int64)
     for s in range(sorted_columns.shape[0]):
-        presort_column(X[:, sorted_columns[s]], w, yc, words[s])
+        presort_column(X[:, sorted_columns[s]], w, yc, words[s], j48)
     return _segments_of(X, yc, yr, w, np.arange(n), binned_columns, from_bins, binned_codes,
                         n_values, capacity, words)
 
