@@ -183,10 +183,12 @@ def release8_midpoint(a, b):
     return mid
 
 
-@njit(cache=True, _nrt=True)
-def multiway_scores(known, sizes, total_w, min_objects):
+@njit(cache=True, _nrt=False)
+def multiway_scores(known, sizes, total_w, min_objects, class_totals):
     """A categorical test's (gain, iv, rho, admissible) from its table of known rows (one row per
-    category) and their ``sizes``: two branches need ``min_objects`` (within 1e-6)."""
+    category) and their ``sizes``: two branches need ``min_objects`` (within 1e-6).
+    ``class_totals``: scratch of at least one entry per class (the engine calls this for every
+    categorical column of every node: an array made here would count references each time)."""
     n_classes = known.shape[1]
     enough = 0
     known_w = 0.0
@@ -194,7 +196,8 @@ def multiway_scores(known, sizes, total_w, min_objects):
         known_w += sizes[v]
         if min_objects - sizes[v] < SMALL:
             enough += 1
-    class_totals = np.zeros(n_classes)  # the categories' rows added in code order
+    class_totals = class_totals[:n_classes]  # the categories' rows added in code order
+    class_totals[:] = 0.0
     for v in range(known.shape[0]):
         for k in range(n_classes):
             class_totals[k] += known[v, k]

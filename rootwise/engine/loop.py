@@ -51,6 +51,7 @@ from .search import available_columns, new_candidates, search
 from .segments import (
     child_layout,
     fold_segments,
+    new_multiway_scratch,
     root_segments,
     split_multiway,
     with_capacity,
@@ -240,8 +241,7 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     ch = new_chosen(max_s, max_k)
     # multiway partition scratch (grows with C4.5's copies); a binary CART split never uses it
     n_mw = n if params.multiway or params.missing == FRACTIONAL else 1
-    mw_i = np.empty(n_mw, dtype=np.int64)
-    mw_f = np.empty(n_mw)
+    mw = new_multiway_scratch(n_mw, max_b)
 
     # pre-pruning state
     m_val = holdout.w.shape[0]
@@ -314,21 +314,20 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
                              grown(val.step_pruned, s))
         if state[NEED_SEG] > 0:
             seg = with_capacity(seg, state[NEED_SEG])
-        if state[NEED_MW] > mw_i.shape[0]:
-            mw_i = np.empty(2 * state[NEED_MW], dtype=np.int64)
-            mw_f = np.empty(2 * state[NEED_MW])
+        if state[NEED_MW] > mw.src.shape[0]:
+            mw = new_multiway_scratch(2 * state[NEED_MW], max_b)
         state[NEED_SEG], state[NEED_MW], state[NEED_VAL] = 0, 0, 0
         if _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool, sur, pend,
-                      val, mw_i, mw_f, state, val_loss, total_weight, val_total):
+                      val, mw, state, val_loss, total_weight, val_total):
             break
     return Growth(nodes, state[N_NODES], pool, state[N_POOL], sur, state[N_SUR], val.step_node,
                   val.step_weight, val.step_subtree, val.step_leaf, val.step_pruned,
                   state[N_STEPS])
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool, sur, pend, val,
-               mw_i, mw_f, state, val_loss, total_weight, val_total):
+               mw, state, val_loss, total_weight, val_total):
     """Grow the pending nodes (``grow``'s loop); returns True when none is left, False when a
     table needs room first: the node is left pending, ``state`` holds the counts and what more
     room the node needs (NEED_*), and every array is as the caller passed it."""
@@ -426,19 +425,15 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             binary_rows(seg, start, end, scr, ch)
         else:
             direction = scr.direction[:end - start]
-            layout_start, layout_end = child_layout(start, direction, ch.receives[:n_b], n_b)
-            needed = start
-            for b in range(n_b):
-                ch.c_start[b], ch.c_end[b] = layout_start[b], layout_end[b]
-                needed = max(needed, layout_end[b])
-            if needed > seg.row.shape[0] or needed - start > mw_i.shape[0]:
+            needed = max(start, child_layout(start, direction, ch.receives, n_b, ch.c_start,
+                                             ch.c_end))
+            if needed > seg.row.shape[0] or needed - start > mw.src.shape[0]:
                 state[NEED_SEG], state[NEED_MW] = needed, needed - start
                 top, n_heap = _keep_pending(node, popped_key, best_first, stack, top, heap_key,
                                             heap_node, n_heap)
                 done = False
                 break
-            split_multiway(seg, start, end, direction, ch.fractions[:n_b], ch.receives[:n_b],
-                           layout_start, layout_end, scr.branch_of_row, mw_i, mw_f)
+            split_multiway(seg, start, end, direction, n_b, ch, scr.branch_of_row, mw)
         if params.missing == MISSING_SURROGATE:
             child_weights(seg, ch)
 
@@ -496,7 +491,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                                                                  ch.c_end, params.n_classes)
         if pre:  # the children's validation rows
             split_holdout(vrow, vw, vstart, vend, vdir, ch.fractions[:n_b], vc_start[:n_b],
-                          vc_end[:n_b], vs_i, vs_f)
+                          vc_end[:n_b], vs_i, vs_f, mw.fill)
             for b in range(n_b):
                 val_start[first + b], val_end[first + b] = vc_start[b], vc_end[b]
         if best_first:

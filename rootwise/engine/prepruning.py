@@ -89,28 +89,29 @@ def split_helps(as_split, as_leaf, prune_on_tie):
     return as_split < as_leaf
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def split_holdout(vrow, vw, vstart, vend, branch_of, fractions, c_start, c_end, scratch_i,
-                  scratch_f):
+                  scratch_f, fill):
     """Partition the validation segment into children laid out as ``segments.child_layout`` lays
     training rows (c_start, c_end computed here from the branches; the last branch first): a row
     of branch b keeps its weight, a SPREAD row goes to every branch with w * r_v, a row that
-    stops (-1) goes nowhere. The arrays must have room up to c_end.max()."""
+    stops (-1) goes nowhere. The arrays must have room up to c_end.max(); ``fill``: scratch, an
+    entry per branch (the growth loop allocates nothing: ``segments.split_multiway``)."""
     n_b = c_start.shape[0]
-    size = np.zeros(n_b, dtype=np.int64)
+    for b in range(n_b):
+        c_end[b] = 0  # each child's own rows first
     spread = 0
     for t in range(vend - vstart):
         b = branch_of[t]
         if b >= 0:
-            size[b] += 1
+            c_end[b] += 1
         elif b == SPREAD:
             spread += 1
     pos = vstart
     for b in range(n_b - 1, -1, -1):
         c_start[b] = pos
-        pos += size[b] + spread
+        pos += c_end[b] + spread
         c_end[b] = pos
-    fill = np.empty(n_b, dtype=np.int64)
     for b in range(n_b):
         fill[b] = c_start[b] - vstart
     for t in range(vstart, vend):

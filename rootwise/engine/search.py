@@ -285,7 +285,7 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit
             return
         if params.release8:
             gain, iv, rho, admissible = multiway_scores(stats[:p], sizes[:p], W,
-                                                        params.r8_min_objects)
+                                                        params.r8_min_objects, scan.parent)
             _record(cand, j, gain, iv, gain / iv if iv > 0.0 else 0.0, rho, admissible)
         else:
             gain, iv, ratio, rho, admissible = score(stats[:p], W, params.criterion,

@@ -105,7 +105,8 @@ class Release8Splitter(Splitter):
         sizes = np.array([ordered_sum(known[v]) for v in range(k)])
         if np.count_nonzero(sizes > 0) < 2:
             return None
-        gain, iv, rho, admissible = multiway_scores(known, sizes, W, self.min_objects)
+        gain, iv, rho, admissible = multiway_scores(known, sizes, W, self.min_objects,
+                                                    np.zeros(known.shape[1]))
         return self._candidate(j, MULTIWAY, gain, iv, rho, admissible, known,
                                branch_of_category=np.arange(k, dtype=np.int32))
 
