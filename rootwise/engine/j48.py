@@ -163,15 +163,24 @@ def numeric_split(xs, ys, ws, n_classes, min_split, total_w):
                     table[0, k] = left[k]
                     table[1, k] = right[k]
                 gain = info_gain(table, total_w, old)
-                if gain - best > SMALL:
-                    best = gain
-                    best_i = nxt - 1
-                    for k in range(n_classes):
-                        branches[0, k] = left[k]
-                        branches[1, k] = right[k]
+                best, best_i = record_cut(gain, best, best_i, nxt - 1, left, right, n_classes,
+                                          branches)
                 cuts += 1
             last = nxt
     return best_i, best, cuts, branches
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def record_cut(gain, best, best_i, i, left, right, n_classes, branches):
+    """J48's rule at the cut after position i: a record when its gain beats the best so far by
+    more than 1e-6; the left and right class weights of a record go to ``branches``. Returns the
+    (best, its position) after the cut."""
+    if gain - best > SMALL:
+        for k in range(n_classes):
+            branches[0, k] = left[k]
+            branches[1, k] = right[k]
+        return gain, i
+    return best, best_i
 
 
 @njit(cache=True, _nrt=False)

@@ -27,35 +27,24 @@ _ONE_BITS = 0x3FF << 52
 
 
 @intrinsic
-def _bits(typingctx, x):
-    """The float64's IEEE bits as an int64 (no conversion)."""
-    if x != types.float64:
+def _as(typingctx, x, like):
+    """The 64 bits of ``x`` read as the type of ``like`` (float64 <-> int64; no conversion)."""
+    source, target = types.unliteral(x), types.unliteral(like)
+    if {source, target} != {types.float64, types.int64}:
         return None
 
     def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.int64))
+        return builder.bitcast(args[0], context.get_value_type(target))
 
-    return types.int64(types.float64), codegen
-
-
-@intrinsic
-def _float(typingctx, b):
-    """The float64 whose IEEE bits are the int64 ``b``."""
-    if b != types.int64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.float64))
-
-    return types.float64(types.int64), codegen
+    return target(source, target), codegen
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def near_log2(x):
     """log2 x within 1e-13, for a positive normal x."""
-    b = _bits(x)
+    b = _as(x, np.int64(0))
     e = ((b >> 52) & 0x7FF) - 1023
     j = (b >> 45) & (_STEPS - 1)
-    r = _float((b & _MANTISSA) | _ONE_BITS) * _INV_CENTRE[j] - 1.0
+    r = _as((b & _MANTISSA) | _ONE_BITS, 0.0) * _INV_CENTRE[j] - 1.0
     ln1p = r * (1.0 - r * (0.5 - r * (1.0 / 3.0 - r * (0.25 - r * 0.2))))
     return e + _LOG2_CENTRE[j] + ln1p * _INV_LN2

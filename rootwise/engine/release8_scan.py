@@ -29,7 +29,7 @@ the run's class too, and both neighbouring cuts are admissible.
 import numpy as np
 from numba import njit
 
-from .j48 import DISTINCT, SMALL, old_ent, xlog2x
+from .j48 import DISTINCT, SMALL, old_ent, record_cut, xlog2x
 from .near_log import near_log2
 from .segments import RANK_MASK, ROW_MASK, class_of, gap, rank, tied
 
@@ -98,11 +98,7 @@ def _replay(words, s, w_row, p, e, c, l_c, r_c, left, right, n_classes, xl, tota
         xl[0, c] = xlog2x(l_c)
         xl[1, c] = xlog2x(r_c)
         gain = _gain(left, right, n_classes, xl, total_w, old)
-        if gain - best > SMALL:
-            best, best_i = gain, q
-            for k in range(n_classes):
-                branches[0, k] = left[k]
-                branches[1, k] = right[k]
+        best, best_i = record_cut(gain, best, best_i, q, left, right, n_classes, branches)
     left[c], right[c], xl[0, c], xl[1, c] = saved
     return best, best_i
 
@@ -173,12 +169,7 @@ def scan_release8(words, s, start, n, values, w_row, n_classes, min_split, total
             _refresh(left, right, n_classes, xl, stale)  # the replay reads the others' xlog2x
             best, best_i = _replay(words, s, w_row, run_p, nxt - 1, run_c, run_l, run_r, left,
                                    right, n_classes, xl, total_w, old, best, best_i, branches)
-        if gain - best > SMALL:
-            best = gain
-            best_i = nxt - 1
-            for k in range(n_classes):
-                branches[0, k] = left[k]
-                branches[1, k] = right[k]
+        best, best_i = record_cut(gain, best, best_i, nxt - 1, left, right, n_classes, branches)
         # this cut starts the next run, of the class of the row after it
         inside = 0
         run_c = class_of(words[s, nxt])
