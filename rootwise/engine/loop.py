@@ -330,7 +330,11 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                mw, state, val_loss, total_weight, val_total):
     """Grow the pending nodes (``grow``'s loop); returns True when none is left, False when a
     table needs room first: the node is left pending, ``state`` holds the counts and what more
-    room the node needs (NEED_*), and every array is as the caller passed it."""
+    room the node needs (NEED_*), and every array is as the caller passed it.
+
+    Compiled without reference counting (``_nrt=False``): it allocates nothing, and neither may
+    anything it calls, for numba compiles the callees under the caller's flags (their scratch
+    comes from ``grow``: ``segments.MultiwayScratch``, ``chosen.Chosen``)."""
     stack, heap_key, heap_node = pend.stack, pend.heap_key, pend.heap_node
     seg_start, seg_end, val_start, val_end = pend.seg_start, pend.seg_end, pend.val_start, \
         pend.val_end
