@@ -32,7 +32,7 @@ def make_words(values, classes, keep=None):
 
 def scratch(n, k):
     return ScanScratch(np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k, dtype=np.int64),
-                       np.zeros(k), np.zeros((2, k)), np.zeros((2, k)), np.zeros((2, k)),
+                       np.zeros(k), np.zeros((2, k)), np.zeros((2, k)),
                        np.zeros(k, dtype=np.bool_), np.empty(n), np.zeros(1), np.zeros(4),
                        np.zeros(k))
 

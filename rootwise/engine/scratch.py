@@ -23,7 +23,6 @@ class ScanScratch(NamedTuple):
     counts: np.ndarray  # int64
     best_left: np.ndarray
     branches: np.ndarray  # (2, width)
-    table2: np.ndarray  # (2, classes): release 8's scan
     xl2: np.ndarray  # (2, classes): x log x of each left/right class weight, kept by the scans
     stale: np.ndarray  # per class, bool: the class moved since its xl2 entries were computed
     proxy: np.ndarray  # per position: a boundary's proxy
@@ -125,7 +124,7 @@ def new_scratch(n, d, n_classes, width, binned, n_values, max_categories, max_wi
     wide_rows = max_wide + 1 if max_wide > 0 else 1
     scan = ScanScratch(
         np.zeros(width), np.zeros(width), np.zeros(width), np.zeros(width, dtype=np.int64),
-        np.zeros(width), np.zeros((2, width)), np.zeros((2, C)), np.zeros((2, max(width, C))),
+        np.zeros(width), np.zeros((2, width)), np.zeros((2, max(width, C))),
         np.zeros(max(width, C), dtype=np.bool_), np.empty(max(n, 1)), xlogx,
         np.zeros(per_entry), np.zeros(width))
     ent = EntryScratch(
