@@ -158,7 +158,7 @@ def numeric_split(xs, ys, ws, n_classes, min_split, total_w):
                 right[ys[t]] -= ws[t]
                 w_left += ws[t]
                 w_right -= ws[t]
-            if min_split - w_left < SMALL and min_split - w_right < SMALL:
+            if admissible_cut(w_left, w_right, min_split):
                 for k in range(n_classes):
                     table[0, k] = left[k]
                     table[1, k] = right[k]
@@ -168,6 +168,12 @@ def numeric_split(xs, ys, ws, n_classes, min_split, total_w):
                 cuts += 1
             last = nxt
     return best_i, best, cuts, branches
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def admissible_cut(w_left, w_right, min_split):
+    """J48 cuts only where both sides hold ``min_split`` weight, within 1e-6."""
+    return min_split - w_left < SMALL and min_split - w_right < SMALL
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -29,7 +29,7 @@ the run's class too, and both neighbouring cuts are admissible.
 import numpy as np
 from numba import njit
 
-from .j48 import DISTINCT, SMALL, old_ent, record_cut, xlog2x
+from .j48 import DISTINCT, SMALL, admissible_cut, old_ent, record_cut, xlog2x
 from .near_log import near_log2
 from .segments import RANK_MASK, ROW_MASK, class_of, gap, rank, tied
 
@@ -68,11 +68,6 @@ def _cut_before(words, s, i, values):
         if d >= g or d == 0:
             return True
     return values[s, words[s, i - 1] & ROW_MASK] + DISTINCT < values[s, word & ROW_MASK]
-
-
-@njit(cache=True, _nrt=False)
-def _admissible(w_left, w_right, min_split):
-    return min_split - w_left < SMALL and min_split - w_right < SMALL
 
 
 @njit(cache=True, _nrt=False)
@@ -147,7 +142,7 @@ def scan_release8(words, s, start, n, values, w_row, n_classes, min_split, total
             if c != seg:
                 seg = -1
         last = nxt
-        if not _admissible(w_left, w_right, min_split):
+        if not admissible_cut(w_left, w_right, min_split):
             run_c = -1
             continue
         cuts += 1
@@ -156,7 +151,7 @@ def scan_release8(words, s, start, n, values, w_row, n_classes, min_split, total
             word = words[s, nxt]
             wt = w_row[word & ROW_MASK]
             if (class_of(word) == run_c and _cut_before(words, s, nxt + 1, values)
-                    and _admissible(w_left + wt, w_right - wt, min_split)):
+                    and admissible_cut(w_left + wt, w_right - wt, min_split)):
                 inside += 1
                 run_smooth = run_smooth and wt >= SMALL
                 continue
