@@ -7,11 +7,10 @@ written into the tree. ``loop.grow`` calls these once per split.
     record_split  the test, its surrogates and their category -> branch entries in the pool
     add_children  the children as new leaves, with their segments
 
-Why not inline in the growth loop: that loop allocates, so numba counts references in it, and
-every array it slices or names across a branch costs two atomic operations per split (most of a
-regression fit's 10^5 splits are at nodes of 2-4 rows). These kernels allocate nothing and run
-without reference counting (``bundles``); the caller makes room in the tables before
-``record_split`` and ``add_children``.
+They allocate nothing and run without reference counting, inlined into the growth loop
+(``bundles``, "Argument copies"): most of a regression fit's 10^5 splits are at nodes of 2-4
+rows, where passing the bundles field by field cost more than the work. The caller makes room
+in the tables before ``record_split`` and ``add_children``.
 """
 
 from typing import NamedTuple
@@ -63,7 +62,7 @@ def new_chosen(max_surrogates, max_branches):
                   np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr, sc, ch):
     """Each segment position's branch under the test on column j into scr.direction (and a SUBSET
     test's branch per category into scr.sides); ``cut``: a presorted column's last word on the
@@ -184,7 +183,7 @@ def primary_directions(seg, start, end, j, kind, threshold, sides, X, feat, cut,
     primary_branches(seg, start, end, X, j, kind, threshold, sides, direction, known_w)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def binary_rows(seg, start, end, scr, ch):
     """A binary split's partition of the segment: the children's segments into ch.c_start /
     ch.c_end."""
@@ -215,7 +214,7 @@ def missing_branch_of(params, ch):
     return MISSING_STOP
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def record_split(nodes, node, j, kind, threshold, n_b, first, improvement, params, feat, scr,
                  sc, ch, n_s, m0, m1, pool, n_pool, sur, n_sur):
     """The split of ``node`` into the table (its children get ids first..first + n_b - 1), its
@@ -258,7 +257,7 @@ def record_split(nodes, node, j, kind, threshold, n_b, first, improvement, param
     return n_pool
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def add_children(nodes, node, first, n_b, ch, seg_start, seg_end):
     """The split's children as new leaves, with their segments (room made by the caller)."""
     for b in range(n_b):

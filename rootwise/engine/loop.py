@@ -76,7 +76,7 @@ class Growth(NamedTuple):
     n_steps: int
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _visit(nodes, node, seg, start, end, params, ys, ws):
     """Record the node's statistics; returns (weight W, whether it may be split). ``ys``, ``ws``:
     scratch per position."""
@@ -121,7 +121,7 @@ def _cost(W, imp, value, params):
     return W - top
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _weights_by_row(seg, start, end, rows, params, scr):
     """The rows' weights at the node by row id, and whether each row of positive weight weighs 1.
     CART's weights never change; C4.5's are scattered from the segment."""
@@ -136,7 +136,7 @@ def _weights_by_row(seg, start, end, rows, params, scr):
     return scr.w_node, unit
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr, cand,
                 slot):
     """The node's chosen column (-1: none) after the selection rule, epsilon and
@@ -159,7 +159,8 @@ N_STATE = 10
 
 
 class Pending(NamedTuple):
-    """The nodes still to grow: the depth-first stack or best-first heap, and each node's rows
+    """The nodes still to grow: the depth-first stack (best-first: the new nodes whose splits are
+    yet to be searched for their keys) or best-first heap, and each node's rows
     (segment and validation segment) and class histogram (``histograms``; -1: none)."""
 
     stack: np.ndarray
@@ -274,14 +275,11 @@ def grow(rows, feat, params, holdout, seg, scr, n_out):
     state = np.zeros(N_STATE, dtype=np.int64)
     state[N_NODES] = 1
     state[N_LEAVES] = 1
-    if params.max_leaf_nodes > 0:  # best-first: the root enters the heap with its split
+    if params.max_leaf_nodes > 0:  # best-first: the root waits for its split's key
         W, ok = _visit(nodes, root, seg, root, n, params, scr.ys, scr.ws)
         if ok:
-            j = _find_split(nodes, root, seg, root, n, W, total_weight, rows, feat, params, scr,
-                            cand, np.int64(-1))
-            if j >= 0:
-                pend.heap_key[0], pend.heap_node[0] = -cand.gain[j] * W, 0
-                state[N_HEAP] = 1
+            pend.stack[0] = 0
+            state[TOP] = 1
     else:
         pend.stack[0] = 0
         pend.slot[0] = root_slot(scr.hist, seg, n, params.n_classes)
@@ -334,7 +332,9 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
 
     Compiled without reference counting (``_nrt=False``): it allocates nothing, and neither may
     anything it calls, for numba compiles the callees under the caller's flags (their scratch
-    comes from ``grow``: ``segments.MultiwayScratch``, ``chosen.Chosen``)."""
+    comes from ``grow``: ``segments.MultiwayScratch``, ``chosen.Chosen``). The per-node stages
+    are inlined here (``bundles``, "Argument copies"); best-first growth searches a new node's
+    split (for its key in the heap) from the same call site as a popped node's."""
     stack, heap_key, heap_node = pend.stack, pend.heap_key, pend.heap_node
     seg_start, seg_end, val_start, val_end = pend.seg_start, pend.seg_end, pend.val_start, \
         pend.val_end
@@ -348,7 +348,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
     max_b = max_k if params.multiway else 2
     max_s = params.max_surrogates
     done = True
-    while (n_heap > 0) if best_first else (top > 0):
+    while top > 0 or n_heap > 0:
         if (n_nodes + max_b > nodes.feature.shape[0] or n_nodes + max_b > seg_start.shape[0]
                 or n_pool + max_k * (1 + max_s) > pool.shape[0]
                 or n_sur + max_s > sur.feature.shape[0] or top + max_b > stack.shape[0]
@@ -357,16 +357,20 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             break
         popped_key = 0.0
         slot = np.int64(-1)  # the node's class histogram: depth-first growth only
+        keyed = False  # best-first: a new node whose split is searched for its key only
         if best_first:
-            node = heap_node[0]
-            popped_key = heap_key[0]
-            n_heap -= 1  # pop the root of the heap: smallest (key, node)
-            heap_key[0], heap_node[0] = heap_key[n_heap], heap_node[n_heap]
-            _sift_down(heap_key, heap_node, n_heap)
+            if top > 0:
+                top -= 1
+                node = stack[top]
+                keyed = True
+            else:
+                node = heap_node[0]
+                popped_key = heap_key[0]
+                n_heap -= 1  # pop the root of the heap: smallest (key, node)
+                heap_key[0], heap_node[0] = heap_key[n_heap], heap_node[n_heap]
+                _sift_down(heap_key, heap_node, n_heap)
             start, end = seg_start[node], seg_end[node]
             W = nodes.weight[node]
-            j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params,
-                            scr, cand, slot)
         else:
             top -= 1
             node = stack[top]
@@ -376,8 +380,15 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             if not ok:
                 release(scr.hist, slot)
                 continue
-            j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params,
-                            scr, cand, slot)
+        # the one call of the split search: it is inlined, so each call site would compile the
+        # whole search once more (a best-first node is searched for its key, then again when
+        # popped: the candidates are overwritten by the nodes searched in between)
+        j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr,
+                        cand, slot)
+        if keyed:
+            if j >= 0:
+                n_heap = _push(heap_key, heap_node, n_heap, -cand.gain[j] * W, node)
+            continue
         if j < 0:
             release(scr.hist, slot)
             continue
@@ -498,19 +509,14 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                           vc_end[:n_b], vs_i, vs_f, mw.fill)
             for b in range(n_b):
                 val_start[first + b], val_end[first + b] = vc_start[b], vc_end[b]
-        if best_first:
+        if best_first:  # the children wait on the stack for their keys, branch 0 first
             n_leaves += n_b - 1
-            for b in range(n_b):
+            for b in range(n_b - 1, -1, -1):
                 c = first + b
-                Wc, ok = _visit(nodes, c, seg, seg_start[c], seg_end[c], params, scr.ys,
-                                scr.ws)
-                if not ok:
-                    continue
-                jc = _find_split(nodes, c, seg, seg_start[c], seg_end[c], Wc, total_weight, rows,
-                                 feat, params, scr, cand, np.int64(-1))
-                if jc < 0:
-                    continue
-                n_heap = _push(heap_key, heap_node, n_heap, -cand.gain[jc] * Wc, c)
+                _, ok = _visit(nodes, c, seg, seg_start[c], seg_end[c], params, scr.ys, scr.ws)
+                if ok:
+                    stack[top] = c
+                    top += 1
         else:
             for b in range(n_b - 1, -1, -1):  # branch 0 grows first
                 stack[top] = first + b
