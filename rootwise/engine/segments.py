@@ -199,7 +199,11 @@ def _segments_of(X, yc, yr, w, rows, binned_columns, from_bins, binned_codes, n_
         for t in range(m):
             yr_s[t] = yr[rows[t]]
     n_binned = binned_columns.shape[0]
-    codes = np.zeros((capacity, (n_binned + 7) // 8), dtype=np.int64)
+    # empty, and only the rows' own zeroed: numba's np.zeros writes every page of the room
+    codes = np.empty((capacity, (n_binned + 7) // 8), dtype=np.int64)
+    for t in range(m):
+        for k in range(codes.shape[1]):
+            codes[t, k] = 0
     for t in range(m):  # row by row: X, the bins and the codes are all row-major
         r = rows[t]
         for s in range(n_binned):
@@ -364,7 +368,7 @@ def with_capacity(seg, needed):
     wt = np.empty(new)
     yc = np.empty(new if seg.yc.shape[0] > 0 else 0, dtype=np.int64)
     yr = np.empty(new if seg.yr.shape[0] > 0 else 0)
-    codes = np.zeros((new, seg.codes.shape[1]), dtype=np.int64)
+    codes = np.empty((new, seg.codes.shape[1]), dtype=np.int64)  # a split writes what it uses
     words = np.empty((seg.words.shape[0], new), dtype=np.int64)
     for t in range(cap):
         row[t] = seg.row[t]
