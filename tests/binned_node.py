@@ -7,9 +7,9 @@ from rootwise.engine.scratch import new_scratch
 from rootwise.engine.segments import root_segments
 
 
-def binned_node(seed, n=400):
-    """A segment of n rows: a few categorical columns (codes, missing cells), 2 or 3 classes,
-    weights 0 or 1; and the scratch with its histograms."""
+def binned_node(seed, n=400, regression=False):
+    """A segment of n rows: a few categorical columns (codes, missing cells), 2 or 3 classes (or a
+    regression target, y then float), weights 0 or 1; and the scratch with its histograms."""
     rng = np.random.default_rng(seed)
     n_values = rng.integers(2, 12, size=int(rng.integers(1, 11))).astype(np.int64)
     d = n_values.shape[0]
@@ -19,10 +19,14 @@ def binned_node(seed, n=400):
     y = rng.integers(0, n_classes, n).astype(np.int64)
     w = (rng.random(n) < 0.9).astype(float)
     binned = np.arange(d, dtype=np.int64)
-    seg = root_segments(X, y, np.zeros(0), w, np.zeros(0, dtype=np.int64), binned,
+    if regression:
+        y = rng.normal(size=n)
+    yc, yr = (np.zeros(0, dtype=np.int64), y) if regression else (y, np.zeros(0))
+    seg = root_segments(X, yc, yr, w, np.zeros(0, dtype=np.int64), binned,
                         np.zeros(d, dtype=np.bool_), np.zeros((n, d), dtype=np.uint8), n_values,
                         n, False)
-    scr = new_scratch(n, d, n_classes, n_classes, binned, n_values, int(n_values.max()), 0,
-                      seg.codes.shape[1], True, True)
+    width = 3 if regression else n_classes
+    scr = new_scratch(n, d, n_classes, width, binned, n_values, int(n_values.max()), 0,
+                      seg.codes.shape[1], True, not regression, regression=regression)
     codes = np.where(np.isnan(X), n_values, np.nan_to_num(X)).astype(np.int64)
     return seg, scr, codes, y, w, n_values, n_classes

@@ -10,13 +10,15 @@ from binned_node import binned_node
 from rootwise.engine.entries import binned_split_entries, counted_surrogate_entries
 
 
+@pytest.mark.parametrize("regression", [False, True], ids=["classes", "regression"])
 @pytest.mark.parametrize("seed", range(16))
-def test_counted_surrogate_entries_split_each_code_by_the_primary(seed):
+def test_counted_surrogate_entries_split_each_code_by_the_primary(seed, regression):
     """Per code present (a row of positive weight holds it, the missing code left out): the weight
     and rows the primary sends each way, the rows it has no branch for, and per column the known
     weight per side; the primary's own column (``skip``) has none. The shared table is left
-    cleared for the next node."""
-    seg, scr, codes, y, w, n_values, n_classes = binned_node(seed)
+    cleared for the next node. A regression's split entries hold (w, wy, wy^2), of which only w
+    counts rows."""
+    seg, scr, codes, y, w, n_values, n_classes = binned_node(seed, regression=regression)
     rng = np.random.default_rng(100 + seed)
     n = len(y)
     start, end = int(rng.integers(0, 50)), n - int(rng.integers(0, 50))
@@ -27,9 +29,9 @@ def test_counted_surrogate_entries_split_each_code_by_the_primary(seed):
         direction[:] = np.where(direction < 0, 1, direction)  # every row has a branch
     skip = int(rng.integers(-1, len(n_values)))
     ent = scr.ent
-    binned_split_entries(seg, start, end, ent.binned, n_values, False, ent)
-    counted_surrogate_entries(seg, start, end, direction, ent.binned, n_values, skip, ent,
-                              np.empty(n, dtype=np.int64))
+    binned_split_entries(seg, start, end, ent.binned, n_values, regression, ent)
+    counted_surrogate_entries(seg, start, end, direction, ent.binned, n_values, skip, regression,
+                              ent, np.empty(n, dtype=np.int64))
     assert not ent.table.any()
     rows = np.arange(start, end)
     positive = w[rows] > 0

@@ -173,13 +173,14 @@ def binned_surrogate_entries(seg, start, end, direction, binned, n_values, skip,
 
 
 @njit(cache=True, _nrt=False)
-def counted_surrogate_entries(seg, start, end, direction, binned, n_values, skip, scr, listed):
+def counted_surrogate_entries(seg, start, end, direction, binned, n_values, skip, regression,
+                              scr, listed):
     """``binned_surrogate_entries`` when every weight is 0 or 1, from the node's split entries
-    (scr.ent_code / scr.ent_stats: class counts, made by the search at this node). Only the rows
-    the primary sends to its side with fewer rows and those it sends nowhere are counted; per
-    code the other side holds the rest,
+    (scr.ent_code / scr.ent_stats, made by the search at this node: class counts, or a
+    regression's (w, wy, wy^2)). Only the rows the primary sends to its side with fewer rows and
+    those it sends nowhere are counted; per code the other side holds the rest,
 
-        w_other = sum_k ent_stats[q, e, k] - w_side - w_missing,
+        w_other = w - w_side - w_missing,   w = sum_k ent_stats[q, e, k]  (regression: w column)
 
     integers all (counts of rows of weight 1), so every cell equals the row-order sum.
     ``listed``: scratch per position."""
@@ -219,8 +220,11 @@ def counted_surrogate_entries(seg, start, end, direction, binned, n_values, skip
             if q == skip:
                 continue
             w = 0.0
-            for k in range(width):
-                w += scr.ent_stats[q, e, k]
+            if regression:
+                w = scr.ent_stats[q, e, 0]
+            else:
+                for k in range(width):
+                    w += scr.ent_stats[q, e, k]
             w_other = w - w_side - w_missing
             scr.se_code[q, e] = scr.ent_code[q, e]
             scr.se_w[q, e, side] = w_side

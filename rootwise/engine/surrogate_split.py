@@ -72,10 +72,10 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
         n_node1 += np.int64(b == 1)
     skip = feat.slot[primary] if feat.search[primary] == BINNED else -1
     ent = scr.ent
-    if ent.binned.shape[0] > 0 and scr.unit_input and not params.regression:
-        # class counts: the node's split entries less the rows counted on one side
+    if ent.binned.shape[0] > 0 and scr.unit_input:
+        # row counts: the node's split entries less the rows counted on one side
         counted_surrogate_entries(seg, start, end, direction, ent.binned, feat.n_values, skip,
-                                  ent, scr.buf_i)
+                                  params.regression, ent, scr.buf_i)
     elif ent.binned.shape[0] > 0:
         binned_surrogate_entries(seg, start, end, direction, ent.binned, feat.n_values, skip, ent)
     for f in range(d):
