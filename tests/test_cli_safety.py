@@ -223,6 +223,31 @@ def test_a_signal_during_a_large_write_leaves_the_old_file(sig, status, wide_pre
     assert temporary_files(folder) == []
 
 
+@pytest.mark.parametrize("error, status", [("Terminated", 143), ("KeyboardInterrupt", 130)])
+def test_an_interrupt_swallowed_during_a_command_still_stops_it(files, tmp_path, capsys,
+                                                                monkeypatch, error, status):
+    """A signal handler's exception that C code cleared (numpy does, inside pandas' to_csv) still
+    stops the command: the handler recorded it, and the output file is not written."""
+    import rootwise.cli as cli
+    from rootwise.cli import predict
+    from rootwise.export.atomic import record_interrupt
+
+    data, model = files
+    out = tmp_path / "pred.csv"
+    write = predict.run
+    raised = {"Terminated": cli.Terminated, "KeyboardInterrupt": KeyboardInterrupt}[error]
+
+    def swallowed(args):
+        record_interrupt(raised())  # what the handler does before raising; then C code clears it
+        return write(args)
+
+    monkeypatch.setattr(predict, "run", swallowed)
+    code, _, err = run(capsys, "predict", model, data, "--out", out)
+    assert code == status
+    assert err.strip() == ("rootwise: terminated" if status == 143 else "rootwise: interrupted")
+    assert not out.exists() and temporary_files(tmp_path) == []
+
+
 def test_the_json_outputs_are_whole(files, tmp_path, capsys):
     data, model = files
     out = tmp_path / "scores.json"

@@ -7,7 +7,7 @@ import os
 import pytest
 
 import rootwise
-from rootwise.export.atomic import open_atomic, same_file, write_atomic
+from rootwise.export.atomic import open_atomic, record_interrupt, same_file, write_atomic
 
 
 def leftovers(folder) -> list[str]:
@@ -33,6 +33,23 @@ def test_an_exception_in_the_block_keeps_the_old_file(tmp_path, error):
             assert len(leftovers(tmp_path)) == 1  # the new text is in a temporary file
             raise error
     assert path.read_text(encoding="utf-8") == "old" and leftovers(tmp_path) == []
+
+
+def test_an_interrupt_that_c_code_swallowed_still_keeps_the_old_file(tmp_path):
+    """A signal handler's exception can be cleared by C code that catches errors (numpy's dtype
+    comparison, inside pandas' to_csv); the handler records it and the file is not replaced."""
+    path = tmp_path / "a.txt"
+    path.write_text("old", encoding="utf-8")
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with open_atomic(path) as f:
+                f.write("new")
+                record_interrupt(KeyboardInterrupt())  # raised by a handler, then swallowed
+    finally:
+        record_interrupt(None)
+    assert path.read_text(encoding="utf-8") == "old" and leftovers(tmp_path) == []
+    write_atomic(path, "new")  # forgotten: the next write goes through
+    assert path.read_text(encoding="utf-8") == "new"
 
 
 def test_a_folder_or_a_missing_folder_is_an_os_error_naming_the_path(tmp_path):

@@ -34,6 +34,7 @@ import sys
 import threading
 
 import rootwise
+from rootwise.export.atomic import raise_recorded_interrupt, record_interrupt
 
 from . import cv, evaluate, explain, fit, precompile, predict, report, show
 from .common import Parser, UserError
@@ -59,21 +60,39 @@ class Terminated(BaseException):
 
 
 def _on_sigterm(signum, frame):
-    raise Terminated()
+    error = Terminated()
+    record_interrupt(error)  # C code may swallow it (``export.atomic``)
+    raise error
+
+
+def _on_sigint(signum, frame):
+    error = KeyboardInterrupt()
+    record_interrupt(error)
+    raise error
 
 
 @contextlib.contextmanager
-def _sigterm_raises():
+def _signals_raise():
     """While the command runs, SIGTERM raises ``Terminated`` (its default would end the process
-    at once, leaving a temporary file behind). Only the main thread may set a handler."""
+    at once, leaving a temporary file behind) and SIGINT ``KeyboardInterrupt`` (unless it is
+    ignored, as in a shell's background job), each recorded so that one swallowed by C code still
+    stops the command (``export.atomic.record_interrupt``). Only the main thread may set a
+    handler."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    record_interrupt(None)
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    previous_int = signal.getsignal(signal.SIGINT)
+    if previous_int is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_sigint)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if previous_int is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous_int)
+        record_interrupt(None)
 
 
 def main(argv=None) -> int:
@@ -82,11 +101,14 @@ def main(argv=None) -> int:
     if argv is not None:
         argv = [os.fspath(a) if isinstance(a, os.PathLike) else a for a in argv]
     try:
-        with _sigterm_raises():
+        with _signals_raise():
             args = parser().parse_args(argv)
             if getattr(args, "notice", True):
-                return notice_while(args.run, args)
-            return args.run(args)
+                status = notice_while(args.run, args)
+            else:
+                status = args.run(args)
+            raise_recorded_interrupt()  # one that C code swallowed: the command still stops
+            return status
     except SystemExit as e:  # --help and --version
         return e.code if isinstance(e.code, int) else 0
     except KeyboardInterrupt:

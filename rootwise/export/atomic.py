@@ -3,7 +3,8 @@
 A file is written to a temporary file in its own folder (same file system, so the final rename is
 atomic), flushed to disk with fsync, and renamed over the destination. Until the rename the old
 file is untouched; an error or an interrupt (KeyboardInterrupt, SystemExit from a signal handler)
-on the way removes the temporary file. Only a kill that Python cannot see (SIGKILL, power loss)
+on the way removes the temporary file, and so does an interrupt that C code swallowed, when the
+handler recorded it (``record_interrupt``). Only a kill that Python cannot see (SIGKILL, power loss)
 can leave one behind: it is named ``.<name>.<random>.tmp``, next to the destination.
 
 A destination that is a symbolic link is written through: the file it points to is replaced and
@@ -17,6 +18,25 @@ import errno
 import os
 import secrets
 import stat
+
+# An interrupt that a signal handler raises (KeyboardInterrupt, the CLI's Terminated) runs at
+# whatever Python code the main thread is in, and C code that clears errors can swallow it: it
+# was seen inside numpy's dtype comparison while pandas formatted a column for to_csv, after
+# which the command finished and renamed its file. So a handler also records it here, and no
+# temporary file is renamed over its destination once one is recorded.
+_interrupt: BaseException | None = None
+
+
+def record_interrupt(error: BaseException | None) -> None:
+    """Note the interrupt a signal handler is raising (None: forget it)."""
+    global _interrupt
+    _interrupt = error
+
+
+def raise_recorded_interrupt() -> None:
+    """Raise the recorded interrupt again, if there is one (it may have been swallowed)."""
+    if _interrupt is not None:
+        raise _interrupt
 
 
 def write_atomic(path, data: str | bytes) -> None:
@@ -58,6 +78,7 @@ def open_atomic(path, mode: str = "w", *, encoding: str | None = "utf-8", newlin
             yield f
             f.flush()
             os.fsync(f.fileno())
+        raise_recorded_interrupt()
         os.replace(tmp, target)
     except _NotCreated as failed:  # name the file the user asked for, not the temporary one
         e = failed.error
