@@ -113,7 +113,7 @@ def root_slot(h, seg, n, n_classes):
         return -1
     slot = take(h)
     if slot >= 0:
-        count_rows(h, slot, seg, 0, n, n_classes)
+        count_rows(h, slot, seg, np.int64(0), n, n_classes)  # not a literal (``bundles``, "Literals")
     return slot
 
 

@@ -55,7 +55,7 @@ def regression_stats(seg, start, end, median, out, ys, ws):
     """The mean (or weighted median) into out[0]; returns (W, impurity, pure). ``ys``, ``ws``:
     scratch of at least the node's rows."""
     total, s = 0.0, 0.0
-    m = 0
+    m = np.int64(0)  # not a literal (``bundles``, "Literals")
     for t in range(start, end):
         wt = seg.w[t]
         if wt > 0.0:

@@ -43,7 +43,7 @@ def presort_table(X, w, sorted_columns):
     words = np.empty(n, dtype=np.int64)  # one column at a time: the table's is 5 bytes a row
     no_codes = np.zeros(0, dtype=np.int64)
     for s in range(k):
-        presort_column(X[:, sorted_columns[s]], w, no_codes, words, False)
+        presort_column(X[:, sorted_columns[s]], w, no_codes, words, np.bool_(False))
         for i in range(n):
             order[s, i] = words[i] & ROW_MASK
             tie[s, i] = tied(words[i])

@@ -62,7 +62,7 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
                                                       min_leaf, scratch)
     else:
         top_i, top, second = _proxies(words, s, start, n, w_row, unit, n_classes, criterion,
-                                      min_leaf, scratch, True)
+                                      min_leaf, scratch, np.bool_(True))
     if top_i < 0:
         return -1
     w_all = 0.0
@@ -75,7 +75,7 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
             _fill_proxies_gini_two(words, s, start, n, min_leaf, scratch)
         elif unit and criterion == GINI:  # so did this one
             _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, scratch,
-                     False)
+                     np.bool_(False))
         parent = impurity(total, criterion)
         for k in range(n_classes):
             left[k] = 0.0
@@ -205,26 +205,28 @@ def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
     total = scratch.total
     end = start + n
     known = words[s, start:end]  # a view indexed from 0: the sum below is a vector loop
-    t1 = 0
+    zero = np.int64(0)  # the counts start at it, not at a literal 0 (``bundles``, "Literals")
+    t1 = zero
     for i in range(n):
         t1 += class_of(known[i])
     t0 = n - t1
     total[0] = float(t0)
     total[1] = float(t1)
-    top, top_i, second = -np.inf, -1, -np.inf
+    top, top_i, second = -np.inf, np.int64(-1), -np.inf
     if n < BLOCKED:
-        top, top_i, second, _ = _rows_gini_two(known, 0, n - 1, 0, t0, t1, min_leaf, start,
-                                               top, top_i, second, -np.inf, scratch.best_left)
+        top, top_i, second, _ = _rows_gini_two(known, zero, n - 1, zero, t0, t1, min_leaf,
+                                               start, top, top_i, second, -np.inf,
+                                               scratch.best_left)
         return top_i, top, second
     # the second largest proxy of a sample of the cuts is at most the second largest of all: a
     # cut surely below it can change neither top nor second, so it is skipped from the start
     floor = _sampled_second_two(known, n, t0, t1, min_leaf)
-    l1 = 0
+    l1 = zero
     for a in range(0, n - 1, BLOCK):
         b = min(a + BLOCK, n - 1)
         bar = max(second, floor)
         if 0 < a and b < n - 1 and bar > -np.inf:
-            d1 = 0  # class 1 among rows a..b-1 (a vector loop)
+            d1 = zero  # class 1 among rows a..b-1 (a vector loop)
             for i in range(a, b):
                 d1 += class_of(known[i])
             if _block_below_two(a - l1, l1, b - a - d1, d1, t0, t1, bar):
@@ -321,26 +323,27 @@ def _proxies_gini_three(words, s, start, n, min_leaf, scratch):
     as ``_proxies_gini_two``, with the eight corners of a box of three counts."""
     total = scratch.total
     known = words[s, start:start + n]
-    t0, t1, t2 = 0, 0, 0
+    zero = np.int64(0)  # the counts start at it, not at a literal 0 (``bundles``, "Literals")
+    t0, t1, t2 = zero, zero, zero
     for i in range(n):
         c = class_of(known[i])
         t0 += np.int64(c == 0)
         t1 += np.int64(c == 1)
         t2 += np.int64(c == 2)
     total[0], total[1], total[2] = float(t0), float(t1), float(t2)
-    top, top_i, second = -np.inf, -1, -np.inf
+    top, top_i, second = -np.inf, np.int64(-1), -np.inf
     if n < BLOCKED:
-        top, top_i, second, _, _ = _rows_gini_three(known, 0, n - 1, 0, 0, t0, t1, t2, min_leaf,
-                                                    start, top, top_i, second, -np.inf,
+        top, top_i, second, _, _ = _rows_gini_three(known, zero, n - 1, zero, zero, t0, t1, t2,
+                                                    min_leaf, start, top, top_i, second, -np.inf,
                                                     scratch.best_left)
         return top_i, top, second
     floor = _sampled_second_three(known, n, t0, t1, t2, min_leaf)  # as in _proxies_gini_two
-    l0, l1 = 0, 0
+    l0, l1 = zero, zero
     for a in range(0, n - 1, BLOCK):
         b = min(a + BLOCK, n - 1)
         bar = max(second, floor)
         if 0 < a and b < n - 1 and bar > -np.inf:
-            d0, d1 = 0, 0
+            d0, d1 = zero, zero
             for i in range(a, b):
                 c = class_of(known[i])
                 d0 += np.int64(c == 0)
@@ -416,7 +419,7 @@ def _sampled_second_three(known, n, t0, t1, t2, min_leaf):
     """``_sampled_second_two`` for three classes."""
     w_all = float(t0 + t1 + t2)
     top, second = -np.inf, -np.inf
-    l0, l1 = 0, 0
+    l0, l1 = np.int64(0), np.int64(0)  # not literals (``bundles``, "Literals")
     for a in range(0, n - 1, BLOCK):
         b = min(a + BLOCK, n - 1)
         for i in range(a, b):

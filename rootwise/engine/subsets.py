@@ -278,7 +278,7 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
     and returns whether an admissible split exists."""
     C = stats.shape[1]
     present, sizes, best_in_left = scr.present, scr.sizes, scr.best_in_left
-    m = 0
+    m = np.int64(0)  # not a literal (``bundles``, "Literals")
     for e in range(p):
         side_of[e] = -1
         s = 0.0
@@ -599,7 +599,7 @@ def best_subset_regression_entries(stats, p, min_leaf, side_of, scr):
     weight), the first entry with weight on the left. Returns whether an admissible split
     exists."""
     present = scr.present
-    m = 0
+    m = np.int64(0)  # not a literal (``bundles``, "Literals")
     for e in range(p):
         side_of[e] = -1
         if stats[e, 0] > 0.0:
