@@ -47,7 +47,7 @@ class SurrogateTable(NamedTuple):
 @njit(cache=True)
 def new_nodes(capacity, n_out):
     """The node table with room for ``capacity`` nodes, in the ``Tree``'s dtypes (``tree.
-    NODE_FIELDS``): 117 bytes a node with one output instead of 152 in int64, and ``to_tree``
+    NODE_FIELDS``): 93 bytes a node with one output instead of 136 in int64, and ``to_tree``
     makes no converted copy of a table that fills the fit's memory (a fully grown tree of 10^6
     rows has 2 x 10^6 nodes)."""
     c = max(capacity, 1)
