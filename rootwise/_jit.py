@@ -64,7 +64,7 @@ def cache_dirs(sources: list[Path] | None = None) -> list[Path]:
 
 def _kernel_files(folder: Path, modules: set[str]) -> list[Path]:
     """numba's index (.nbi) and data (.nbc) files of rootwise's modules in ``folder``; their names
-    start with the module's file name (``loop.grow-133.py311.nbi``)."""
+    start with the module's file name (``loop._grow_from-340.py311.nbi``)."""
     return [f for pattern in ("*.nbi", "*.nbc") for f in folder.glob(pattern)
             if f.name.split(".", 1)[0] in modules]
 

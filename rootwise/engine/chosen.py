@@ -1,5 +1,5 @@
 """The chosen split at a node, applied: each row's branch, the children's segments, and the split
-written into the tree. ``loop.grow`` calls these once per split.
+written into the tree. ``loop._grow_from`` calls these once per split.
 
     route         the test's branch of each row: its own value where known, else (CART) its first
                   surrogate with a value, else the majority branch (``route``, ``surrogate_split``)

@@ -210,69 +210,116 @@ def node_bound(n, params):
     return np.int64(max(cap + 2, 64))
 
 
-@njit(cache=True, nogil=True)
 def grow(rows, feat, params, holdout, seg, n, scr, n_out):
     """Grow the tree of ``params`` on ``rows`` from the root segment ``seg`` (``segments.
     root_segments``) of n rows (it may have room for more); ``holdout``: validation rows (empty X:
     no pre-pruning).
 
-    The loop over nodes is ``_grow_from``, which never replaces an array: it returns when a table
-    lacks room for the next node, and this function grows the tables and calls it again. numba
-    counts the references of every array a loop replaces on each of its iterations (a node table
-    alone is 17 arrays), which cost about a tenth of a fit of 10^5 one-row leaves."""
+    The loop over nodes is the kernel ``_grow_from``, which never replaces an array: it returns
+    when a table lacks room for the next node, ``_with_room`` grows the tables, and it is called
+    again. The tables are made and grown here, in Python, not in a kernel around
+    ``_grow_from``: numba links and optimises a kernel together with everything it calls, so
+    such a kernel compiled the whole growth loop a second time (about 8 of the 85 s of CPU of a
+    first fit). This loop turns once per doubling of a table: a few dozen times in a fit,
+    however many nodes. (Inside a kernel, numba would also count the references of every array
+    a loop replaces, on each of its iterations.)"""
+    n = int(n)
     d = feat.search.shape[0]
-    total_weight = 0.0  # W of the root, added in row order (min_impurity_decrease)
-    for t in range(n):
-        total_weight += seg.w[t]
-    # literal constants would compile kernels a second time (numba specialises on a literal
-    # argument): the root's ids are typed int64 like every other node's
-    root = np.int64(0)
-    cap = node_bound(n, params)
-    nodes = new_nodes(cap, n_out)
-    init_leaf(nodes, root, np.int64(-1), root, 1.0)
-    # int32, the ``Tree``'s dtype: the pool holds an entry per category of every subset test
-    # (millions in a deep tree), and an int64 pool is written twice as wide and copied once more
-    pool = np.zeros(64, dtype=np.int32)
-    sur = new_surrogates(max(params.max_surrogates * (cap // 2), 64) if cap > 64 else 64)
-    cand = new_candidates(d)
-    sc = new_surrogate_candidates(d, params.max_surrogates)
     max_k = scr.sides.shape[0]
     max_b = max_k if params.multiway else 2  # children of one split, at most
     max_s = params.max_surrogates
+    cap = int(node_bound(n, params))
+    nodes = new_nodes(cap, n_out)
+    # int32, the ``Tree``'s dtype: the pool holds an entry per category of every subset test
+    # (millions in a deep tree), and an int64 pool is written twice as wide and copied once more
+    pool = np.zeros(64, dtype=np.int32)
+    sur = new_surrogates(max(max_s * (cap // 2), 64) if cap > 64 else 64)
+    cand = new_candidates(d)
+    sc = new_surrogate_candidates(d, max_s)
     ch = new_chosen(max_s, max_k)
     # multiway partition scratch (grows with C4.5's copies); a binary CART split never uses it
-    n_mw = n if params.multiway or params.missing == FRACTIONAL else 1
-    mw = new_multiway_scratch(n_mw, max_b)
-
-    # pre-pruning state
+    multiway = params.multiway or params.missing == FRACTIONAL
+    mw = new_multiway_scratch(n if multiway else 1, max_b)
+    # pre-pruning: the validation rows, their directions and segments, and the steps taken
     m_val = holdout.w.shape[0]
-    vrow = np.empty(max(m_val, 1) * 2, dtype=np.int64)
-    vw = np.empty(vrow.shape[0])
-    for t in range(m_val):
-        vrow[t] = t
-        vw[t] = holdout.w[t]
-    val_total = 0.0
-    for t in range(m_val):
-        val_total += holdout.w[t]
-    val = Validation(vrow, vw, np.empty(vrow.shape[0], dtype=np.int64),
-                     np.empty(vrow.shape[0], dtype=np.int64), np.empty(vrow.shape[0]),
-                     np.empty(max_b, dtype=np.int64), np.empty(max_b, dtype=np.int64),
-                     np.zeros((max_k, n_out)), np.empty(16, dtype=np.int64), np.empty(16),
-                     np.empty(16), np.empty(16), np.empty(16, dtype=np.bool_))
+    size = max(m_val, 1) * 2
+    vrow, vw = np.empty(size, dtype=np.int64), np.empty(size)
+    vrow[:m_val] = np.arange(m_val)
+    vw[:m_val] = holdout.w
+    val = Validation(vrow, vw, np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+                     np.empty(size), np.empty(max_b, dtype=np.int64),
+                     np.empty(max_b, dtype=np.int64), np.zeros((max_k, n_out)),
+                     np.empty(16, dtype=np.int64), np.empty(16), np.empty(16), np.empty(16),
+                     np.empty(16, dtype=np.bool_))
     val_loss = np.full(1, np.nan)
-
-    # by node, reserved as the node table is (numba's np.zeros and np.full write every page:
-    # only the first entries are set, as the tables of 64 entries were)
+    # by node, reserved as the node table is (pages no node reaches are never resident)
     pend = Pending(np.zeros(64, dtype=np.int64), np.zeros(64), np.zeros(64, dtype=np.int64),
                    np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
                    np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
                    np.empty(cap, dtype=np.int64))
-    for i in range(64):
+    state = np.zeros(N_STATE, dtype=np.int64)
+    total_weight, val_total = _root(seg, np.int64(n), holdout.w, params, scr, nodes, pend, state)
+    while True:
+        nodes, pool, sur, pend, val, seg, mw = _with_room(nodes, pool, sur, pend, val, seg, mw,
+                                                          state, max_k, max_b, max_s)
+        if _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool, sur, pend,
+                      val, mw, state, val_loss, total_weight, val_total):
+            break
+    return Growth(nodes, int(state[N_NODES]), pool, int(state[N_POOL]), sur, int(state[N_SUR]),
+                  val.step_node, val.step_weight, val.step_subtree, val.step_leaf,
+                  val.step_pruned, int(state[N_STEPS]))
+
+
+def _with_room(nodes, pool, sur, pend, val, seg, mw, state, max_k, max_b, max_s):
+    """The tables with room for the largest split the next node can make (``max_b`` children,
+    ``max_k`` pool entries for its test and each of ``max_s`` surrogates), and for what
+    ``_grow_from``'s last call asked (``state``'s NEED_* slots, cleared here)."""
+    top, n_heap, n_nodes, n_steps = (int(state[i]) for i in (TOP, N_HEAP, N_NODES, N_STEPS))
+    room = n_nodes + max_b
+    if room > nodes.feature.shape[0]:
+        nodes = with_room(nodes, room)
+    if int(state[N_POOL]) + max_k * (1 + max_s) > pool.shape[0]:
+        pool = pool_with(pool, state[N_POOL], max_k * (1 + max_s))
+    if int(state[N_SUR]) + max_s > sur.feature.shape[0]:
+        sur = surrogates_with_room(sur, state[N_SUR] + max_s)
+    if (room > pend.seg_start.shape[0] or top + max_b > pend.stack.shape[0]
+            or n_heap + max_b > pend.heap_key.shape[0]):
+        pend = Pending(grown(pend.stack, top + max_b), grown(pend.heap_key, n_heap + max_b),
+                       grown(pend.heap_node, n_heap + max_b),
+                       *(grown(a, room) for a in pend[3:]))
+    need_val = int(state[NEED_VAL])
+    if n_steps + 1 > val.step_node.shape[0] or need_val > val.vrow.shape[0]:
+        v, s = max(need_val, 1), n_steps + 1
+        val = Validation(*(grown(a, v) for a in val[:5]), val.vc_start, val.vc_end,
+                         val.child_value, *(grown(a, s) for a in val[8:]))
+    if state[NEED_SEG] > 0:
+        seg = with_capacity(seg, state[NEED_SEG])
+    if state[NEED_MW] > mw.src.shape[0]:
+        mw = new_multiway_scratch(2 * state[NEED_MW], max_b)
+    state[NEED_SEG], state[NEED_MW], state[NEED_VAL] = 0, 0, 0
+    return nodes, pool, sur, pend, val, seg, mw
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _root(seg, n, holdout_w, params, scr, nodes, pend, state):
+    """The root, pending: its node, the first entries of the pending tables, and ``state``.
+    Returns the weight W of the root and of the validation rows, added in row order
+    (min_impurity_decrease, pre-pruning's scores)."""
+    total_weight = 0.0
+    for t in range(n):
+        total_weight += seg.w[t]
+    val_total = 0.0
+    for t in range(holdout_w.shape[0]):
+        val_total += holdout_w[t]
+    # literal constants would compile kernels a second time (numba specialises on a literal
+    # argument): the root's ids are typed int64 like every other node's
+    root = np.int64(0)
+    init_leaf(nodes, root, np.int64(-1), root, 1.0)
+    for i in range(64):  # numba's np.zeros would write every page of the reserved tables
         pend.seg_start[i], pend.seg_end[i], pend.val_start[i], pend.val_end[i] = 0, 0, 0, 0
         pend.slot[i] = -1
     pend.seg_end[0] = n
-    pend.val_end[0] = m_val
-    state = np.zeros(N_STATE, dtype=np.int64)
+    pend.val_end[0] = holdout_w.shape[0]
     state[N_NODES] = 1
     state[N_LEAVES] = 1
     if params.max_leaf_nodes > 0:  # best-first: the root waits for its split's key
@@ -284,43 +331,7 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out):
         pend.stack[0] = 0
         pend.slot[0] = root_slot(scr.hist, seg, n, params.n_classes)
         state[TOP] = 1
-
-    while True:
-        # room for the largest split the next node can make, and for what the last call asked
-        room = state[N_NODES] + max_b
-        if room > nodes.feature.shape[0]:
-            nodes = with_room(nodes, room)
-        if state[N_POOL] + max_k * (1 + max_s) > pool.shape[0]:
-            pool = pool_with(pool, state[N_POOL], max_k * (1 + max_s))
-        if state[N_SUR] + max_s > sur.feature.shape[0]:
-            sur = surrogates_with_room(sur, state[N_SUR] + max_s)
-        if (room > pend.seg_start.shape[0] or state[TOP] + max_b > pend.stack.shape[0]
-                or state[N_HEAP] + max_b > pend.heap_key.shape[0]):
-            pend = Pending(grown(pend.stack, state[TOP] + max_b),
-                           grown(pend.heap_key, state[N_HEAP] + max_b),
-                           grown(pend.heap_node, state[N_HEAP] + max_b),
-                           grown(pend.seg_start, room), grown(pend.seg_end, room),
-                           grown(pend.val_start, room), grown(pend.val_end, room),
-                           grown(pend.slot, room))
-        if state[N_STEPS] + 1 > val.step_node.shape[0] or state[NEED_VAL] > val.vrow.shape[0]:
-            v = max(state[NEED_VAL], 1)
-            s = state[N_STEPS] + 1
-            val = Validation(grown(val.vrow, v), grown(val.vw, v), grown(val.vdir, v),
-                             grown(val.vs_i, v), grown(val.vs_f, v), val.vc_start, val.vc_end,
-                             val.child_value, grown(val.step_node, s), grown(val.step_weight, s),
-                             grown(val.step_subtree, s), grown(val.step_leaf, s),
-                             grown(val.step_pruned, s))
-        if state[NEED_SEG] > 0:
-            seg = with_capacity(seg, state[NEED_SEG])
-        if state[NEED_MW] > mw.src.shape[0]:
-            mw = new_multiway_scratch(2 * state[NEED_MW], max_b)
-        state[NEED_SEG], state[NEED_MW], state[NEED_VAL] = 0, 0, 0
-        if _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool, sur, pend,
-                      val, mw, state, val_loss, total_weight, val_total):
-            break
-    return Growth(nodes, state[N_NODES], pool, state[N_POOL], sur, state[N_SUR], val.step_node,
-                  val.step_weight, val.step_subtree, val.step_leaf, val.step_pruned,
-                  state[N_STEPS])
+    return total_weight, val_total
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -492,7 +503,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                 continue
             val_loss[0] = after
 
-        # ---- record the split and its children (``grow`` made room for them)
+        # ---- record the split and its children (``_with_room`` made room for them)
         first = n_nodes
         n_nodes += n_b
         n_pool = record_split(nodes, node, j, kind, threshold, n_b, first, cand.gain[j] * W,
