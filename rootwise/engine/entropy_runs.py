@@ -106,12 +106,13 @@ def proxies_entropy_weighted(words, s, start, n, w_row, n_classes, min_leaf, scr
     w_all = 0.0
     for k in range(n_classes):
         w_all += total[k]
-    top, top_i, second, inside = -np.inf, -1, -np.inf, False
+    # not literals, which would compile ``_run_inside`` twice (``bundles``, "Literals")
+    top, top_i, second, inside = -np.inf, np.int64(-1), -np.inf, np.bool_(False)
     w_left = 0.0
     seg = NONE  # the class of the rows since the last boundary
     run_open = False  # the last boundary is admissible and starts (or is inside) a run
     has_inside = False
-    run_i, run_c, run_l, run_w, run_rest = 0, 0, 0.0, 0.0, 0.0
+    run_i, run_c, run_l, run_w, run_rest = np.int64(0), np.int64(0), 0.0, 0.0, 0.0
     for i in range(start, end - 1):
         word = words[s, i]
         c = class_of(word)

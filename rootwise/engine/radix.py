@@ -52,7 +52,7 @@ def radix_argsort_keys(x):
     n = x.shape[0]
     if n >= 1 << 32:
         return _argsort_keys_full(x)
-    keys, counts = _keys_and_counts(x, 32, _HIGH_PASSES)
+    keys, counts = _keys_and_counts(x, np.int64(32), np.int64(_HIGH_PASSES))
     packed = np.empty(n, dtype=np.uint64)
     for i in range(n):
         packed[i] = (keys[i] & ~_LOW) | np.uint64(i)
@@ -97,7 +97,7 @@ def _sort_run(x, order, keys):
 @njit(cache=True)
 def _argsort_keys_full(x):
     """(order, sorted keys) by six passes over (key, position) pairs."""
-    keys, counts = _keys_and_counts(x, 0, _PASSES)
+    keys, counts = _keys_and_counts(x, np.int64(0), np.int64(_PASSES))
     n = x.shape[0]
     mask = np.uint64(_BUCKETS - 1)
     idx = np.arange(n).astype(np.int64)
@@ -127,7 +127,7 @@ def radix_sort(x):
     same passes over the keys alone (half the memory moved, no gather). Equal keys are equal
     values, whose bits differ only for zeros: every zero comes back with the sign of the first
     zero of x, the one a stable sort puts first in its run."""
-    keys, counts = _keys_and_counts(x, 0, _PASSES)
+    keys, counts = _keys_and_counts(x, np.int64(0), np.int64(_PASSES))
     n = x.shape[0]
     tmp = np.empty(n, dtype=np.uint64)
     for p in range(_PASSES):

@@ -118,11 +118,11 @@ def scan_release8(words, s, start, n, values, w_row, n_classes, min_split, total
     for k in range(n_classes):
         w_right += right[k]
     old = old_ent(right)
-    best_i, best, cuts = -1, 0.0, 0
+    best_i, best, cuts = np.int64(-1), 0.0, 0  # not literals (``bundles``, "Literals")
     end = start + n
     last = start
-    run_c = -1  # the class of the run the last computed cut starts; -1: none
-    run_p = 0  # that cut's last left position, and class run_c's sums there
+    run_c = np.int64(-1)  # the class of the run the last computed cut starts; -1: none
+    run_p = np.int64(0)  # that cut's last left position, and class run_c's sums there
     run_l, run_r = 0.0, 0.0
     run_smooth = False  # every row of the run so far weighs >= 1e-6 (``_smooth``)
     inside = 0  # cuts passed over since run_p

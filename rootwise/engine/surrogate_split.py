@@ -63,8 +63,8 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
     total = mass0 + mass1
     majority = max(mass0, mass1) / total
     min_side = params.min_side
-    n_node0 = 0  # rows per primary branch, for the presorted columns' scans (unit weights)
-    n_node1 = 0
+    n_node0 = np.int64(0)  # rows per primary branch, for the presorted columns' scans (unit weights)
+    n_node1 = np.int64(0)
     for t in range(start, end):  # by row id, for the presorted columns' scans
         b = direction[t - start]
         scr.dir_row[seg.row[t]] = np.int8(b)

@@ -210,7 +210,7 @@ def prune_tree(n_rows, t, cases, s, rec, scratch, w, r, p):
     through the branch's subtree (``route_cases`` into ``scratch``). Returns the stack."""
     w.node[0], w.a[0], w.m[0], w.k[0] = 0, 0, n_rows, -1
     w.top[0], w.ftop[0] = n_rows, 0
-    sp = 1
+    sp = np.int64(1)  # not a literal, which would compile ``route_cases`` twice
     while sp > 0:
         i = sp - 1
         node = w.node[i]
@@ -257,7 +257,7 @@ def prune_tree(n_rows, t, cases, s, rec, scratch, w, r, p):
                         s.row[top + j] = s.row[a + j]
                         s.weight[top + j] = s.weight[a + j]
                     s = route_cases(big, top, m, top + m, w.fend[i], sp, t, cases, s, scratch, w,
-                                    False, p)
+                                    np.bool_(False), p)
                     as_big = scratch.estimate[big]
         # not worse: a <= b + 0.1 case (release 8: within J48's 1e-6 too)
         if p.release8:
