@@ -107,13 +107,15 @@ def test_a_first_small_fit_loads_few_kernels_and_no_parallel_one():
     """Each kernel a fit calls from Python is one cache load (index, unpickling, linking its code)
     in a fresh process. Counted in the second of two fresh processes, when the cache is warm:
     then only the kernels called from Python get a signature (those they call are linked in).
-    A fit is three kernel calls for every algorithm (``engine.loop.fit``: the root's segments,
-    the working memory, and ``loop.grow``, one signature for all)."""
+    A fit is four kernel calls for every algorithm (``engine.loop.fit``: the root's segments,
+    the working memory, the root pending and the growth loop, one signature each for all; the
+    growth's tables are numpy's, made and grown from Python by ``loop.grow``)."""
     for algorithm, most in FIRST_FIT_KERNELS.items():
         code = f"ALGORITHM = {algorithm!r}\n" + KERNELS
         _new_modules(code)  # fills numba's cache if an edit emptied it
         called = _new_modules(code)
         assert len(called) <= most, (algorithm, sorted(called))
         assert not [k for k in called if "parallel" in k], (algorithm, sorted(called))
-        for kernel in ("segments.root_segments", "scratch.new_scratch", "loop.grow"):
+        for kernel in ("segments.root_segments", "scratch.new_scratch", "loop._root",
+                       "loop._grow_from"):
             assert kernel in called and len(called[kernel]) == 1, (algorithm, called)

@@ -61,12 +61,10 @@ def grown(a, size):
     return out
 
 
-@njit(cache=True)
-def grown_rows(a, size):
-    """``grown`` for a 2-D array, by rows; the new rows unset (a node's values are zeroed when
-    the node is made, ``node_table.init_leaf``; numba's np.zeros would write every page)."""
-    out = np.empty((max(size, 2 * a.shape[0]), a.shape[1]), dtype=a.dtype)
-    for i in range(a.shape[0]):
-        for k in range(a.shape[1]):
-            out[i, k] = a[i, k]
+def enlarged(a, size):
+    """``grown`` from Python, by rows for a 2-D array: ``a`` copied to the front of a new array
+    of max(size, 2 len(a)) rows, the rest unset. The growth loop's tables are made and grown
+    from Python (``loop.grow``), where a kernel would be one more to load from numba's cache."""
+    out = np.empty((max(size, 2 * a.shape[0]),) + a.shape[1:], dtype=a.dtype)
+    out[:a.shape[0]] = a
     return out

@@ -52,7 +52,6 @@ class Chosen(NamedTuple):
     c_end: np.ndarray
 
 
-@njit(cache=True)
 def new_chosen(max_surrogates, max_branches):
     s = max(max_surrogates, 1)
     k = max(max_branches, 2)

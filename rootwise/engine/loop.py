@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from .._config import ENTROPY, MULTIWAY, SUBSET, THRESHOLD
-from .arrays import grown
+from .arrays import enlarged
 from .bundles import MISSING_FRACTIONAL as FRACTIONAL
 from .bundles import MISSING_SURROGATE
 from .chosen import (
@@ -191,7 +191,6 @@ class Validation(NamedTuple):
     step_pruned: np.ndarray
 
 
-@njit(cache=True, _nrt=False)
 def node_bound(n, params):
     """The node tables' first size for a fit on n rows. A CART tree (binary splits, each row in
     one child) has at most 2n - 1 nodes, 2 max_leaf_nodes - 1 best-first, 2^(depth + 1) - 1
@@ -201,13 +200,13 @@ def node_bound(n, params):
     regression tree of 10^6 rows peaked at 9x its encoded matrix. C4.5 (a row with a missing
     value goes down every branch) and multiway trees have no such bound and start at 64."""
     if params.multiway or params.missing == FRACTIONAL:
-        return np.int64(64)
+        return 64
     cap = 2 * n - 1
     if params.max_leaf_nodes > 0:
         cap = min(cap, 2 * params.max_leaf_nodes - 1)
     if params.max_depth < 40:
-        cap = min(cap, (np.int64(1) << (params.max_depth + 1)) - 1)
-    return np.int64(max(cap + 2, 64))
+        cap = min(cap, (1 << (params.max_depth + 1)) - 1)
+    return max(cap + 2, 64)
 
 
 def grow(rows, feat, params, holdout, seg, n, scr, n_out):
@@ -228,7 +227,7 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out):
     max_k = scr.sides.shape[0]
     max_b = max_k if params.multiway else 2  # children of one split, at most
     max_s = params.max_surrogates
-    cap = int(node_bound(n, params))
+    cap = node_bound(n, params)
     nodes = new_nodes(cap, n_out)
     # int32, the ``Tree``'s dtype: the pool holds an entry per category of every subset test
     # (millions in a deep tree), and an int64 pool is written twice as wide and copied once more
@@ -279,23 +278,23 @@ def _with_room(nodes, pool, sur, pend, val, seg, mw, state, max_k, max_b, max_s)
     if room > nodes.feature.shape[0]:
         nodes = with_room(nodes, room)
     if int(state[N_POOL]) + max_k * (1 + max_s) > pool.shape[0]:
-        pool = pool_with(pool, state[N_POOL], max_k * (1 + max_s))
+        pool = pool_with(pool, int(state[N_POOL]), max_k * (1 + max_s))
     if int(state[N_SUR]) + max_s > sur.feature.shape[0]:
-        sur = surrogates_with_room(sur, state[N_SUR] + max_s)
+        sur = surrogates_with_room(sur, int(state[N_SUR]) + max_s)
     if (room > pend.seg_start.shape[0] or top + max_b > pend.stack.shape[0]
             or n_heap + max_b > pend.heap_key.shape[0]):
-        pend = Pending(grown(pend.stack, top + max_b), grown(pend.heap_key, n_heap + max_b),
-                       grown(pend.heap_node, n_heap + max_b),
-                       *(grown(a, room) for a in pend[3:]))
+        pend = Pending(enlarged(pend.stack, top + max_b), enlarged(pend.heap_key, n_heap + max_b),
+                       enlarged(pend.heap_node, n_heap + max_b),
+                       *(enlarged(a, room) for a in pend[3:]))
     need_val = int(state[NEED_VAL])
     if n_steps + 1 > val.step_node.shape[0] or need_val > val.vrow.shape[0]:
         v, s = max(need_val, 1), n_steps + 1
-        val = Validation(*(grown(a, v) for a in val[:5]), val.vc_start, val.vc_end,
-                         val.child_value, *(grown(a, s) for a in val[8:]))
+        val = Validation(*(enlarged(a, v) for a in val[:5]), val.vc_start, val.vc_end,
+                         val.child_value, *(enlarged(a, s) for a in val[8:]))
     if state[NEED_SEG] > 0:
-        seg = with_capacity(seg, state[NEED_SEG])
+        seg = with_capacity(seg, int(state[NEED_SEG]))
     if state[NEED_MW] > mw.src.shape[0]:
-        mw = new_multiway_scratch(2 * state[NEED_MW], max_b)
+        mw = new_multiway_scratch(2 * int(state[NEED_MW]), max_b)
     state[NEED_SEG], state[NEED_MW], state[NEED_VAL] = 0, 0, 0
     return nodes, pool, sur, pend, val, seg, mw
 

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from .._config import LEAF, MISSING_STOP
-from .arrays import grown, grown_rows
+from .arrays import enlarged
 
 
 class NodeTable(NamedTuple):
@@ -44,7 +44,6 @@ class SurrogateTable(NamedTuple):
     adjusted: np.ndarray
 
 
-@njit(cache=True)
 def new_nodes(capacity, n_out):
     """The node table with room for ``capacity`` nodes, in the ``Tree``'s dtypes (``tree.
     NODE_FIELDS``): 93 bytes a node with one output instead of 136 in int64, and ``to_tree``
@@ -60,22 +59,13 @@ def new_nodes(capacity, n_out):
                      np.empty((c, n_out)))  # a node's values are zeroed by ``init_leaf``
 
 
-@njit(cache=True)
 def with_room(t, needed):
     """The node table with room for ``needed`` nodes (the same table when it has it)."""
     if needed <= t.feature.shape[0]:
         return t
-    return NodeTable(grown(t.feature, needed), grown(t.kind, needed), grown(t.threshold, needed),
-                     grown(t.first_child, needed), grown(t.n_children, needed),
-                     grown(t.pool_offset, needed), grown(t.missing_branch, needed),
-                     grown(t.parent, needed), grown(t.depth, needed), grown(t.impurity, needed),
-                     grown(t.n_samples, needed), grown(t.weight, needed),
-                     grown(t.fraction, needed), grown(t.improvement, needed),
-                     grown(t.s_offset, needed), grown(t.s_count, needed),
-                     grown_rows(t.value, needed))
+    return NodeTable(*(enlarged(a, needed) for a in t))
 
 
-@njit(cache=True)
 def new_surrogates(capacity):
     """The surrogate table with room for ``capacity`` rows, in the ``Tree``'s dtypes (``tree.
     SURROGATE_FIELDS``)."""
@@ -85,14 +75,10 @@ def new_surrogates(capacity):
                           np.empty(c))
 
 
-@njit(cache=True)
 def surrogates_with_room(s, needed):
     if needed <= s.feature.shape[0]:
         return s
-    return SurrogateTable(grown(s.feature, needed), grown(s.kind, needed),
-                          grown(s.threshold, needed), grown(s.left_branch, needed),
-                          grown(s.pool_offset, needed), grown(s.agreement, needed),
-                          grown(s.adjusted, needed))
+    return SurrogateTable(*(enlarged(a, needed) for a in s))
 
 
 # no reference counting (``bundles``): called twice per split with the 17 arrays of the table
@@ -119,11 +105,10 @@ def init_leaf(t, node, parent, depth, fraction):
         t.value[node, k] = 0.0
 
 
-@njit(cache=True)
 def pool_with(pool, n_pool, extra):
     """The category pool with room for ``extra`` more entries."""
     if n_pool + extra > pool.shape[0]:
-        return grown(pool, n_pool + extra)
+        return enlarged(pool, n_pool + extra)
     return pool
 
 

@@ -62,7 +62,6 @@ class Candidates(NamedTuple):
     position: np.ndarray  # (d,) int64, a presorted column's cut: its last word on the left
 
 
-@njit(cache=True)
 def new_candidates(d):
     return Candidates(np.zeros(d, dtype=np.bool_), np.zeros(d), np.zeros(d), np.zeros(d),
                       np.zeros(d), np.zeros(d, dtype=np.bool_), np.full(d, np.nan),

@@ -42,6 +42,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .arrays import enlarged
 from .j48 import DISTINCT
 from .radix import radix_argsort_keys
 
@@ -326,7 +327,6 @@ class MultiwayScratch(NamedTuple):
     receivers: np.ndarray  # (max branches,) int64: the children that take rows without a branch
 
 
-@njit(cache=True)
 def new_multiway_scratch(n_rows, max_branches):
     k = max(max_branches, 2)
     return MultiwayScratch(np.empty(n_rows, dtype=np.int64), np.empty(n_rows),
@@ -357,32 +357,19 @@ def child_layout(start, branch, receives, n_branches, c_start, c_end):
     return pos
 
 
-@njit(cache=True)
 def with_capacity(seg, needed):
-    """The segment arrays with room for ``needed`` rows (the same when they have it)."""
+    """The segment arrays with room for ``needed`` rows (the same when they have it); the new
+    positions unset (a split writes what it uses)."""
     cap = seg.row.shape[0]
     if needed <= cap:
         return seg
     new = max(needed, 2 * cap)
-    row = np.empty(new, dtype=np.int64)
-    wt = np.empty(new)
-    yc = np.empty(new if seg.yc.shape[0] > 0 else 0, dtype=np.int64)
-    yr = np.empty(new if seg.yr.shape[0] > 0 else 0)
-    codes = np.empty((new, seg.codes.shape[1]), dtype=np.int64)  # a split writes what it uses
-    words = np.empty((seg.words.shape[0], new), dtype=np.int64)
-    for t in range(cap):
-        row[t] = seg.row[t]
-        wt[t] = seg.w[t]
-        for k in range(seg.codes.shape[1]):
-            codes[t, k] = seg.codes[t, k]
-    for t in range(seg.yc.shape[0]):
-        yc[t] = seg.yc[t]
-    for t in range(seg.yr.shape[0]):
-        yr[t] = seg.yr[t]
-    for s in range(seg.words.shape[0]):
-        for t in range(cap):
-            words[s, t] = seg.words[s, t]
-    return Segments(row, wt, yc, yr, codes, words)
+    words = np.empty((seg.words.shape[0], new), dtype=seg.words.dtype)
+    words[:, :cap] = seg.words
+    return Segments(enlarged(seg.row, new), enlarged(seg.w, new),
+                    enlarged(seg.yc, new) if seg.yc.shape[0] > 0 else seg.yc,
+                    enlarged(seg.yr, new) if seg.yr.shape[0] > 0 else seg.yr,
+                    enlarged(seg.codes, new), words)
 
 
 @njit(cache=True, _nrt=False)

@@ -37,7 +37,6 @@ class SurrogateCandidates(NamedTuple):
     order: np.ndarray  # (max_surrogates,) int64: the kept columns, best first
 
 
-@njit(cache=True)
 def new_surrogate_candidates(d, max_surrogates):
     return SurrogateCandidates(np.full(d, -1.0), np.zeros(d, dtype=np.int64), np.full(d, np.nan),
                                np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int64),
