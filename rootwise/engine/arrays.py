@@ -61,10 +61,25 @@ def grown(a, size):
     return out
 
 
+@njit(cache=True)
+def _unset(n, like):
+    return np.empty(n, dtype=like.dtype)
+
+
+def unset(shape, dtype=np.float64):
+    """``np.empty(shape, dtype)`` from numba's allocator, for the growth's large tables (made
+    from Python, ``loop.grow``). numpy asks the kernel for 2 MB pages for every array of 4 MB
+    or more; where the kernel then compacts memory on a first touch (``transparent_hugepage/
+    defrag = madvise``), a fully grown regressor fitted in a long-running process took 7 %
+    longer (benchmarks/README.md, seventh session of 2026-11-27)."""
+    shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+    return _unset(int(np.prod(shape)), np.empty(0, dtype=dtype)).reshape(shape)
+
+
 def enlarged(a, size):
     """``grown`` from Python, by rows for a 2-D array: ``a`` copied to the front of a new array
     of max(size, 2 len(a)) rows, the rest unset. The growth loop's tables are made and grown
     from Python (``loop.grow``), where a kernel would be one more to load from numba's cache."""
-    out = np.empty((max(size, 2 * a.shape[0]),) + a.shape[1:], dtype=a.dtype)
+    out = unset((max(size, 2 * a.shape[0]),) + a.shape[1:], a.dtype)
     out[:a.shape[0]] = a
     return out

@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from .._config import ENTROPY, MULTIWAY, SUBSET, THRESHOLD
-from .arrays import enlarged
+from .arrays import enlarged, unset
 from .bundles import MISSING_FRACTIONAL as FRACTIONAL
 from .bundles import MISSING_SURROGATE
 from .chosen import (
@@ -242,20 +242,18 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out):
     # pre-pruning: the validation rows, their directions and segments, and the steps taken
     m_val = holdout.w.shape[0]
     size = max(m_val, 1) * 2
-    vrow, vw = np.empty(size, dtype=np.int64), np.empty(size)
+    vrow, vw = unset(size, np.int64), unset(size)
     vrow[:m_val] = np.arange(m_val)
     vw[:m_val] = holdout.w
-    val = Validation(vrow, vw, np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
-                     np.empty(size), np.empty(max_b, dtype=np.int64),
+    val = Validation(vrow, vw, unset(size, np.int64), unset(size, np.int64),
+                     unset(size), np.empty(max_b, dtype=np.int64),
                      np.empty(max_b, dtype=np.int64), np.zeros((max_k, n_out)),
                      np.empty(16, dtype=np.int64), np.empty(16), np.empty(16), np.empty(16),
                      np.empty(16, dtype=np.bool_))
     val_loss = np.full(1, np.nan)
     # by node, reserved as the node table is (pages no node reaches are never resident)
     pend = Pending(np.zeros(64, dtype=np.int64), np.zeros(64), np.zeros(64, dtype=np.int64),
-                   np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
-                   np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
-                   np.empty(cap, dtype=np.int64))
+                   *(unset(cap, np.int64) for _ in range(5)))
     state = np.zeros(N_STATE, dtype=np.int64)
     total_weight, val_total = _root(seg, np.int64(n), holdout.w, params, scr, nodes, pend, state)
     while True:

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from .._config import LEAF, MISSING_STOP
-from .arrays import enlarged
+from .arrays import enlarged, unset
 
 
 class NodeTable(NamedTuple):
@@ -51,12 +51,10 @@ def new_nodes(capacity, n_out):
     rows has 2 x 10^6 nodes)."""
     c = max(capacity, 1)
     i32 = np.int32
-    return NodeTable(np.empty(c, dtype=i32), np.empty(c, dtype=np.int8), np.empty(c),
-                     np.empty(c, dtype=i32), np.empty(c, dtype=i32), np.empty(c, dtype=i32),
-                     np.empty(c, dtype=i32), np.empty(c, dtype=i32), np.empty(c, dtype=i32),
-                     np.empty(c), np.empty(c, dtype=np.int64), np.empty(c), np.empty(c),
-                     np.empty(c), np.empty(c, dtype=i32), np.empty(c, dtype=i32),
-                     np.empty((c, n_out)))  # a node's values are zeroed by ``init_leaf``
+    return NodeTable(unset(c, i32), unset(c, np.int8), unset(c), unset(c, i32), unset(c, i32),
+                     unset(c, i32), unset(c, i32), unset(c, i32), unset(c, i32), unset(c),
+                     unset(c, np.int64), unset(c), unset(c), unset(c), unset(c, i32),
+                     unset(c, i32), unset((c, n_out)))  # a node's values are zeroed by ``init_leaf``
 
 
 def with_room(t, needed):
@@ -70,9 +68,8 @@ def new_surrogates(capacity):
     """The surrogate table with room for ``capacity`` rows, in the ``Tree``'s dtypes (``tree.
     SURROGATE_FIELDS``)."""
     c = max(capacity, 1)
-    return SurrogateTable(np.empty(c, dtype=np.int32), np.empty(c, dtype=np.int8), np.empty(c),
-                          np.empty(c, dtype=np.int8), np.empty(c, dtype=np.int32), np.empty(c),
-                          np.empty(c))
+    return SurrogateTable(unset(c, np.int32), unset(c, np.int8), unset(c), unset(c, np.int8),
+                          unset(c, np.int32), unset(c), unset(c))
 
 
 def surrogates_with_room(s, needed):

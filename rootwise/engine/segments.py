@@ -42,7 +42,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .arrays import enlarged
+from .arrays import enlarged, unset
 from .j48 import DISTINCT
 from .radix import radix_argsort_keys
 
@@ -329,8 +329,8 @@ class MultiwayScratch(NamedTuple):
 
 def new_multiway_scratch(n_rows, max_branches):
     k = max(max_branches, 2)
-    return MultiwayScratch(np.empty(n_rows, dtype=np.int64), np.empty(n_rows),
-                           np.empty(n_rows, dtype=np.int64), np.empty(n_rows),
+    return MultiwayScratch(unset(n_rows, np.int64), unset(n_rows),
+                           unset(n_rows, np.int64), unset(n_rows),
                            np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64),
                            np.empty(k, dtype=np.int64))
 
@@ -364,7 +364,7 @@ def with_capacity(seg, needed):
     if needed <= cap:
         return seg
     new = max(needed, 2 * cap)
-    words = np.empty((seg.words.shape[0], new), dtype=seg.words.dtype)
+    words = unset((seg.words.shape[0], new), seg.words.dtype)
     words[:, :cap] = seg.words
     return Segments(enlarged(seg.row, new), enlarged(seg.w, new),
                     enlarged(seg.yc, new) if seg.yc.shape[0] > 0 else seg.yc,
