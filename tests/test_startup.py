@@ -111,7 +111,7 @@ def test_a_first_small_fit_loads_few_kernels_and_no_parallel_one():
     then only the kernels called from Python get a signature (those they call are linked in).
     A fit is four kernel calls for every algorithm (``engine.loop.fit``: the root's segments,
     the working memory, the root pending and the growth loop, one signature each for all; the
-    growth's tables are numpy's, made and grown from Python by ``loop.grow``)."""
+    growth's tables are made and grown from Python by ``loop.grow``, with ``arrays.unset``)."""
     for algorithm, most in FIRST_FIT_KERNELS.items():
         code = f"ALGORITHM = {algorithm!r}\n" + KERNELS
         _new_modules(code)  # fills numba's cache if an edit emptied it

@@ -78,8 +78,8 @@ def unset(shape, dtype=np.float64):
 
 def enlarged(a, size):
     """``grown`` from Python, by rows for a 2-D array: ``a`` copied to the front of a new array
-    of max(size, 2 len(a)) rows, the rest unset. The growth loop's tables are made and grown
-    from Python (``loop.grow``), where a kernel would be one more to load from numba's cache."""
+    of max(size, 2 len(a)) rows (``unset``), the rest unset. ``loop.grow`` grows the growth's
+    tables with it between calls of the loop kernel; ``grown`` stays for kernels."""
     out = unset((max(size, 2 * a.shape[0]),) + a.shape[1:], a.dtype)
     out[:a.shape[0]] = a
     return out
