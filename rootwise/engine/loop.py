@@ -25,6 +25,7 @@ from .._config import ENTROPY, MULTIWAY, SUBSET, THRESHOLD
 from .arrays import enlarged, unset
 from .bundles import MISSING_FRACTIONAL as FRACTIONAL
 from .bundles import MISSING_SURROGATE
+from .growable import Growable
 from .chosen import (
     add_children,
     binary_rows,
@@ -40,7 +41,6 @@ from .node_table import (
     init_leaf,
     new_nodes,
     new_surrogates,
-    pool_with,
     surrogates_with_room,
     with_room,
 )
@@ -230,8 +230,9 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out):
     cap = node_bound(n, params)
     nodes = new_nodes(cap, n_out)
     # int32, the ``Tree``'s dtype: the pool holds an entry per category of every subset test
-    # (millions in a deep tree), and an int64 pool is written twice as wide and copied once more
-    pool = np.zeros(64, dtype=np.int32)
+    # (millions in a deep tree), and an int64 pool is written twice as wide. It grows without a
+    # copy (``Growable``): copied, it was the fully grown regressor's peak at 10^6 rows.
+    pool = Growable(64, np.int32)
     sur = new_surrogates(max(max_s * (cap // 2), 64) if cap > 64 else 64)
     cand = new_candidates(d)
     sc = new_surrogate_candidates(d, max_s)
@@ -257,26 +258,26 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out):
     state = np.zeros(N_STATE, dtype=np.int64)
     total_weight, val_total = _root(seg, np.int64(n), holdout.w, params, scr, nodes, pend, state)
     while True:
-        nodes, pool, sur, pend, val, seg, mw = _with_room(nodes, pool, sur, pend, val, seg, mw,
-                                                          state, max_k, max_b, max_s)
-        if _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool, sur, pend,
-                      val, mw, state, val_loss, total_weight, val_total):
+        nodes, sur, pend, val, seg, mw = _with_room(nodes, sur, pend, val, seg, mw, state, max_k,
+                                                    max_b, max_s)
+        pool.reserve(int(state[N_POOL]) + max_k * (1 + max_s))
+        if _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool.array, sur,
+                      pend, val, mw, state, val_loss, total_weight, val_total):
             break
-    return Growth(nodes, int(state[N_NODES]), pool, int(state[N_POOL]), sur, int(state[N_SUR]),
+    n_pool = int(state[N_POOL])
+    return Growth(nodes, int(state[N_NODES]), pool.finished(n_pool), n_pool, sur, int(state[N_SUR]),
                   val.step_node, val.step_weight, val.step_subtree, val.step_leaf,
                   val.step_pruned, int(state[N_STEPS]))
 
 
-def _with_room(nodes, pool, sur, pend, val, seg, mw, state, max_k, max_b, max_s):
+def _with_room(nodes, sur, pend, val, seg, mw, state, max_k, max_b, max_s):
     """The tables with room for the largest split the next node can make (``max_b`` children,
-    ``max_k`` pool entries for its test and each of ``max_s`` surrogates), and for what
-    ``_grow_from``'s last call asked (``state``'s NEED_* slots, cleared here)."""
+    ``max_s`` surrogates), and for what ``_grow_from``'s last call asked (``state``'s NEED_*
+    slots, cleared here). (The pool grows in ``grow``.)"""
     top, n_heap, n_nodes, n_steps = (int(state[i]) for i in (TOP, N_HEAP, N_NODES, N_STEPS))
     room = n_nodes + max_b
     if room > nodes.feature.shape[0]:
         nodes = with_room(nodes, room)
-    if int(state[N_POOL]) + max_k * (1 + max_s) > pool.shape[0]:
-        pool = pool_with(pool, int(state[N_POOL]), max_k * (1 + max_s))
     if int(state[N_SUR]) + max_s > sur.feature.shape[0]:
         sur = surrogates_with_room(sur, int(state[N_SUR]) + max_s)
     if (room > pend.seg_start.shape[0] or top + max_b > pend.stack.shape[0]
@@ -294,7 +295,7 @@ def _with_room(nodes, pool, sur, pend, val, seg, mw, state, max_k, max_b, max_s)
     if state[NEED_MW] > mw.src.shape[0]:
         mw = new_multiway_scratch(2 * int(state[NEED_MW]), max_b)
     state[NEED_SEG], state[NEED_MW], state[NEED_VAL] = 0, 0, 0
-    return nodes, pool, sur, pend, val, seg, mw
+    return nodes, sur, pend, val, seg, mw
 
 
 @njit(cache=True, nogil=True, _nrt=False)

@@ -1,5 +1,6 @@
-"""The tree being grown: node arrays, the category -> branch pool and the surrogate table, grown by
-doubling, and their conversion into a ``Tree`` once growth ends (the one place that does it).
+"""The tree being grown: node arrays and the surrogate table, grown by doubling, and their
+conversion, with the category -> branch pool (``growable``), into a ``Tree`` once growth ends
+(the one place that does it).
 
 Children of a node get consecutive ids, created when the node is split; a new node starts as a
 leaf and is filled in when it is visited (its statistics) and when it is split (its test).
@@ -100,13 +101,6 @@ def init_leaf(t, node, parent, depth, fraction):
     t.s_count[node] = 0
     for k in range(t.value.shape[1]):
         t.value[node, k] = 0.0
-
-
-def pool_with(pool, n_pool, extra):
-    """The category pool with room for ``extra`` more entries."""
-    if n_pool + extra > pool.shape[0]:
-        return enlarged(pool, n_pool + extra)
-    return pool
 
 
 def to_tree(t: NodeTable, n_nodes: int, pool, n_pool: int, s: SurrogateTable, n_sur: int,
