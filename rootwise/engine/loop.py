@@ -25,7 +25,6 @@ from .._config import ENTROPY, MULTIWAY, SUBSET, THRESHOLD
 from .arrays import enlarged, unset
 from .bundles import MISSING_FRACTIONAL as FRACTIONAL
 from .bundles import MISSING_SURROGATE
-from .growable import Growable
 from .chosen import (
     add_children,
     binary_rows,
@@ -35,6 +34,7 @@ from .chosen import (
     record_split,
     route,
 )
+from .growable import Growable
 from .histograms import child_slots, release, root_slot
 from .node_stats import class_stats, regression_stats
 from .node_table import (
