@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rootwise import CARTClassifier, CARTRegressor
+from rootwise import C45Classifier, CARTClassifier, CARTRegressor
 from rootwise.engine import growable
-from rootwise.engine.growable import Growable
+from rootwise.engine.growable import Growable, GrowableTables
+from rootwise.engine.node_table import NodeTable, new_nodes
 
 remaps = pytest.mark.skipif(not hasattr(mmap, "MAP_PRIVATE"), reason="no private mappings here")
 
@@ -74,6 +75,35 @@ def test_finished_returns_exactly_the_written_entries_and_the_mapping_shrinks(mo
     assert t.array is None and t._map is None  # the tree owns them now
 
 
+@remaps
+def test_rows_of_a_two_dimensional_table_are_kept_through_remapping(monkeypatch):
+    monkeypatch.setattr(growable, "LARGE", 64)
+    t = Growable(2, np.float64, row=(3,))
+    t.array[:2] = [[1, 2, 3], [4, 5, 6]]
+    t.reserve(5)  # 120 bytes: a mapping
+    t.array[2:5] = 7
+    t.reserve(6)  # remapped
+    assert t.array.shape == (10, 3)
+    assert np.array_equal(t.array[:5], [[1, 2, 3], [4, 5, 6], [7, 7, 7], [7, 7, 7], [7, 7, 7]])
+    assert t.finished(5).shape == (5, 3)
+
+
+def test_a_bundle_grows_every_table_and_a_mostly_unused_reservation_is_copied_out():
+    tables = GrowableTables(new_nodes(4096, 2))
+    nodes = tables.bundle()
+    assert isinstance(nodes, NodeTable)
+    nodes.feature[:3] = [5, -1, -1]
+    nodes.value[:3] = [[1, 2], [3, 4], [5, 6]]
+    del nodes
+    tables.reserve(5000)
+    assert tables.rows == 8192
+    done = tables.finished(3)
+    assert isinstance(done, NodeTable) and done.value.shape == (3, 2)
+    assert np.array_equal(done.feature, [5, -1, -1])
+    assert np.array_equal(done.value, [[1, 2], [3, 4], [5, 6]])
+    assert done.feature.base is None  # copied out: the 8192-row reservation is not kept
+
+
 def _table(n=3000, seed=1):
     """Numeric and wide categorical columns with missing cells: many subset tests and subset
     surrogates, so the pool holds thousands of entries."""
@@ -113,3 +143,30 @@ def test_a_fit_whose_pool_is_remapped_grows_the_same_tree(monkeypatch, estimator
     again = pickle.loads(pickle.dumps(model))
     assert np.array_equal(again.tree_.pool, plain.pool)
     assert np.array_equal(again.predict(X), model.predict(X))
+
+
+@remaps
+@pytest.mark.parametrize("release8", [False, True])
+def test_c45_tables_are_remapped_never_copied_twice_and_grow_the_same_tree(monkeypatch, release8):
+    """C4.5's node table and tables by node start small and double (no bound on its nodes):
+    with a tiny threshold each is moved into a mapping once, then only remapped. A second copy
+    would mean a view of it was kept across a growth, and the memory saving lost."""
+    X, y = _table(seed=2)
+    y = np.digitize(y, np.quantile(y, [0.33, 0.66]))
+    plain = C45Classifier(pruning=None, release8=release8, n_jobs=1).fit(X, y).tree_
+    copies = []
+    into_map = Growable._copy_to_new_map
+
+    def counted(self, nbytes, size):
+        copies.append(id(self))
+        into_map(self, nbytes, size)
+
+    monkeypatch.setattr(growable, "LARGE", 512)
+    monkeypatch.setattr(Growable, "_copy_to_new_map", counted)
+    mapped = C45Classifier(pruning=None, release8=release8, n_jobs=1).fit(X, y).tree_
+    assert len(copies) >= 17  # at least the node table's arrays went into mappings
+    assert len(set(copies)) == len(copies)  # ... each once
+    for name in ("feature", "kind", "threshold", "first_child", "n_children", "value",
+                 "branch_fraction", "pool_offset"):
+        assert np.array_equal(getattr(mapped, name), getattr(plain, name), equal_nan=True), name
+    assert np.array_equal(mapped.pool, plain.pool)

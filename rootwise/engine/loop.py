@@ -34,16 +34,10 @@ from .chosen import (
     record_split,
     route,
 )
-from .growable import Growable
+from .growable import Growable, GrowableTables
 from .histograms import child_slots, release, root_slot
 from .node_stats import class_stats, regression_stats
-from .node_table import (
-    init_leaf,
-    new_nodes,
-    new_surrogates,
-    surrogates_with_room,
-    with_room,
-)
+from .node_table import init_leaf, new_nodes, new_surrogates
 from .prepruning import holdout_branches, loss, score_of, split_helps, split_holdout
 from .presort import kept_words
 from .scratch import new_scratch
@@ -228,12 +222,13 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out):
     max_b = max_k if params.multiway else 2  # children of one split, at most
     max_s = params.max_surrogates
     cap = node_bound(n, params)
-    nodes = new_nodes(cap, n_out)
+    # the tables by node, the surrogate table and the pool grow without a copy (``growable``):
+    # copied, each was a peak at 10^6 rows (the regressor's pool, C4.5's node table)
+    nodes_t = GrowableTables(new_nodes(cap, n_out))
     # int32, the ``Tree``'s dtype: the pool holds an entry per category of every subset test
-    # (millions in a deep tree), and an int64 pool is written twice as wide. It grows without a
-    # copy (``Growable``): copied, it was the fully grown regressor's peak at 10^6 rows.
+    # (millions in a deep tree), and an int64 pool is written twice as wide
     pool = Growable(64, np.int32)
-    sur = new_surrogates(max(max_s * (cap // 2), 64) if cap > 64 else 64)
+    sur_t = GrowableTables(new_surrogates(max(max_s * (cap // 2), 64) if cap > 64 else 64))
     cand = new_candidates(d)
     sc = new_surrogate_candidates(d, max_s)
     ch = new_chosen(max_s, max_k)
@@ -252,39 +247,47 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out):
                      np.empty(16, dtype=np.int64), np.empty(16), np.empty(16), np.empty(16),
                      np.empty(16, dtype=np.bool_))
     val_loss = np.full(1, np.nan)
-    # by node, reserved as the node table is (pages no node reaches are never resident)
-    pend = Pending(np.zeros(64, dtype=np.int64), np.zeros(64), np.zeros(64, dtype=np.int64),
-                   *(unset(cap, np.int64) for _ in range(5)))
+    # the pending nodes: the stack and heap, and by node (reserved as the node table is: pages
+    # no node reaches are never resident) their segments and histogram slots
+    order = (np.zeros(64, dtype=np.int64), np.zeros(64), np.zeros(64, dtype=np.int64))
+    by_node = GrowableTables(tuple(unset(cap, np.int64) for _ in range(5)))
     state = np.zeros(N_STATE, dtype=np.int64)
+    nodes, by, sur = nodes_t.bundle(), by_node.bundle(), sur_t.bundle()
+    pend = Pending(*order, *by)
     total_weight, val_total = _root(seg, np.int64(n), holdout.w, params, scr, nodes, pend, state)
     while True:
-        nodes, sur, pend, val, seg, mw = _with_room(nodes, sur, pend, val, seg, mw, state, max_k,
-                                                    max_b, max_s)
+        # room for the largest split the next node can make (``max_b`` children, ``max_k`` pool
+        # entries for its test and each of ``max_s`` surrogates); a table is only remapped while
+        # it has no view but its own, so the bundles are dropped first
+        room, sur_room = int(state[N_NODES]) + max_b, int(state[N_SUR]) + max_s
+        if room > nodes_t.rows or room > by_node.rows or sur_room > sur_t.rows:
+            nodes = pend = sur = by = None
+            nodes_t.reserve(room)
+            by_node.reserve(room)
+            sur_t.reserve(sur_room)
+            nodes, by, sur = nodes_t.bundle(), by_node.bundle(), sur_t.bundle()
         pool.reserve(int(state[N_POOL]) + max_k * (1 + max_s))
+        order, val, seg, mw = _with_room(order, val, seg, mw, state, max_b)
+        pend = Pending(*order, *by)
         if _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool.array, sur,
                       pend, val, mw, state, val_loss, total_weight, val_total):
             break
-    n_pool = int(state[N_POOL])
-    return Growth(nodes, int(state[N_NODES]), pool.finished(n_pool), n_pool, sur, int(state[N_SUR]),
-                  val.step_node, val.step_weight, val.step_subtree, val.step_leaf,
-                  val.step_pruned, int(state[N_STEPS]))
+    nodes = pend = sur = by = None
+    n_nodes, n_pool, n_sur = int(state[N_NODES]), int(state[N_POOL]), int(state[N_SUR])
+    return Growth(nodes_t.finished(n_nodes), n_nodes, pool.finished(n_pool), n_pool,
+                  sur_t.finished(n_sur), n_sur, val.step_node, val.step_weight,
+                  val.step_subtree, val.step_leaf, val.step_pruned, int(state[N_STEPS]))
 
 
-def _with_room(nodes, sur, pend, val, seg, mw, state, max_k, max_b, max_s):
-    """The tables with room for the largest split the next node can make (``max_b`` children,
-    ``max_s`` surrogates), and for what ``_grow_from``'s last call asked (``state``'s NEED_*
-    slots, cleared here). (The pool grows in ``grow``.)"""
-    top, n_heap, n_nodes, n_steps = (int(state[i]) for i in (TOP, N_HEAP, N_NODES, N_STEPS))
-    room = n_nodes + max_b
-    if room > nodes.feature.shape[0]:
-        nodes = with_room(nodes, room)
-    if int(state[N_SUR]) + max_s > sur.feature.shape[0]:
-        sur = surrogates_with_room(sur, int(state[N_SUR]) + max_s)
-    if (room > pend.seg_start.shape[0] or top + max_b > pend.stack.shape[0]
-            or n_heap + max_b > pend.heap_key.shape[0]):
-        pend = Pending(enlarged(pend.stack, top + max_b), enlarged(pend.heap_key, n_heap + max_b),
-                       enlarged(pend.heap_node, n_heap + max_b),
-                       *(enlarged(a, room) for a in pend[3:]))
+def _with_room(order, val, seg, mw, state, max_b):
+    """The pending stack and heap with room for ``max_b`` more nodes, and the tables with room
+    for what ``_grow_from``'s last call asked (``state``'s NEED_* slots, cleared here). (The
+    tables by node, the surrogates and the pool grow in ``grow``.)"""
+    top, n_heap, n_steps = (int(state[i]) for i in (TOP, N_HEAP, N_STEPS))
+    stack, heap_key, heap_node = order
+    if top + max_b > stack.shape[0] or n_heap + max_b > heap_key.shape[0]:
+        order = (enlarged(stack, top + max_b), enlarged(heap_key, n_heap + max_b),
+                 enlarged(heap_node, n_heap + max_b))
     need_val = int(state[NEED_VAL])
     if n_steps + 1 > val.step_node.shape[0] or need_val > val.vrow.shape[0]:
         v, s = max(need_val, 1), n_steps + 1
@@ -295,7 +298,7 @@ def _with_room(nodes, sur, pend, val, seg, mw, state, max_k, max_b, max_s):
     if state[NEED_MW] > mw.src.shape[0]:
         mw = new_multiway_scratch(2 * int(state[NEED_MW]), max_b)
     state[NEED_SEG], state[NEED_MW], state[NEED_VAL] = 0, 0, 0
-    return nodes, sur, pend, val, seg, mw
+    return order, val, seg, mw
 
 
 @njit(cache=True, nogil=True, _nrt=False)

@@ -1,6 +1,6 @@
-"""The tree being grown: node arrays and the surrogate table, grown by doubling, and their
-conversion, with the category -> branch pool (``growable``), into a ``Tree`` once growth ends
-(the one place that does it).
+"""The tree being grown: node arrays and the surrogate table (``loop.grow`` grows them, and the
+category -> branch pool, with ``growable``), and their conversion into a ``Tree`` once growth
+ends (the one place that does it).
 
 Children of a node get consecutive ids, created when the node is split; a new node starts as a
 leaf and is filled in when it is visited (its statistics) and when it is split (its test).
@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from .._config import LEAF, MISSING_STOP
-from .arrays import enlarged, unset
+from .arrays import unset
 
 
 class NodeTable(NamedTuple):
@@ -58,25 +58,12 @@ def new_nodes(capacity, n_out):
                      unset(c, i32), unset((c, n_out)))  # a node's values are zeroed by ``init_leaf``
 
 
-def with_room(t, needed):
-    """The node table with room for ``needed`` nodes (the same table when it has it)."""
-    if needed <= t.feature.shape[0]:
-        return t
-    return NodeTable(*(enlarged(a, needed) for a in t))
-
-
 def new_surrogates(capacity):
     """The surrogate table with room for ``capacity`` rows, in the ``Tree``'s dtypes (``tree.
     SURROGATE_FIELDS``)."""
     c = max(capacity, 1)
     return SurrogateTable(unset(c, np.int32), unset(c, np.int8), unset(c), unset(c, np.int8),
                           unset(c, np.int32), unset(c), unset(c))
-
-
-def surrogates_with_room(s, needed):
-    if needed <= s.feature.shape[0]:
-        return s
-    return SurrogateTable(*(enlarged(a, needed) for a in s))
 
 
 # no reference counting (``bundles``): called twice per split with the 17 arrays of the table
