@@ -40,36 +40,38 @@ class Tests(NamedTuple):
     """The tree being pruned, one entry per node of the grown tree (working copies: pruning turns
     nodes into leaves and moves tests up). A node is a leaf when it has no children."""
 
-    feature: np.ndarray  # int64
-    kind: np.ndarray  # int64
+    feature: np.ndarray  # int32 (the Tree's dtypes: an unpruned tree has millions of nodes)
+    kind: np.ndarray  # int8
     threshold: np.ndarray  # float64
-    first_child: np.ndarray  # int64
-    n_children: np.ndarray  # int64
-    pool_offset: np.ndarray  # int64: a categorical test's branches, pool[offset + code]
+    first_child: np.ndarray  # int32
+    n_children: np.ndarray  # int32
+    pool_offset: np.ndarray  # int32: a categorical test's branches, pool[offset + code]
     pool: np.ndarray  # int32
     n_categories: np.ndarray  # int64, per feature
 
 
 class NodeRecord(NamedTuple):
-    """What each node's cases gave at its last visit, by node id."""
+    """What each node's cases gave at its last visit, by node id. Counts of cases and branch
+    numbers are int32: two records for every node of the unpruned tree (2.2 million at 10^6
+    rows of issue 11's table) were a large part of a C4.5 fit's peak memory."""
 
     counts: np.ndarray  # float64 (n_nodes, n_classes): weighted class counts
-    n_positive: np.ndarray  # int64: cases of positive weight
+    n_positive: np.ndarray  # int32: cases of positive weight
     fraction: np.ndarray  # float64: r_v of the node's branch at its parent
-    parent: np.ndarray  # int64
-    depth: np.ndarray  # int64
+    parent: np.ndarray  # int32
     estimate: np.ndarray  # float64: the subtree's estimate (the sum over its leaves)
-    n_missing: np.ndarray  # int64: cases without a branch at the node's test
+    n_missing: np.ndarray  # int32: cases without a branch at the node's test
     whole: np.ndarray  # bool: every weight a whole number, so every sum is exact in any order
     missing_below: np.ndarray  # bool: some case lacks a branch at the node or below it
-    largest: np.ndarray  # int64: the branch with the most weight (J48's maxBag)
+    largest: np.ndarray  # int32: the branch with the most weight (J48's maxBag)
     start: np.ndarray  # int64: where the node's list lies on the stack
     size: np.ndarray  # int64: its length
 
 
 class CaseStack(NamedTuple):
     """Case lists (row, weight) and frames of saved cases (row, weight, position in the list,
-    branch), both used as stacks; ``branch`` is scratch for one list's branches."""
+    branch), both used as stacks; ``branch`` is scratch for one list's branches. Rows,
+    positions and branches are int32 (a table of fewer than 2^31 rows)."""
 
     row: np.ndarray
     weight: np.ndarray
@@ -81,20 +83,21 @@ class CaseStack(NamedTuple):
 
 
 def new_record(n_nodes: int, n_classes: int) -> NodeRecord:
-    return NodeRecord(np.zeros((n_nodes, n_classes)), np.zeros(n_nodes, dtype=np.int64),
-                      np.ones(n_nodes), np.full(n_nodes, -1, dtype=np.int64),
-                      np.zeros(n_nodes, dtype=np.int64), np.zeros(n_nodes),
-                      np.zeros(n_nodes, dtype=np.int64), np.zeros(n_nodes, dtype=np.bool_),
-                      np.zeros(n_nodes, dtype=np.bool_), np.zeros(n_nodes, dtype=np.int64),
+    i32 = np.int32
+    return NodeRecord(np.zeros((n_nodes, n_classes)), np.zeros(n_nodes, dtype=i32),
+                      np.ones(n_nodes), np.full(n_nodes, -1, dtype=i32), np.zeros(n_nodes),
+                      np.zeros(n_nodes, dtype=i32), np.zeros(n_nodes, dtype=np.bool_),
+                      np.zeros(n_nodes, dtype=np.bool_), np.zeros(n_nodes, dtype=i32),
                       np.zeros(n_nodes, dtype=np.int64), np.zeros(n_nodes, dtype=np.int64))
 
 
 def new_stack(n_rows: int) -> CaseStack:
     """Room for the root's list twice over; the stack grows when missing values ask for more."""
     size = max(16, 2 * n_rows)
-    return CaseStack(np.empty(size, dtype=np.int64), np.empty(size), np.empty(size, dtype=np.int64),
-                     np.empty(size), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
-                     np.empty(max(1, n_rows), dtype=np.int64))
+    i32 = np.int32
+    return CaseStack(np.empty(size, dtype=i32), np.empty(size), np.empty(size, dtype=i32),
+                     np.empty(size), np.empty(size, dtype=i32), np.empty(size, dtype=i32),
+                     np.empty(max(1, n_rows), dtype=i32))
 
 
 @njit(cache=True)
@@ -156,7 +159,7 @@ def split_node(node, a, m, top, ftop, t, cases, s, rec, tol):
     sum; a case without a branch goes to every branch with r_v > ``tol``. The heaviest branch (the
     longest list; the first on a tie) takes its list in place of the node's; the cases that do not
     go there are saved in a frame at saved[ftop:] with their positions and branches; the other
-    branches' lists are written at top, in branch order. Each child's fraction, parent, depth and
+    branches' lists are written at top, in branch order. Each child's fraction, parent and
     list are recorded. Returns (heaviest branch, new top, new frame top, stack)."""
     nb = t.n_children[node]
     first = t.first_child[node]
@@ -246,7 +249,6 @@ def split_node(node, a, m, top, ftop, t, cases, s, rec, tol):
         c = first + b
         rec.fraction[c] = fractions[b]
         rec.parent[c] = node
-        rec.depth[c] = rec.depth[node] + 1
     rec.n_missing[node] = n_missing
     return heavy, end, ftop + n_saved, s
 

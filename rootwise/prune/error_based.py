@@ -88,9 +88,10 @@ def _run(tree: Tree, rows, w, *, confidence: float, subtree_raising: bool, colla
     cf = float(np.float32(confidence)) if release8 else float(confidence)
     settings = Settings(cf, normal_quantile(1.0 - cf), SMALL if release8 else 0.0, bool(release8),
                         bool(subtree_raising))
-    tests = Tests(*(np.array(a, dtype=np.int64) for a in (tree.feature, tree.kind)),
+    # working copies in the Tree's dtypes (pruning changes them; the caller's tree stays as is)
+    tests = Tests(np.array(tree.feature, dtype=np.int32), np.array(tree.kind, dtype=np.int8),
                   np.array(tree.threshold, dtype=np.float64),
-                  *(np.array(a, dtype=np.int64) for a in (tree.first_child, tree.n_children,
+                  *(np.array(a, dtype=np.int32) for a in (tree.first_child, tree.n_children,
                                                           tree.pool_offset)),
                   tree.pool, np.asarray(tree.n_categories, dtype=np.int64))
     record, scratch = new_record(n_nodes, cases.n_classes), new_record(n_nodes, cases.n_classes)

@@ -70,7 +70,7 @@ class Raising(NamedTuple):
     touched: np.ndarray  # bool: the node's estimate changes
     added: np.ndarray  # float64 (n_nodes, n_classes): a changed leaf's counts
     fresh: np.ndarray  # float64: the changed estimates
-    order: np.ndarray  # int64: the touched nodes, leaves first
+    order: np.ndarray  # int32: the touched nodes, leaves first
 
 
 def new_walk(max_depth: int) -> Walk:
@@ -81,7 +81,7 @@ def new_walk(max_depth: int) -> Walk:
 
 def new_raising(n_nodes: int, n_classes: int) -> Raising:
     return Raising(np.zeros(n_nodes, dtype=np.bool_), np.zeros((n_nodes, n_classes)),
-                   np.zeros(n_nodes), np.zeros(n_nodes, dtype=np.int64))
+                   np.zeros(n_nodes), np.zeros(n_nodes, dtype=np.int32))
 
 
 @njit(cache=True)
