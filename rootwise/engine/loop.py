@@ -209,8 +209,8 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out):
     no pre-pruning).
 
     The loop over nodes is the kernel ``_grow_from``, which never replaces an array: it returns
-    when a table lacks room for the next node, ``_with_room`` grows the tables, and it is called
-    again. The tables are made and grown here, in Python, not in a kernel around
+    when a table lacks room for the next node, the table grows (by remapping, ``growable``, or
+    in ``_with_room``), and it is called again. The tables are made and grown here, in Python, not in a kernel around
     ``_grow_from``: numba links and optimises a kernel together with everything it calls, so
     such a kernel compiled the whole growth loop a second time (about 8 of the 85 s of CPU of a
     first fit). This loop turns once per doubling of a table: a few dozen times in a fit,
