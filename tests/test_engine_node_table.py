@@ -4,6 +4,7 @@ nodes: a copy of each int field beside the table was part of the fit's peak memo
 
 import numpy as np
 
+from rootwise._config import LEAF, MULTIWAY, SUBSET
 from rootwise.engine.node_table import (
     NodeTable,
     SurrogateTable,
@@ -11,6 +12,7 @@ from rootwise.engine.node_table import (
     new_nodes,
     new_surrogates,
     to_tree,
+    with_multiway_slices,
 )
 from rootwise.tree.tree import NODE_FIELDS, SURROGATE_FIELDS
 
@@ -40,3 +42,23 @@ def test_the_surrogate_table_has_the_trees_dtypes():
     for field in SurrogateTable._fields:
         name = SURROGATE_NAMES.get(field, field)
         assert getattr(table, field).dtype == SURROGATE_FIELDS[name], field
+
+
+def test_multiway_slices_reserved_by_the_growth_are_written_as_category_to_branch():
+    """The growth writes only subset entries into its int8 pool; a multiway test's slice is
+    reserved and ``to_tree`` writes it (category c -> branch c), in int32 when a test has more
+    than 128 branches."""
+    kind = np.array([MULTIWAY, SUBSET, MULTIWAY, LEAF], dtype=np.int8)
+    feature = np.array([0, 1, 2, -1], dtype=np.int32)
+    n_categories = np.array([3, 4, 200], dtype=np.int64)
+    offset = np.array([0, 3, 7, -1], dtype=np.int32)
+    pool = np.full(207, 99, dtype=np.int8)  # 99: never written
+    pool[3:7] = [1, -1, 0, 1]  # the subset test's entries
+    full = with_multiway_slices(pool, kind, feature, offset, n_categories)
+    assert full.dtype == np.int32
+    assert full[:3].tolist() == [0, 1, 2]
+    assert full[3:7].tolist() == [1, -1, 0, 1]
+    assert full[7:].tolist() == list(range(200))
+    only_subsets = with_multiway_slices(pool[3:7], kind[1:2], feature[1:2], offset[1:2] - 3,
+                                         n_categories)
+    assert only_subsets.dtype == np.int8 and only_subsets.tolist() == [1, -1, 0, 1]

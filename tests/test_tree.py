@@ -10,6 +10,7 @@ from rootwise._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY, S
 from rootwise.tree import NODE_FIELDS, Tree
 from rootwise.tree import integrity as _integrity
 from rootwise.tree.integrity import check_fitted
+from rootwise.tree.tree import narrowest_pool
 
 NAN = np.nan
 
@@ -347,3 +348,20 @@ def test_from_dict_refuses_values_that_would_change(field, bad):
     data[field][3] = bad
     with pytest.raises(ValueError, match=field):
         Tree.from_dict(data)
+
+
+
+def test_the_pool_is_int8_when_every_entry_fits_and_int32_past_128_branches():
+    nodes, value, pool, n_categories = hand_tree_parts()
+    small = make(nodes, value, pool, n_categories)
+    assert small.pool.dtype == np.int8 and small.pool.tolist() == pool
+    # a multiway test of 200 branches needs entries up to 199, which int8 cannot hold
+    wide = list(range(200)) + [-1]
+    assert narrowest_pool(np.array(wide)).dtype == np.int32
+    assert narrowest_pool(np.array(wide)).tolist() == wide
+    assert narrowest_pool(np.zeros(0, dtype=np.int64)).dtype == np.int8
+    assert narrowest_pool(np.array([-128, 127])).dtype == np.int8
+    assert narrowest_pool(np.array([-1, 128])).dtype == np.int32
+    # a saved tree loads with the pool its entries need
+    again = Tree.from_dict(json.loads(json.dumps(small.to_dict())))
+    assert again.pool.dtype == np.int8 and again.pool.tolist() == pool

@@ -226,10 +226,13 @@ def record_split(nodes, node, j, kind, threshold, n_b, first, improvement, param
     nodes.n_children[node] = n_b
     nodes.improvement[node] = improvement
     if kind != THRESHOLD:
+        # a multiway test's slice (category c -> branch c) is only reserved here: its entries
+        # may not fit the growth's int8 pool, ``node_table.to_tree`` writes them
         k = feat.n_values[j]
         nodes.pool_offset[node] = n_pool
-        for c in range(k):
-            pool[n_pool + c] = np.int32(scr.sides[c])
+        if kind == SUBSET:
+            for c in range(k):
+                pool[n_pool + c] = np.int8(scr.sides[c])
         n_pool += k
     nodes.missing_branch[node] = missing_branch_of(params, ch)
     if n_s > 0:
@@ -251,7 +254,7 @@ def record_split(nodes, node, j, kind, threshold, n_b, first, improvement, param
                 k = feat.n_values[f]
                 sur.pool_offset[row] = n_pool
                 for c in range(k):
-                    pool[n_pool + c] = np.int32(ch.sur_sides[s, c])
+                    pool[n_pool + c] = np.int8(ch.sur_sides[s, c])
                 n_pool += k
     return n_pool
 

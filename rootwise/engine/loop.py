@@ -210,12 +210,12 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out):
 
     The loop over nodes is the kernel ``_grow_from``, which never replaces an array: it returns
     when a table lacks room for the next node, the table grows (by remapping, ``growable``, or
-    in ``_with_room``), and it is called again. The tables are made and grown here, in Python, not in a kernel around
-    ``_grow_from``: numba links and optimises a kernel together with everything it calls, so
-    such a kernel compiled the whole growth loop a second time (about 8 of the 85 s of CPU of a
-    first fit). This loop turns once per doubling of a table: a few dozen times in a fit,
-    however many nodes. (Inside a kernel, numba would also count the references of every array
-    a loop replaces, on each of its iterations.)"""
+    in ``_with_room``), and it is called again. The tables are made and grown here, in Python,
+    not in a kernel around ``_grow_from``: numba links and optimises a kernel together with
+    everything it calls, so such a kernel compiled the whole growth loop a second time (about 8
+    of the 85 s of CPU of a first fit). This loop turns once per doubling of a table: a few
+    dozen times in a fit, however many nodes. (Inside a kernel, numba would also count the
+    references of every array a loop replaces, on each of its iterations.)"""
     n = int(n)
     d = feat.search.shape[0]
     max_k = scr.sides.shape[0]
@@ -225,9 +225,10 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out):
     # the tables by node, the surrogate table and the pool grow without a copy (``growable``):
     # copied, each was a peak at 10^6 rows (the regressor's pool, C4.5's node table)
     nodes_t = GrowableTables(new_nodes(cap, n_out))
-    # int32, the ``Tree``'s dtype: the pool holds an entry per category of every subset test
-    # (millions in a deep tree), and an int64 pool is written twice as wide
-    pool = Growable(64, np.int32)
+    # int8: the pool holds an entry per category of every subset test and subset surrogate
+    # (83 million in the fully grown regressor at 10^6 rows), each -1, 0 or 1; multiway tests
+    # only reserve their slices (``record_split``)
+    pool = Growable(64, np.int8)
     sur_t = GrowableTables(new_surrogates(max(max_s * (cap // 2), 64) if cap > 64 else 64))
     cand = new_candidates(d)
     sc = new_surrogate_candidates(d, max_s)

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._config import LEAF, MISSING_STOP
+from .._config import LEAF, MISSING_STOP, MULTIWAY
 from .arrays import unset
 
 
@@ -112,4 +112,20 @@ def to_tree(t: NodeTable, n_nodes: int, pool, n_pool: int, s: SurrogateTable, n_
                   "left_branch": s.left_branch, "pool_offset": s.pool_offset,
                   "agreement": s.agreement, "adjusted_agreement": s.adjusted}
     surrogates = {name: used(a, n_sur) for name, a in surrogates.items()}
-    return Tree(nodes, used(t.value, n_nodes), pool[:n_pool], n_categories, surrogates)
+    pool = with_multiway_slices(pool[:n_pool], nodes["kind"], nodes["feature"],
+                                 nodes["pool_offset"], n_categories)
+    return Tree(nodes, used(t.value, n_nodes), pool, n_categories, surrogates)
+
+
+def with_multiway_slices(pool, kind, feature, pool_offset, n_categories):
+    """The growth's int8 pool with each multiway test's slice written (category c -> branch c:
+    ``chosen.record_split`` only reserves them, for a test of more than 128 branches does not
+    fit int8); int32 when the tree has such a test (``Tree`` narrows it again if it fits)."""
+    multiway = np.flatnonzero(kind == MULTIWAY)
+    if multiway.size == 0:
+        return pool
+    k = np.asarray(n_categories, dtype=np.int64)[feature[multiway]]
+    within = np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)
+    full = pool.astype(np.int32)
+    full[np.repeat(pool_offset[multiway].astype(np.int64), k) + within] = within
+    return full

@@ -5,6 +5,11 @@ child 1), a multiway test (one child per category) or a subset test (category ->
 Children of a node are stored consecutively from ``first_child[i]``; a categorical test looks
 up its branch in ``pool[pool_offset[i] + code]``. ``value[i]`` holds weighted class counts (or the
 regression value) and is what a row that stops at node ``i`` predicts.
+
+The pool is int8 when every entry fits (every binary tree: its entries are -1, 0 and 1), else
+int32 (a multiway test of more than 128 branches): a fully grown CART tree on wide categorical
+columns holds an entry per category of every subset test and subset surrogate, 83 million at
+10^6 rows of issue 11's table, and as int32 they were 59 % of the fitted model.
 """
 
 from __future__ import annotations
@@ -58,6 +63,18 @@ SURROGATE_FIELDS = {
 _OPTIONAL_NODE_FIELDS = ("improvement",)
 
 
+def narrowest_pool(pool) -> np.ndarray:
+    """The category pool as int8 when every entry fits, else int32 (the module docstring); an
+    int8 pool is kept as it is (the engine writes one)."""
+    pool = np.asarray(pool)
+    if pool.dtype == np.int8:
+        return np.ascontiguousarray(pool)
+    pool = np.ascontiguousarray(pool, dtype=np.int32)
+    if pool.size == 0 or (int(pool.min()) >= -128 and int(pool.max()) <= 127):
+        return pool.astype(np.int8)
+    return pool
+
+
 class Tree:
     """Flat arrays of a fitted tree; see the module docstring for the layout."""
 
@@ -73,7 +90,7 @@ class Tree:
         self.surrogates = {name: np.ascontiguousarray(surrogates.get(name, []), dtype=dtype)
                            for name, dtype in SURROGATE_FIELDS.items()}
         self.value = np.ascontiguousarray(value, dtype=np.float64)
-        self.pool = np.ascontiguousarray(pool, dtype=np.int32)
+        self.pool = narrowest_pool(pool)
         self.n_categories = np.ascontiguousarray(n_categories, dtype=np.int64)
         self.validate()
 
