@@ -23,6 +23,14 @@ def _filled(table, n, seed=0):
     return values
 
 
+def _mapped(monkeypatch, rows, n):
+    """A table past a lowered threshold (64 bytes), so in a mapping, with n known entries."""
+    monkeypatch.setattr(growable, "LARGE", 64)
+    t = Growable(8, np.int32)
+    t.reserve(rows)
+    return t, _filled(t, n)
+
+
 def test_a_small_table_grows_by_doubling_and_keeps_its_entries():
     t = Growable(4, np.int32)
     values = _filled(t, 4)
@@ -49,10 +57,7 @@ def test_a_large_table_moves_into_a_mapping_and_is_remapped_in_place(monkeypatch
 
 @remaps
 def test_a_view_still_alive_makes_it_copy_and_the_view_keeps_its_entries(monkeypatch):
-    monkeypatch.setattr(growable, "LARGE", 64)
-    t = Growable(32, np.int32)
-    t.reserve(64)
-    values = _filled(t, 64)
+    t, values = _mapped(monkeypatch, 64, 64)
     kept = t.array[:10]  # a caller that broke the rule: the pages under it must not move
     mapping = t._map
     t.reserve(65)
@@ -63,10 +68,7 @@ def test_a_view_still_alive_makes_it_copy_and_the_view_keeps_its_entries(monkeyp
 
 @remaps
 def test_finished_returns_exactly_the_written_entries_and_the_mapping_shrinks(monkeypatch):
-    monkeypatch.setattr(growable, "LARGE", 64)
-    t = Growable(8, np.int32)
-    t.reserve(1000)
-    values = _filled(t, 700)
+    t, values = _mapped(monkeypatch, 1000, 700)
     mapping = t._map
     out = t.finished(700)
     assert out.shape == (700,) and out.dtype == np.int32
