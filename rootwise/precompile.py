@@ -111,6 +111,15 @@ def _steps():
             _predictions(model, Xm)
         _continuous(C45Classifier(), Xm, y)
 
+    def wide():
+        # a multiway test of more than 128 branches keeps an int32 category pool (``tree.
+        # narrowest_pool``; every other tree an int8 one): the prunings and walks that read it
+        # are compiled for that dtype too
+        codes, labels = X[:, [4]], (X[:, 4] % 3).astype(np.int64)
+        for model in (C45Classifier(categorical_features=[0], random_state=0),
+                      ID3Classifier(pruning="reduced-error", random_state=0)):
+            _predictions(model.fit(codes, labels), codes)
+
     def cart():
         for options in ({}, {"ccp_alpha": 0.0}, {"splitter": "hist"}, {"max_leaf_nodes": 8},
                         {"pruning": "reduced-error"}, {"pruning": "pre"},
@@ -140,5 +149,6 @@ def _steps():
                                      categorical_features=categorical).fit(Xm, y)):
             _predictions(model, big)
 
-    return [("ID3", id3), ("C4.5", c45), ("CART classifier", cart),
+    return [("ID3", id3), ("C4.5", c45), ("multiway tests of 300 branches", wide),
+            ("CART classifier", cart),
             ("CART regressor", regression), ("predictions on two threads", threads)]

@@ -46,7 +46,8 @@ def compiled(tmp_path_factory):
 
 
 # Every algorithm, the default options and a few others, numeric and categorical columns with
-# missing cells, and every prediction: the kernels it needs must all load, none compile.
+# missing cells, a tree with an int32 category pool, and every prediction: the kernels it needs
+# must all load, none compile.
 USE = r"""
 import json
 import numpy as np
@@ -68,6 +69,10 @@ fits = [(rootwise.ID3Classifier(), levels, y),
         (rootwise.CARTClassifier(random_state=0, categorical_features=[3]), X, y),
         (rootwise.CARTClassifier(splitter="hist", ccp_alpha=0.0), X, y),
         (rootwise.CARTRegressor(random_state=0), X, np.nan_to_num(X[:, 1]) + y)]
+# a multiway test of 300 branches: its tree keeps an int32 category pool (others an int8 one)
+wide = rng.integers(0, 300, (300, 1)).astype(float)
+wide[0, 0] = 299
+fits.append((rootwise.C45Classifier(categorical_features=[0]), wide, (wide[:, 0] % 3).astype(int)))
 for model, data, target in fits:
     model.fit(data, target)
     model.predict(data), model.apply(data), model.decision_path(data)

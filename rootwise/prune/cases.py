@@ -46,7 +46,7 @@ class Tests(NamedTuple):
     first_child: np.ndarray  # int32
     n_children: np.ndarray  # int32
     pool_offset: np.ndarray  # int32: a categorical test's branches, pool[offset + code]
-    pool: np.ndarray  # int32
+    pool: np.ndarray  # int8, or int32 past 128 branches (``tree.narrowest_pool``)
     n_categories: np.ndarray  # int64, per feature
 
 
