@@ -92,13 +92,10 @@ def init_leaf(t, node, parent, depth, fraction):
 
 def to_tree(t: NodeTable, n_nodes: int, pool, n_pool: int, s: SurrogateTable, n_sur: int,
             n_categories):
-    """The grown tree as a ``Tree`` (its dtypes; arrays trimmed to what was used: views when
-    the tables are about full, copies when they are mostly unused reservation, which is then
-    freed with them, ``loop.node_bound``)."""
+    """The grown tree as a ``Tree``: its dtypes, each table's first rows as they are (``loop.
+    grow`` hands over finished tables, ``Growable.finished``: a mostly unused reservation is
+    copied out there, so the model keeps none)."""
     from ..tree import Tree
-
-    def used(a, n):
-        return a[:n] if 2 * n + 1024 >= a.shape[0] else a[:n].copy()
 
     nodes = {"feature": t.feature, "kind": t.kind, "threshold": t.threshold,
              "first_child": t.first_child, "n_children": t.n_children,
@@ -107,14 +104,14 @@ def to_tree(t: NodeTable, n_nodes: int, pool, n_pool: int, s: SurrogateTable, n_
              "n_node_samples": t.n_samples, "weighted_n_node_samples": t.weight,
              "branch_fraction": t.fraction, "surrogate_offset": t.s_offset,
              "n_surrogates": t.s_count, "improvement": t.improvement}
-    nodes = {name: used(a, n_nodes) for name, a in nodes.items()}
+    nodes = {name: a[:n_nodes] for name, a in nodes.items()}
     surrogates = {"feature": s.feature, "kind": s.kind, "threshold": s.threshold,
                   "left_branch": s.left_branch, "pool_offset": s.pool_offset,
                   "agreement": s.agreement, "adjusted_agreement": s.adjusted}
-    surrogates = {name: used(a, n_sur) for name, a in surrogates.items()}
+    surrogates = {name: a[:n_sur] for name, a in surrogates.items()}
     pool = with_multiway_slices(pool[:n_pool], nodes["kind"], nodes["feature"],
                                  nodes["pool_offset"], n_categories)
-    return Tree(nodes, used(t.value, n_nodes), pool, n_categories, surrogates)
+    return Tree(nodes, t.value[:n_nodes], pool, n_categories, surrogates)
 
 
 def with_multiway_slices(pool, kind, feature, pool_offset, n_categories):
