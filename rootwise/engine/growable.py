@@ -19,7 +19,7 @@ import mmap
 
 import numpy as np
 
-from .arrays import unset
+from .arrays import enlarged, unset
 
 # below this a copy costs little, and ordinary arrays keep small fits off the process's table of
 # mappings (Linux allows about 65,000 by default; every fitted tree with a mapped table holds one)
@@ -57,9 +57,7 @@ class Growable:
         new = max(int(needed), 2 * size)
         nbytes = new * self._row_bytes()
         if nbytes < LARGE or _PRIVATE is None or _ANONYMOUS is None:
-            grown = unset((new,) + self.row, self.dtype)
-            grown[:size] = self.array
-            self.array = grown
+            self.array = enlarged(self.array, new)
         elif self._map is None:
             self._copy_to_new_map(nbytes, size)
         else:
