@@ -5,7 +5,7 @@ written into the tree. ``loop._grow_from`` calls these once per split.
                   surrogate with a value, else the majority branch (``route``, ``surrogate_split``)
     binary_rows   a binary split's children's segments (``segments.split_binary``)
     record_split  the test, its surrogates and their category -> branch entries in the pool
-    add_children  the children as new leaves, with their segments
+    add_children  the children as new leaves
 
 They allocate nothing and run without reference counting, inlined into the growth loop
 (``bundles``, "Argument copies"): most of a regression fit's 10^5 splits are at nodes of 2-4
@@ -260,9 +260,7 @@ def record_split(nodes, node, j, kind, threshold, n_b, first, improvement, param
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def add_children(nodes, node, first, n_b, ch, seg_start, seg_end):
-    """The split's children as new leaves, with their segments (room made by the caller)."""
+def add_children(nodes, node, first, n_b, ch):
+    """The split's children as new leaves (room made by the caller)."""
     for b in range(n_b):
-        c = first + b
-        init_leaf(nodes, c, node, nodes.depth[node] + 1, ch.fractions[b])
-        seg_start[c], seg_end[c] = ch.c_start[b], ch.c_end[b]
+        init_leaf(nodes, first + b, node, nodes.depth[node] + 1, ch.fractions[b])

@@ -152,19 +152,44 @@ TOP, N_HEAP, N_LEAVES, N_NODES, N_POOL, N_SUR, N_STEPS, NEED_SEG, NEED_MW, NEED_
 N_STATE = 10
 
 
-class Pending(NamedTuple):
-    """The nodes still to grow: the depth-first stack (best-first: the new nodes whose splits are
-    yet to be searched for their keys) or best-first heap, and each node's rows
-    (segment and validation segment) and class histogram (``histograms``; -1: none)."""
+class Entries(NamedTuple):
+    """Pending nodes, one entry each: the node, its rows (segment of the training rows and of
+    the validation rows) and its class histogram (``histograms``; -1: none). Entries travel with
+    the stack and the heap, so their memory follows the nodes waiting (a few per level
+    depth-first), not every node grown: by node, they were 80 MB of the fully grown regressor's
+    peak at 10^6 rows."""
 
-    stack: np.ndarray
-    heap_key: np.ndarray
-    heap_node: np.ndarray
+    node: np.ndarray
     seg_start: np.ndarray
     seg_end: np.ndarray
     val_start: np.ndarray
     val_end: np.ndarray
     slot: np.ndarray
+
+
+class Pending(NamedTuple):
+    """The nodes still to grow: the depth-first stack (best-first: the new nodes whose splits are
+    yet to be searched for their keys) and the best-first heap, ordered by (key, node)."""
+
+    stack: Entries
+    heap: Entries
+    heap_key: np.ndarray
+
+
+def new_entries(size):
+    return Entries(*(np.zeros(size, dtype=np.int64) for _ in Entries._fields))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _put(e, i, node, start, end, vstart, vend, slot):
+    e.node[i], e.seg_start[i], e.seg_end[i] = node, start, end
+    e.val_start[i], e.val_end[i], e.slot[i] = vstart, vend, slot
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _move(e, dst, src):
+    _put(e, dst, e.node[src], e.seg_start[src], e.seg_end[src], e.val_start[src], e.val_end[src],
+         e.slot[src])
 
 
 class Validation(NamedTuple):
@@ -248,47 +273,43 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out):
                      np.empty(16, dtype=np.int64), np.empty(16), np.empty(16), np.empty(16),
                      np.empty(16, dtype=np.bool_))
     val_loss = np.full(1, np.nan)
-    # the pending nodes: the stack and heap, and by node (reserved as the node table is: pages
-    # no node reaches are never resident) their segments and histogram slots
-    order = (np.zeros(64, dtype=np.int64), np.zeros(64), np.zeros(64, dtype=np.int64))
-    by_node = GrowableTables(tuple(unset(cap, np.int64) for _ in range(5)))
+    # the pending nodes: the stack and the heap of their entries
+    pend = Pending(new_entries(64), new_entries(64), np.zeros(64))
     state = np.zeros(N_STATE, dtype=np.int64)
-    nodes, by, sur = nodes_t.bundle(), by_node.bundle(), sur_t.bundle()
-    pend = Pending(*order, *by)
+    nodes, sur = nodes_t.bundle(), sur_t.bundle()
     total_weight, val_total = _root(seg, np.int64(n), holdout.w, params, scr, nodes, pend, state)
     while True:
         # room for the largest split the next node can make (``max_b`` children, ``max_k`` pool
         # entries for its test and each of ``max_s`` surrogates); a table is only remapped while
         # it has no view but its own, so the bundles are dropped first
         room, sur_room = int(state[N_NODES]) + max_b, int(state[N_SUR]) + max_s
-        if room > nodes_t.rows or room > by_node.rows or sur_room > sur_t.rows:
-            nodes = pend = sur = by = None
+        if room > nodes_t.rows or sur_room > sur_t.rows:
+            nodes = sur = None
             nodes_t.reserve(room)
-            by_node.reserve(room)
             sur_t.reserve(sur_room)
-            nodes, by, sur = nodes_t.bundle(), by_node.bundle(), sur_t.bundle()
+            nodes, sur = nodes_t.bundle(), sur_t.bundle()
         pool.reserve(int(state[N_POOL]) + max_k * (1 + max_s))
-        order, val, seg, mw = _with_room(order, val, seg, mw, state, max_b)
-        pend = Pending(*order, *by)
+        pend, val, seg, mw = _with_room(pend, val, seg, mw, state, max_b)
         if _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool.array, sur,
                       pend, val, mw, state, val_loss, total_weight, val_total):
             break
-    nodes = pend = sur = by = None
+    nodes = pend = sur = None
     n_nodes, n_pool, n_sur = int(state[N_NODES]), int(state[N_POOL]), int(state[N_SUR])
     return Growth(nodes_t.finished(n_nodes), n_nodes, pool.finished(n_pool), n_pool,
                   sur_t.finished(n_sur), n_sur, val.step_node, val.step_weight,
                   val.step_subtree, val.step_leaf, val.step_pruned, int(state[N_STEPS]))
 
 
-def _with_room(order, val, seg, mw, state, max_b):
+def _with_room(pend, val, seg, mw, state, max_b):
     """The pending stack and heap with room for ``max_b`` more nodes, and the tables with room
     for what ``_grow_from``'s last call asked (``state``'s NEED_* slots, cleared here). (The
     tables by node, the surrogates and the pool grow in ``grow``.)"""
     top, n_heap, n_steps = (int(state[i]) for i in (TOP, N_HEAP, N_STEPS))
-    stack, heap_key, heap_node = order
-    if top + max_b > stack.shape[0] or n_heap + max_b > heap_key.shape[0]:
-        order = (enlarged(stack, top + max_b), enlarged(heap_key, n_heap + max_b),
-                 enlarged(heap_node, n_heap + max_b))
+    if top + max_b > pend.stack.node.shape[0]:
+        pend = pend._replace(stack=Entries(*(enlarged(a, top + max_b) for a in pend.stack)))
+    if n_heap + max_b > pend.heap_key.shape[0]:
+        pend = pend._replace(heap=Entries(*(enlarged(a, n_heap + max_b) for a in pend.heap)),
+                             heap_key=enlarged(pend.heap_key, n_heap + max_b))
     need_val = int(state[NEED_VAL])
     if n_steps + 1 > val.step_node.shape[0] or need_val > val.vrow.shape[0]:
         v, s = max(need_val, 1), n_steps + 1
@@ -299,7 +320,7 @@ def _with_room(order, val, seg, mw, state, max_b):
     if state[NEED_MW] > mw.src.shape[0]:
         mw = new_multiway_scratch(2 * int(state[NEED_MW]), max_b)
     state[NEED_SEG], state[NEED_MW], state[NEED_VAL] = 0, 0, 0
-    return order, val, seg, mw
+    return pend, val, seg, mw
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -317,21 +338,17 @@ def _root(seg, n, holdout_w, params, scr, nodes, pend, state):
     # argument): the root's ids are typed int64 like every other node's
     root = np.int64(0)
     init_leaf(nodes, root, np.int64(-1), root, 1.0)
-    for i in range(64):  # numba's np.zeros would write every page of the reserved tables
-        pend.seg_start[i], pend.seg_end[i], pend.val_start[i], pend.val_end[i] = 0, 0, 0, 0
-        pend.slot[i] = -1
-    pend.seg_end[0] = n
-    pend.val_end[0] = holdout_w.shape[0]
     state[N_NODES] = 1
     state[N_LEAVES] = 1
+    m_val = np.int64(holdout_w.shape[0])
     if params.max_leaf_nodes > 0:  # best-first: the root waits for its split's key
         W, ok = _visit(nodes, root, seg, root, n, params, scr.ys, scr.ws)
         if ok:
-            pend.stack[0] = 0
+            _put(pend.stack, root, root, root, n, root, m_val, np.int64(-1))
             state[TOP] = 1
     else:
-        pend.stack[0] = 0
-        pend.slot[0] = root_slot(scr.hist, seg, n, params.n_classes)
+        _put(pend.stack, root, root, root, n, root, m_val,
+             root_slot(scr.hist, seg, n, params.n_classes))
         state[TOP] = 1
     return total_weight, val_total
 
@@ -348,9 +365,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
     comes from ``grow``: ``segments.MultiwayScratch``, ``chosen.Chosen``). The per-node stages
     are inlined here (``bundles``, "Argument copies"); best-first growth searches a new node's
     split (for its key in the heap) from the same call site as a popped node's."""
-    stack, heap_key, heap_node = pend.stack, pend.heap_key, pend.heap_node
-    seg_start, seg_end, val_start, val_end = pend.seg_start, pend.seg_end, pend.val_start, \
-        pend.val_end
+    stack, heap, heap_key = pend.stack, pend.heap, pend.heap_key
     vrow, vw, vdir, vs_i, vs_f = val.vrow, val.vw, val.vdir, val.vs_i, val.vs_f
     vc_start, vc_end, child_value = val.vc_start, val.vc_end, val.child_value
     top, n_heap, n_leaves = state[TOP], state[N_HEAP], state[N_LEAVES]
@@ -362,9 +377,9 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
     max_s = params.max_surrogates
     done = True
     while top > 0 or n_heap > 0:
-        if (n_nodes + max_b > nodes.feature.shape[0] or n_nodes + max_b > seg_start.shape[0]
+        if (n_nodes + max_b > nodes.feature.shape[0]
                 or n_pool + max_k * (1 + max_s) > pool.shape[0]
-                or n_sur + max_s > sur.feature.shape[0] or top + max_b > stack.shape[0]
+                or n_sur + max_s > sur.feature.shape[0] or top + max_b > stack.node.shape[0]
                 or n_heap + max_b > heap_key.shape[0] or n_steps + 1 > val.step_node.shape[0]):
             done = False
             break
@@ -374,21 +389,22 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         if best_first:
             if top > 0:
                 top -= 1
-                node = stack[top]
+                node, start, end = stack.node[top], stack.seg_start[top], stack.seg_end[top]
+                vstart, vend = stack.val_start[top], stack.val_end[top]
                 keyed = True
             else:
-                node = heap_node[0]
+                node, start, end = heap.node[0], heap.seg_start[0], heap.seg_end[0]
+                vstart, vend = heap.val_start[0], heap.val_end[0]
                 popped_key = heap_key[0]
                 n_heap -= 1  # pop the root of the heap: smallest (key, node)
-                heap_key[0], heap_node[0] = heap_key[n_heap], heap_node[n_heap]
-                _sift_down(heap_key, heap_node, n_heap)
-            start, end = seg_start[node], seg_end[node]
+                heap_key[0] = heap_key[n_heap]
+                _move(heap, 0, n_heap)
+                _sift_down(heap, heap_key, n_heap)
             W = nodes.weight[node]
         else:
             top -= 1
-            node = stack[top]
-            start, end = seg_start[node], seg_end[node]
-            slot = pend.slot[node]
+            node, start, end = stack.node[top], stack.seg_start[top], stack.seg_end[top]
+            vstart, vend, slot = stack.val_start[top], stack.val_end[top], stack.slot[top]
             W, ok = _visit(nodes, node, seg, start, end, params, scr.ys, scr.ws)
             if not ok:
                 release(scr.hist, slot)
@@ -400,7 +416,8 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                         cand, slot)
         if keyed:
             if j >= 0:
-                n_heap = _push(heap_key, heap_node, n_heap, -cand.gain[j] * W, node)
+                n_heap = _push(heap, heap_key, n_heap, -cand.gain[j] * W, node, start, end,
+                               vstart, vend)
             continue
         if j < 0:
             release(scr.hist, slot)
@@ -427,7 +444,6 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         # node put back to wait for room must find its segment as it was (the partition below
         # is in place, C4.5's copies may run past the segment's end). C4.5 sends a validation
         # row without a value down every branch; otherwise a row goes to one child at most.
-        vstart, vend = val_start[node], val_end[node]
         if pre:
             size = vend - vstart
             if params.missing == FRACTIONAL:  # vdir does not depend on the partition here
@@ -443,8 +459,8 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                         size += n_b
             if vstart + size > vrow.shape[0]:
                 state[NEED_VAL] = vstart + size
-                top, n_heap = _keep_pending(node, popped_key, best_first, stack, top, heap_key,
-                                            heap_node, n_heap)
+                top, n_heap = _keep_pending(node, start, end, vstart, vend, slot, popped_key,
+                                            best_first, stack, top, heap, heap_key, n_heap)
                 done = False
                 break
 
@@ -457,8 +473,8 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                                              ch.c_end))
             if needed > seg.row.shape[0] or needed - start > mw.src.shape[0]:
                 state[NEED_SEG], state[NEED_MW] = needed, needed - start
-                top, n_heap = _keep_pending(node, popped_key, best_first, stack, top, heap_key,
-                                            heap_node, n_heap)
+                top, n_heap = _keep_pending(node, start, end, vstart, vend, slot, popped_key,
+                                            best_first, stack, top, heap, heap_key, n_heap)
                 done = False
                 break
             split_multiway(seg, start, end, direction, n_b, ch, scr.branch_of_row, mw)
@@ -511,28 +527,31 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         n_pool = record_split(nodes, node, j, kind, threshold, n_b, first, cand.gain[j] * W,
                               params, feat, scr, sc, ch, n_s, m0, m1, pool, n_pool, sur, n_sur)
         n_sur += n_s
-        add_children(nodes, node, first, n_b, ch, seg_start, seg_end)
-        for b in range(n_b):
-            pend.slot[first + b] = -1
+        add_children(nodes, node, first, n_b, ch)
+        slot0, slot1 = np.int64(-1), np.int64(-1)
         if slot >= 0:  # a binary split (``fit`` allows histograms for no other)
-            pend.slot[first], pend.slot[first + 1] = child_slots(scr.hist, slot, seg, ch.c_start,
-                                                                 ch.c_end, params.n_classes)
+            slot0, slot1 = child_slots(scr.hist, slot, seg, ch.c_start, ch.c_end,
+                                       params.n_classes)
         if pre:  # the children's validation rows
             split_holdout(vrow, vw, vstart, vend, vdir, ch.fractions[:n_b], vc_start[:n_b],
                           vc_end[:n_b], vs_i, vs_f, mw.fill)
+        else:
             for b in range(n_b):
-                val_start[first + b], val_end[first + b] = vc_start[b], vc_end[b]
+                vc_start[b], vc_end[b] = 0, 0
         if best_first:  # the children wait on the stack for their keys, branch 0 first
             n_leaves += n_b - 1
             for b in range(n_b - 1, -1, -1):
                 c = first + b
-                _, ok = _visit(nodes, c, seg, seg_start[c], seg_end[c], params, scr.ys, scr.ws)
+                _, ok = _visit(nodes, c, seg, ch.c_start[b], ch.c_end[b], params, scr.ys, scr.ws)
                 if ok:
-                    stack[top] = c
+                    _put(stack, top, c, ch.c_start[b], ch.c_end[b], vc_start[b], vc_end[b],
+                         np.int64(-1))
                     top += 1
         else:
             for b in range(n_b - 1, -1, -1):  # branch 0 grows first
-                stack[top] = first + b
+                c_slot = slot0 if b == 0 else (slot1 if b == 1 else np.int64(-1))
+                _put(stack, top, first + b, ch.c_start[b], ch.c_end[b], vc_start[b], vc_end[b],
+                     c_slot)
                 top += 1
     state[TOP], state[N_HEAP], state[N_LEAVES] = top, n_heap, n_leaves
     state[N_NODES], state[N_POOL], state[N_SUR], state[N_STEPS] = n_nodes, n_pool, n_sur, n_steps
@@ -540,36 +559,44 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
 
 
 @njit(cache=True, _nrt=False)
-def _sift_down(heap_key, heap_node, n_heap):
+def _sift_down(heap, heap_key, n_heap):
     """Restore the heap order (smallest (key, node) first) from its root down."""
+    node = heap.node
     i = 0
     while True:
         a, b = 2 * i + 1, 2 * i + 2
         m = i
         if a < n_heap and (heap_key[a] < heap_key[m] or (heap_key[a] == heap_key[m]
-                                                         and heap_node[a] < heap_node[m])):
+                                                         and node[a] < node[m])):
             m = a
         if b < n_heap and (heap_key[b] < heap_key[m] or (heap_key[b] == heap_key[m]
-                                                         and heap_node[b] < heap_node[m])):
+                                                         and node[b] < node[m])):
             m = b
         if m == i:
             break
-        heap_key[i], heap_key[m] = heap_key[m], heap_key[i]
-        heap_node[i], heap_node[m] = heap_node[m], heap_node[i]
+        _swap(heap, heap_key, i, m)
         i = m
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _swap(heap, heap_key, i, m):
+    heap_key[i], heap_key[m] = heap_key[m], heap_key[i]
+    for a in (heap.node, heap.seg_start, heap.seg_end, heap.val_start, heap.val_end, heap.slot):
+        a[i], a[m] = a[m], a[i]
+
+
 @njit(cache=True, _nrt=False)
-def _push(heap_key, heap_node, n_heap, key, node):
-    """Add (key, node) to the heap (room made by the caller); returns its new size."""
+def _push(heap, heap_key, n_heap, key, node, start, end, vstart, vend):
+    """Add the entry of ``node`` with ``key`` to the heap (room made by the caller); returns
+    its new size."""
     i = n_heap
-    heap_key[i], heap_node[i] = key, node
+    heap_key[i] = key
+    _put(heap, i, node, start, end, vstart, vend, np.int64(-1))
     while i > 0:
         p = (i - 1) // 2
         if heap_key[i] < heap_key[p] or (heap_key[i] == heap_key[p]
-                                         and heap_node[i] < heap_node[p]):
-            heap_key[i], heap_key[p] = heap_key[p], heap_key[i]
-            heap_node[i], heap_node[p] = heap_node[p], heap_node[i]
+                                         and heap.node[i] < heap.node[p]):
+            _swap(heap, heap_key, i, p)
             i = p
         else:
             break
@@ -577,12 +604,13 @@ def _push(heap_key, heap_node, n_heap, key, node):
 
 
 @njit(cache=True, _nrt=False)
-def _keep_pending(node, key, best_first, stack, top, heap_key, heap_node, n_heap):
+def _keep_pending(node, start, end, vstart, vend, slot, key, best_first, stack, top, heap,
+                  heap_key, n_heap):
     """Put a popped node back, to be grown again once there is room: the heap pops by (key,
     node) alone, so the order of growth does not change. Returns (top, n_heap)."""
     if best_first:
-        return top, _push(heap_key, heap_node, n_heap, key, node)
-    stack[top] = node
+        return top, _push(heap, heap_key, n_heap, key, node, start, end, vstart, vend)
+    _put(stack, top, node, start, end, vstart, vend, slot)
     return top + 1, n_heap
 
 
