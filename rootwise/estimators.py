@@ -34,7 +34,7 @@ from .prune.cost_complexity import (
     prune_to_alpha,
     root_cost,
 )
-from .prune.error_based import TrainingRows, collapse_tree, error_based_prune
+from .prune.error_based import TrainingRows, collapse_tree, error_based_prune, given_up
 from .prune.folds import FoldPairs, check_random_state, kfold_labels, stratified_kfold_labels
 from .prune.reduced_error import reduced_error_prune
 from .prune.report import PendingSteps
@@ -176,7 +176,10 @@ class _TreeEstimator(Estimator):
                                                   prune_on_tie=self.prune_on_tie)
                 steps = PendingSteps(table, full, schema, classes)
             elif self.pruning == "error-based":
-                tree = error_based_prune(tree, grow.training_rows(train), w[train],
+                # the pruning changes the unpruned tree's tests in place; the rest of that tree
+                # (three quarters of it) is freed before the pruning's records are made
+                unpruned, tree = given_up(tree), None
+                tree = error_based_prune(unpruned, grow.training_rows(train), w[train],
                                          confidence=self.confidence,
                                          subtree_raising=self.subtree_raising,
                                          collapse=policy.release8, release8=policy.release8)

@@ -376,3 +376,42 @@ def test_python_calls_do_not_grow_with_the_tree(release8):
             f(tree, rows, w, **options)  # numba compiles (or loads) the kernels on a first call
         counts.append([python_calls(f, tree, rows, w, **options) for f, options in passes])
     assert counts[0] == counts[1]
+
+
+@pytest.mark.parametrize("release8", [False, True])
+def test_a_fit_gives_the_unpruned_tree_up_before_pruning(monkeypatch, release8):
+    """Issue 11, item 9: a fit prunes the unpruned tree's own tests in place and keeps no other
+    reference to that tree, so its other arrays are freed before the pruning's records are made
+    (no Tree is alive when the pruning starts). Pruning a tree given up gives the tree that
+    pruning a copy gives, and ``error_based_prune`` of a Tree leaves that tree as it was."""
+    import copy
+    import weakref
+
+    from rootwise import estimators
+    from rootwise.prune import error_based
+
+    X, y = random_table(3, 400)
+    seen = {}
+
+    def given_up(tree):
+        seen["unpruned"], seen["tree"] = copy.deepcopy(tree), weakref.ref(tree)
+        return error_based.given_up(tree)
+
+    def run(grown, *args, **kwargs):
+        seen["alive"] = seen["tree"]() is not None
+        return real_run(grown, *args, **kwargs)
+
+    real_run = error_based._run
+    monkeypatch.setattr(estimators, "given_up", given_up)
+    monkeypatch.setattr(error_based, "_run", run)
+    model = C45Classifier(release8=release8).fit(X, y)
+    assert seen["alive"] is False
+    unpruned = seen["unpruned"]
+    kept = copy.deepcopy(unpruned)
+    rows = TrainingRows(model._encode(X), np.searchsorted(model.classes_, y).astype(np.int64),
+                        len(model.classes_))
+    pruned = error_based_prune(unpruned, rows, np.ones(len(y)), collapse=release8,
+                               release8=release8)
+    assert unpruned == kept
+    assert pruned == model.tree_
+    assert pruned.node_count < unpruned.node_count  # the pruning did prune

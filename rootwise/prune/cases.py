@@ -50,6 +50,17 @@ class Tests(NamedTuple):
     n_categories: np.ndarray  # int64, per feature
 
 
+def tests_of(tree, *, copy: bool = True) -> Tests:
+    """The tests of ``tree`` in the Tree's dtypes: copies, or the tree's own arrays (``copy=
+    False``: the caller gives the tree up, ``error_based.Grown``)."""
+    take = np.array if copy else np.asarray
+    return Tests(take(tree.feature, dtype=np.int32), take(tree.kind, dtype=np.int8),
+                 take(tree.threshold, dtype=np.float64),
+                 *(take(a, dtype=np.int32) for a in (tree.first_child, tree.n_children,
+                                                     tree.pool_offset)),
+                 tree.pool, np.asarray(tree.n_categories, dtype=np.int64))
+
+
 class NodeRecord(NamedTuple):
     """What each node's cases gave at its last visit, by node id. Counts of cases and branch
     numbers are int32: two records for every node of the unpruned tree (2.2 million at 10^6
