@@ -99,9 +99,9 @@ def test_split_point_sorted_is_the_row_order_scan(seed):
                      np.nan, -1e-7, 1e-7, 3.5])
     for _ in range(300):
         col = rng.choice(pool, int(rng.integers(1, 30)))
-        distinct, first = j48.distinct_values(col)
+        _, first = j48.distinct_values(col)
         for point in [rng.normal(1, 1), 0.0, -0.0, 1.0, 1.0000005, float(rng.choice(col))]:
-            a = j48.split_point_sorted(distinct, first, col, point)
+            a = j48.split_point_sorted(first, col, point)
             b = j48.split_point(col, point)
             assert a == b and math.copysign(1, a) == math.copysign(1, b)
 
@@ -117,9 +117,9 @@ def test_split_point_sorted_on_dense_chains(seed):
         values = np.cumsum(steps) - rng.uniform(0, steps.sum())
         col = rng.permutation(np.concatenate([values, rng.choice(values, size // 3),
                                               [0.0, -0.0, np.nan]]))
-        distinct, first = j48.distinct_values(col)
+        _, first = j48.distinct_values(col)
         for point in np.concatenate([rng.choice(values, 20), [0.0, -0.0, values.max() + 1]]):
-            a = j48.split_point_sorted(distinct, first, col, point)
+            a = j48.split_point_sorted(first, col, point)
             b = j48.split_point(col, point)
             assert a == b and math.copysign(1, a) == math.copysign(1, b)
 

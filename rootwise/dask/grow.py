@@ -56,8 +56,8 @@ def features_of(categorical, n_values, bin_min, bin_max) -> Features:
     d = len(categorical)
     return Features(np.full(d, BINNED, dtype=np.int64), np.asarray(categorical, dtype=bool),
                     np.asarray(n_values, dtype=np.int64), np.arange(d, dtype=np.int64),
-                    np.ascontiguousarray(bin_min), np.ascontiguousarray(bin_max), np.zeros(0),
-                    np.zeros(d + 1, dtype=np.int64), np.zeros(0, dtype=np.uint32), np.zeros((0, 0)),
+                    np.ascontiguousarray(bin_min), np.ascontiguousarray(bin_max),
+                    np.zeros(0, dtype=np.uint32), np.zeros(d + 1, dtype=np.int64), np.zeros((0, 0)),
                     np.ones(d, dtype=bool), np.zeros(1))
 
 

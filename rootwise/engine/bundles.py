@@ -68,9 +68,10 @@ class Features(NamedTuple):
     slot: np.ndarray  # (d,) int64: the column's row of the words (SORTED) or byte of the codes
     bin_min: np.ndarray  # (d, 256) float64: smallest training value per bin (binned continuous)
     bin_max: np.ndarray  # (d, 256) float64: largest training value per bin
-    distinct: np.ndarray  # release 8: each continuous column's distinct values, concatenated
-    distinct_at: np.ndarray  # (d + 1,) int64: column j's are distinct[distinct_at[j]:...[j + 1]]
-    distinct_first: np.ndarray  # uint32, beside ``distinct``: the row where each value first occurs
+    # release 8: the row where each distinct value of a continuous column first occurs, in
+    # ascending order of the values, the columns concatenated (uint32)
+    distinct_first: np.ndarray
+    distinct_at: np.ndarray  # (d + 1,) int64: column j's are distinct_first[distinct_at[j]:...]
     values: np.ndarray  # release 8: (n_sorted, n) the presorted columns' values, by slot and row
     in_average: np.ndarray  # (d,) bool: release 8, the gain counts in the average gain
     log2_cuts: np.ndarray  # release 8: log2(c) for c = 0..n as numpy computes it

@@ -198,18 +198,17 @@ def _features(X, kinds, n_categories, policy, bin_edges=None,
     for kind in (SORTED, BINNED):
         columns = np.flatnonzero(search == kind)
         slot[columns] = np.arange(len(columns))
-    distinct, distinct_at = np.zeros(0), np.zeros(d + 1, dtype=np.int64)
+    distinct_at = np.zeros(d + 1, dtype=np.int64)
     distinct_first = np.zeros(0, dtype=np.uint32)
     values = np.zeros((0, 0))
     in_average = np.ones(d, dtype=bool)
     log2_cuts = np.zeros(1)
     if policy.release8:  # J48's thresholds are training values; numpy's log2 of the cut counts
-        empty = (np.zeros(0), np.zeros(0, dtype=np.uint32))
-        parts = [distinct_values(X[:, j]) if not categorical[j] else empty for j in range(d)]
-        distinct_at = np.cumsum([0] + [len(p[0]) for p in parts], dtype=np.int64)
+        empty = np.zeros(0, dtype=np.uint32)
+        parts = [distinct_values(X[:, j])[1] if not categorical[j] else empty for j in range(d)]
+        distinct_at = np.cumsum([0] + [len(p) for p in parts], dtype=np.int64)
         if parts:
-            distinct = np.concatenate([p[0] for p in parts])
-            distinct_first = np.concatenate([p[1] for p in parts])
+            distinct_first = np.concatenate(parts)
         in_average = in_average_mask(kinds, n_categories, n)
         # the scan compares sorted neighbours' values: read from one column (n x 8 bytes, in
         # cache), not from rows of the matrix (a cache line per value)
@@ -218,8 +217,7 @@ def _features(X, kinds, n_categories, policy, bin_edges=None,
             log2_cuts = np.log2(np.arange(n + 1, dtype=np.int64))
     features = Features(search.astype(np.int64), categorical, n_values, slot,
                         np.ascontiguousarray(bin_min), np.ascontiguousarray(bin_max),
-                        np.ascontiguousarray(distinct, dtype=np.float64), distinct_at,
-                        np.ascontiguousarray(distinct_first, dtype=np.uint32), values,
+                        np.ascontiguousarray(distinct_first, dtype=np.uint32), distinct_at, values,
                         np.asarray(in_average, dtype=bool), np.ascontiguousarray(log2_cuts))
     return features, np.ascontiguousarray(binned_codes)
 

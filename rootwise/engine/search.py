@@ -124,7 +124,7 @@ def _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W):
     _record(cand, j, gain, iv, gain / iv if iv > 0.0 else 0.0, rho, np.bool_(True))
     mid = release8_midpoint(X[words[s, i] & ROW_MASK, j], X[words[s, i + 1] & ROW_MASK, j])
     lo, hi = feat.distinct_at[j], feat.distinct_at[j + 1]
-    value = split_point_sorted(feat.distinct[lo:hi], feat.distinct_first[lo:hi], X[:, j], mid)
+    value = split_point_sorted(feat.distinct_first[lo:hi], feat.values[s], mid)
     cand.threshold[j] = value if np.isfinite(value) else mid
     cand.midpoint[j] = mid
     cand.penalty[j] = penalty
