@@ -321,16 +321,20 @@ class MultiwayScratch(NamedTuple):
     src: np.ndarray  # int64: the parent position each child position takes its row from
     factor: np.ndarray  # float64: the weight factor of that row there (1, or r_v for a copy)
     ints: np.ndarray  # int64: staging of an int64 array
-    floats: np.ndarray  # float64: staging of a float64 array
+    floats: np.ndarray  # float64: staging of a float64 array, the same memory as ``ints``
     fill: np.ndarray  # (max branches,) int64: each child's next position
     last: np.ndarray  # (max branches,) int64: each child's previous word
     receivers: np.ndarray  # (max branches,) int64: the children that take rows without a branch
 
 
 def new_multiway_scratch(n_rows, max_branches):
+    """Room for ``n_rows`` positions. ``split_multiway`` stages one array at a time, so its int64
+    and float64 staging share their memory (each is 8 bytes a position of C4.5's root split:
+    16 MB at 10^6 rows)."""
     k = max(max_branches, 2)
-    return MultiwayScratch(unset(n_rows, np.int64), unset(n_rows),
-                           unset(n_rows, np.int64), unset(n_rows),
+    staging = unset(n_rows, np.int64)
+    return MultiwayScratch(unset(n_rows, np.int64), unset(n_rows), staging,
+                           staging.view(np.float64),
                            np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64),
                            np.empty(k, dtype=np.int64))
 
