@@ -341,6 +341,7 @@ def _root(seg, n, holdout_w, params, scr, nodes, pend, state):
     state[N_NODES] = 1
     state[N_LEAVES] = 1
     m_val = np.int64(holdout_w.shape[0])
+    # the stack's entry 0: the root, its rows [0, n) and validation rows [0, m_val)
     if params.max_leaf_nodes > 0:  # best-first: the root waits for its split's key
         W, ok = _visit(nodes, root, seg, root, n, params, scr.ys, scr.ws)
         if ok:
