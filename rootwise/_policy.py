@@ -70,6 +70,19 @@ class Policy:
     splitter: str = "exact"
     max_bins: int = 255
 
+    def __post_init__(self):
+        # the engine writes without bounds checks, so a combination it was not built for is
+        # refused here, not grown into memory it does not own
+        if self.missing == "surrogate" and self.categorical_split != "subset":
+            raise ValueError(f"Policy: missing='surrogate' (CART) needs categorical_split="
+                             f"'subset': surrogates stand in for binary tests, got "
+                             f"categorical_split={self.categorical_split!r}.")
+        if self.missing == "fractional" and self.max_leaf_nodes is not None:
+            raise ValueError(f"Policy: max_leaf_nodes={self.max_leaf_nodes!r} (best-first "
+                             f"growth) does not go with missing='fractional' (C4.5): the copies "
+                             f"of a row without a value run past its node's rows, which only "
+                             f"depth-first growth leaves free; use max_leaf_nodes=None.")
+
     @property
     def criterion_code(self) -> int:
         return CRITERIA[self.criterion]
