@@ -77,6 +77,11 @@ class Policy:
             raise ValueError(f"Policy: missing='surrogate' (CART) needs categorical_split="
                              f"'subset': surrogates stand in for binary tests, got "
                              f"categorical_split={self.categorical_split!r}.")
+        if self.missing == "error" and self.categorical_split != "multiway":
+            raise ValueError("Policy: missing='error' (ID3) needs categorical_split='multiway': "
+                             "a binary subset test leaves rows of categories without weight at "
+                             "the node without a branch, and 'error' has no way to send them; "
+                             "use missing='surrogate' for subset tests.")
         if self.missing == "fractional" and self.max_leaf_nodes is not None:
             raise ValueError(f"Policy: max_leaf_nodes={self.max_leaf_nodes!r} (best-first "
                              f"growth) does not go with missing='fractional' (C4.5): the copies "

@@ -16,6 +16,14 @@ def test_surrogates_need_binary_category_tests():
                missing="surrogate")
 
 
+def test_subset_tests_need_a_way_for_rows_without_a_branch():
+    """A subset test sends no row of a category that has no weight at the node; with
+    missing='error' the engine had no child for it and never finished (found growing policies at
+    random; CART sends such rows to the majority, C4.5 down every branch)."""
+    with pytest.raises(ValueError, match=r"missing='error'.*categorical_split='multiway'"):
+        Policy(criterion="gini", categorical_split="subset", missing="error")
+
+
 def test_best_first_growth_refuses_fractional_rows():
     """C4.5's copies of a row without a value run past its node's rows, into the rows of the
     next pending node unless growth is depth-first: best-first growth with them crashed the

@@ -160,15 +160,15 @@ class _Growth:
         r_v from the training rows (C4.5); at a multiway node a category without a branch (unseen
         in training) stops here."""
         X_val = self.validation[0]
-        branch = _ValidationSplitter(X_val, self.splitter).branch_of_rows(split, val.idx)
+        splitter = _ValidationSplitter(X_val, self.splitter)
+        branch = splitter.branch_of_rows(split, val.idx)
         missing = np.isnan(X_val[val.idx, split.feature])
         lost = missing | ((branch < 0) & (split.kind == SUBSET))
         for s in surrogates:
             rows = np.flatnonzero(lost & (branch < 0))
             if len(rows) == 0:
                 break
-            branch[rows] = s.branch(X_val[val.idx[rows], s.feature],
-                                    int(self.n_categories[s.feature]))
+            branch[rows] = splitter.surrogate_branches(s, val.idx[rows])
         if missing_branch >= 0:
             branch[lost & (branch < 0)] = missing_branch
         spread = missing & (missing_branch == MISSING_FRACTIONAL)
@@ -212,12 +212,13 @@ class _Growth:
 
 
 class _ValidationSplitter(Splitter):
-    """The fitted splitter's routing, applied to the validation matrix."""
+    """The fitted splitter's routing, applied to the validation matrix (with ``splitter=
+    "hist"``: by the validation rows' real values, as ``predict`` routes them)."""
 
     def __init__(self, X_val, base: Splitter):
         self.__dict__.update(base.__dict__)
         self.X = X_val
-        self.routing = None  # validation rows come coded as X_val is
+        self.routing = None if base.routing is None else base.routing.validation()
 
 
 def _loss(value: np.ndarray, y_val: np.ndarray, val: NodeData, regression: bool) -> float:

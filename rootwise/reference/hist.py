@@ -65,22 +65,30 @@ class _RealRouting:
     the same sides; a row of weight 0 may hold a bin between the two around a cut, where its
     stand-in and its value can fall on different sides of the cut."""
 
-    def __init__(self, X: np.ndarray, bins: Bins):
-        self.X, self.bins = X, bins
+    def __init__(self, X: np.ndarray, bins: Bins, X_val: np.ndarray | None = None):
+        self.X, self.bins, self.X_val = X, bins, X_val
 
     def threshold(self, j: int, t: float) -> float:
         return _real_threshold(self.bins, j, t)
+
+    def validation(self) -> _RealRouting:
+        """The same routing for the validation rows (pre-pruning), by their real values: a
+        validation row's bin need not be present at the node, so its stand-in can fall on the
+        other side of a cut, as a row of weight 0 can."""
+        return _RealRouting(self.X_val, self.bins)
 
 
 def build_reference(X, y, w, kinds, n_categories, n_classes, policy: Policy, validation=None):
     """(tree, pre-pruning steps) of the exact builder on the coded matrix, thresholds mapped back
     to real values. Validation rows (pre-pruning) are coded with the training bins."""
     bins = make_bins(X, kinds, n_categories, policy.max_bins)
+    X_val = None
     if validation is not None:
-        validation = (coded(validation[0], bins), *validation[1:])
+        X_val = np.asarray(validation[0], dtype=np.float64)
+        validation = (coded(X_val, bins), *validation[1:])
     exact = dataclasses.replace(policy, splitter="exact")
     tree, steps = build_tree_with_report(coded(X, bins), y, w, kinds, n_categories, n_classes,
-                                         exact, validation, _RealRouting(X, bins))
+                                         exact, validation, _RealRouting(X, bins, X_val))
     for node in np.flatnonzero(tree.kind == THRESHOLD):
         tree.threshold[node] = _real_threshold(bins, int(tree.feature[node]), tree.threshold[node])
     sur = tree.surrogates
