@@ -74,7 +74,11 @@ class Grown(NamedTuple):
 def given_up(tree: Tree) -> Grown:
     """``tree``'s tests, in place: the caller drops ``tree`` and every other reference to it,
     for the pruning changes these arrays."""
-    return Grown(tests_of(tree, copy=False), tree.max_depth if tree.node_count else 0)
+    return _grown(tree, copy=False)
+
+
+def _grown(tree: Tree, *, copy: bool = True) -> Grown:
+    return Grown(tests_of(tree, copy=copy), tree.max_depth if tree.node_count else 0)
 
 
 def error_based_prune(tree: Tree | Grown, rows, w: np.ndarray, *, confidence: float = 0.25,
@@ -85,17 +89,15 @@ def error_based_prune(tree: Tree | Grown, rows, w: np.ndarray, *, confidence: fl
     are carried along and count for nothing); ``collapse`` first collapses subtrees that do not
     lower the training error; ``release8`` follows J48 (module docstring). A ``Tree`` is left as
     it is; a ``Grown`` (``given_up``) is pruned in place."""
-    if not isinstance(tree, Grown):
-        tree = Grown(tests_of(tree), tree.max_depth if tree.node_count else 0)
-    return _run(tree, rows, w, confidence=confidence, subtree_raising=subtree_raising,
+    grown = tree if isinstance(tree, Grown) else _grown(tree)
+    return _run(grown, rows, w, confidence=confidence, subtree_raising=subtree_raising,
                 collapse=collapse, prune=True, release8=release8)
 
 
 def collapse_tree(tree: Tree, rows, w: np.ndarray, *, release8: bool = True) -> Tree:
     """Release 8's collapse alone (what J48 -U does after growing): every subtree whose leaves make
     at least as many training errors as its root would as a leaf (within 1e-3) becomes that leaf."""
-    grown = Grown(tests_of(tree), tree.max_depth if tree.node_count else 0)
-    return _run(grown, rows, w, confidence=0.25, subtree_raising=False, collapse=True,
+    return _run(_grown(tree), rows, w, confidence=0.25, subtree_raising=False, collapse=True,
                 prune=False, release8=release8)
 
 
