@@ -582,7 +582,7 @@ def _sift_down(heap, heap_key, n_heap):
 @njit(cache=True, _nrt=False, inline="always")
 def _swap(heap, heap_key, i, m):
     heap_key[i], heap_key[m] = heap_key[m], heap_key[i]
-    for a in (heap.node, heap.seg_start, heap.seg_end, heap.val_start, heap.val_end, heap.slot):
+    for a in heap:  # every field of the entries
         a[i], a[m] = a[m], a[i]
 
 
