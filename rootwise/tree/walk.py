@@ -237,7 +237,7 @@ def category_bits(records, origin, feature, pool, n_categories, s_feature, s_kin
 
 
 @njit(cache=True)
-def _category(bits, at, code):
+def category_sides(bits, at, code):
     """(has a branch, goes to child 1) of category ``code`` in the bits from bits[at]."""
     word = at + 2 * (code >> 6)
     bit = np.uint64(1) << np.uint64(code & 63)
@@ -258,7 +258,7 @@ def _surrogate_slot(X, i, first, count, s_records, bits, n_categories):
             return left if x <= s_records[s].threshold else 1 - left
         if not (x > -1.0 and x < n_categories[f]):  # np.int64(x) in 0..k-1, as ``_branch``
             continue
-        has, right = _category(bits, np.int64(s_records[s].threshold), np.int64(x))
+        has, right = category_sides(bits, np.int64(s_records[s].threshold), np.int64(x))
         if has:
             return 1 if right else 0
     return -1
@@ -438,7 +438,7 @@ def _partition(X, n, a, e, ends, records, bits, detours, s_records, n_categories
 
 
 @njit(cache=True, _nrt=False)
-def _push(sc, top, n, a, e):
+def push_segment(sc, top, n, a, e):
     """Segment [a, e) of sc.idx at record n onto the stack, unless empty; returns the top. The
     segments on the stack are disjoint and non-empty: never more than the block's rows."""
     if e > a:
@@ -448,15 +448,15 @@ def _push(sc, top, n, a, e):
 
 
 @njit(cache=True, _nrt=False)
-def _push_children(sc, top, left, a, n_left, n_right):
+def push_children(sc, top, left, a, n_left, n_right):
     """A split segment's children (records left and left + 1) onto the stack, child 0 on top:
     it is split next, and its records follow the parent's. Returns the top."""
-    top = _push(sc, top, left + 1, a + n_left, a + n_left + n_right)
-    return _push(sc, top, left, a, a + n_left)
+    top = push_segment(sc, top, left + 1, a + n_left, a + n_left + n_right)
+    return push_segment(sc, top, left, a, a + n_left)
 
 
 @njit(cache=True, _nrt=False)
-def _settle(n, a, e, split_min, records, ends, sc, n_tail):
+def settle_segment(n, a, e, split_min, records, ends, sc, n_tail):
     """A segment [a, e) of sc.idx at record n that is not split: at a leaf its rows end there;
     with fewer than ``split_min`` rows, or at a multiway test, they join the rows walked one by
     one (sc.tail_row, from record n). Returns (rows in the tail, whether it was settled)."""
@@ -497,16 +497,16 @@ def _walk_compact(X, lo, hi, ends, check_finite, split_min, records, bits, detou
         if ends[i] != -1:
             sc.idx[m] = i
             m += 1
-    top = _push(sc, 0, 0, 0, m)
+    top = push_segment(sc, 0, 0, 0, m)
     n_tail = 0
     while top > 0:
         top -= 1
         n, a, e = sc.seg_node[top], sc.seg_lo[top], sc.seg_hi[top]
-        n_tail, settled = _settle(n, a, e, split_min, records, ends, sc, n_tail)
+        n_tail, settled = settle_segment(n, a, e, split_min, records, ends, sc, n_tail)
         if not settled:
             n_left, n_right = _partition(X, n, a, e, ends, records, bits, detours, s_records,
                                          n_categories, sc)
-            top = _push_children(sc, top, records[n].left, a, n_left, n_right)
+            top = push_children(sc, top, records[n].left, a, n_left, n_right)
     _walk_lanes(X, sc.tail_row, sc.tail_node, n_tail, ends, records, bits, detours, s_records,
                 pool, n_categories, sc.lane_row, sc.lane_node)
 

@@ -21,7 +21,15 @@ import numpy as np
 from numba import njit, prange
 
 from .._config import CODE_MISSING, THRESHOLD
-from .walk import COMPACT_LEAF, LANES, _category, _push, _push_children, _settle, new_scratch
+from .walk import (
+    COMPACT_LEAF,
+    LANES,
+    category_sides,
+    new_scratch,
+    push_children,
+    push_segment,
+    settle_segment,
+)
 
 # rows: on issue 11's table (about 120 bytes a row) a block's columns stay in the core's L2 cache
 BLOCK = 16384
@@ -84,7 +92,7 @@ def _surrogate_slot(num, codes, r, first, count, s_records, bits, n_categories):
         code = np.int64(codes[f, r])
         if code < 0 or code >= n_categories[f]:
             continue
-        has, right = _category(bits, np.int64(s_records[s].threshold), code)
+        has, right = category_sides(bits, np.int64(s_records[s].threshold), code)
         if has:
             return 1 if right else 0
     return -1
@@ -250,16 +258,16 @@ def _walk_block(num, codes, lo, hi, ends, split_min, records, bits, detours, s_r
     m = hi - lo
     for p in range(m):
         sc.idx[p] = lo + p
-    top = _push(sc, 0, 0, 0, m)
+    top = push_segment(sc, 0, 0, 0, m)
     n_tail = 0
     while top > 0:
         top -= 1
         n, a, e = sc.seg_node[top], sc.seg_lo[top], sc.seg_hi[top]
-        n_tail, settled = _settle(n, a, e, split_min, records, ends, sc, n_tail)
+        n_tail, settled = settle_segment(n, a, e, split_min, records, ends, sc, n_tail)
         if not settled:
             n_left, n_right = _partition(num, codes, n, a, e, ends, records, bits, detours,
                                          s_records, n_categories, sc)
-            top = _push_children(sc, top, records[n].left, a, n_left, n_right)
+            top = push_children(sc, top, records[n].left, a, n_left, n_right)
     _walk_lanes(num, codes, sc.tail_row, sc.tail_node, n_tail, ends, records, bits, detours,
                 s_records, pool, n_categories, sc.lane_row, sc.lane_node)
 
