@@ -648,6 +648,6 @@ def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, pres
                   and not params.multiway and params.max_leaf_nodes == 0)
     scr = new_scratch(n_train, d, params.n_classes, width, binned, feat.n_values,
                       max_categories, max_wide, seg.codes.shape[1], unit_input, histograms, n,
-                      params.criterion == ENTROPY, params.regression,
+                      params.criterion == ENTROPY, params.regression and params.median,
                       params.multiway or params.missing == FRACTIONAL)
     return grow(rows, feat, params, holdout, seg, np.int64(n_train), scr, n_out)

@@ -53,27 +53,35 @@ def weighted_median(ys, ws, m):
 @njit(cache=True, _nrt=False)
 def regression_stats(seg, start, end, median, out, ys, ws):
     """The mean (or weighted median) into out[0]; returns (W, impurity, pure). ``ys``, ``ws``:
-    scratch of at least the node's rows."""
+    scratch of at least the node's rows, written for the median only: a mean reads the segment
+    twice instead, so a fit of mean leaves keeps no copy of the targets (16 MB at 10^6 rows)."""
     total, s = 0.0, 0.0
     m = np.int64(0)  # not a literal (``bundles``, "Literals")
+    first = -1  # the first row of positive weight: the node is pure when every y equals its y
     for t in range(start, end):
         wt = seg.w[t]
         if wt > 0.0:
             total += wt
             s += wt * seg.yr[t]
-            ys[m] = seg.yr[t]
-            ws[m] = wt
-            m += 1
+            if first < 0:
+                first = t
+            if median:
+                ys[m] = seg.yr[t]
+                ws[m] = wt
+                m += 1
     if not total > 0.0:
         out[0] = 0.0
         return 0.0, 0.0, True
     mean = s / total
     sse = 0.0
     pure = True
-    for i in range(m):
-        dev = ys[i] - mean
-        sse += ws[i] * (dev * dev)
-        if ys[i] != ys[0]:
-            pure = False
+    y0 = seg.yr[first]
+    for t in range(first, end):  # the rows of positive weight in the same order as above
+        wt = seg.w[t]
+        if wt > 0.0:
+            dev = seg.yr[t] - mean
+            sse += wt * (dev * dev)
+            if seg.yr[t] != y0:
+                pure = False
     out[0] = weighted_median(ys, ws, m) if median else mean
     return total, sse / total, pure

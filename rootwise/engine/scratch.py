@@ -75,7 +75,7 @@ class Scratch(NamedTuple):
     side: np.ndarray  # per entry, int64
     sides: np.ndarray  # per category of the chosen test, int64
     # per node
-    ys: np.ndarray  # per position: a regression node's targets (median, impurity)
+    ys: np.ndarray  # per position: a regression node's targets (median leaves)
     ws: np.ndarray
     w_node: np.ndarray  # by row: C4.5's weights at the node
     unit_input: bool  # every input weight is 0 or 1
@@ -92,7 +92,7 @@ class Scratch(NamedTuple):
 
 @njit(cache=True, nogil=True)
 def new_scratch(n, d, n_classes, width, binned, n_values, max_categories, max_wide, n_code_words,
-                unit_input, histograms, n_ids=0, entropy=True, regression=True, many=True):
+                unit_input, histograms, n_ids=0, entropy=True, medians=True, many=True):
     """Working memory for a fit on n rows and d columns: ``width`` = classes or 3 (regression),
     ``binned`` the column of each code byte, ``n_values`` each column's categories or bins,
     ``max_categories`` the most categories of any column (at least 2), ``max_wide`` the most
@@ -100,8 +100,8 @@ def new_scratch(n, d, n_classes, width, binned, n_values, max_categories, max_wi
     (``histograms``; the caller checks that the fit allows them).
 
     ``n_ids``: the rows' ids are below it (the rows of the table they are read from; 0: n).
-    A fit that scans no entropy of counts (``entropy``), has no regression targets
-    (``regression``) or splits no node into many branches or fractions of rows (``many``: C4.5)
+    A fit that scans no entropy of counts (``entropy``), has no median leaves (``medians``) or
+    splits no node into many branches or fractions of rows (``many``: C4.5)
     gets one entry in the arrays by row that only those read: at 10^6 rows each would be 8 MB,
     and cross-validation grows two folds at once."""
     n_ids = max(n_ids, n)
@@ -113,8 +113,8 @@ def new_scratch(n, d, n_classes, width, binned, n_values, max_categories, max_wi
     xlogx = np.zeros(n + 2 if entropy else 1)
     for k in range(1, xlogx.shape[0]):
         xlogx[k] = k * np.log2(k)
-    # a regression node's targets and weights (its median and impurity)
-    n_targets = max(n, 1) if regression else 1
+    # a regression node's targets and weights, for its median (``node_stats``)
+    n_targets = max(n, 1) if medians else 1
     # weights scattered by row (C4.5) and the multiway partition's branch by row
     n_many = max(n_ids, 1) if many else 1
     # the binary partition moves one array at a time (rows, weights, targets, codes, each
