@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from .._config import ENTROPY, MULTIWAY, SUBSET, THRESHOLD
+from . import pages
 from .arrays import enlarged, unset
 from .bundles import MISSING_FRACTIONAL as FRACTIONAL
 from .bundles import MISSING_SURROGATE
@@ -148,8 +149,10 @@ def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, param
 
 
 # growth state kept between the calls of ``_grow_from``: int64 slots of ``state``
-TOP, N_HEAP, N_LEAVES, N_NODES, N_POOL, N_SUR, N_STEPS, NEED_SEG, NEED_MW, NEED_VAL = range(10)
-N_STATE = 10
+(TOP, N_HEAP, N_LEAVES, N_NODES, N_POOL, N_SUR, N_STEPS, NEED_SEG, NEED_MW, NEED_VAL,
+ RELEASE_AT) = range(11)
+N_STATE = 11
+NEVER = np.iinfo(np.int64).max
 
 
 class Entries(NamedTuple):
@@ -228,10 +231,11 @@ def node_bound(n, params):
     return max(cap + 2, 64)
 
 
-def grow(rows, feat, params, holdout, seg, n, scr, n_out):
+def grow(rows, feat, params, holdout, seg, n, scr, n_out, own_segment=False):
     """Grow the tree of ``params`` on ``rows`` from the root segment ``seg`` (``segments.
     root_segments``) of n rows (it may have room for more); ``holdout``: validation rows (empty X:
-    no pre-pruning).
+    no pre-pruning). ``own_segment``: no one else reads ``seg``, so its finished rows may be
+    given back as the tree grows (``pages``).
 
     The loop over nodes is the kernel ``_grow_from``, which never replaces an array: it returns
     when a table lacks room for the next node, the table grows (by remapping, ``growable``, or
@@ -278,6 +282,10 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out):
     state = np.zeros(N_STATE, dtype=np.int64)
     nodes, sur = nodes_t.bundle(), sur_t.bundle()
     total_weight, val_total = _root(seg, np.int64(n), holdout.w, params, scr, nodes, pend, state)
+    finished = _finished_rows(seg, n, params, own_segment)
+    # a return every 1/64 of the nodes a tree can have, to give the finished rows back
+    step = max(cap // 64, 1)
+    state[RELEASE_AT] = step if finished is not None else NEVER
     while True:
         # room for the largest split the next node can make (``max_b`` children, ``max_k`` pool
         # entries for its test and each of ``max_s`` surrogates); a table is only remapped while
@@ -293,11 +301,27 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out):
         if _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool.array, sur,
                       pend, val, mw, state, val_loss, total_weight, val_total):
             break
+        if finished is not None:
+            top = int(state[TOP])
+            finished.release(int(pend.stack.seg_start[:top].min()) if top > 0 else n)
+            state[RELEASE_AT] = int(state[N_NODES]) + step
     nodes = pend = sur = None
     n_nodes, n_pool, n_sur = int(state[N_NODES]), int(state[N_POOL]), int(state[N_SUR])
     return Growth(nodes_t.finished(n_nodes), n_nodes, pool.finished(n_pool), n_pool,
                   sur_t.finished(n_sur), n_sur, val.step_node, val.step_weight,
                   val.step_subtree, val.step_leaf, val.step_pruned, int(state[N_STEPS]))
+
+
+def _finished_rows(seg, n, params, own_segment):
+    """``pages.FinishedRows`` of the segment when its finished rows can be given back: growth
+    depth-first (every row below the stack's top node is finished) with binary splits that
+    partition the segment in place (C4.5's and multiway splits write their children elsewhere);
+    else None."""
+    if not (own_segment and pages.available() and params.max_leaf_nodes == 0
+            and not params.multiway and params.missing != FRACTIONAL
+            and (n >= pages.MIN_ROWS or pages.POISON)):
+        return None
+    return pages.FinishedRows(seg)
 
 
 def _with_room(pend, val, seg, mw, state, max_b):
@@ -381,7 +405,8 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         if (n_nodes + max_b > nodes.feature.shape[0]
                 or n_pool + max_k * (1 + max_s) > pool.shape[0]
                 or n_sur + max_s > sur.feature.shape[0] or top + max_b > stack.node.shape[0]
-                or n_heap + max_b > heap_key.shape[0] or n_steps + 1 > val.step_node.shape[0]):
+                or n_heap + max_b > heap_key.shape[0] or n_steps + 1 > val.step_node.shape[0]
+                or n_nodes >= state[RELEASE_AT]):  # ``grow`` gives finished rows back
             done = False
             break
         popped_key = 0.0
@@ -650,4 +675,5 @@ def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, pres
                       max_categories, max_wide, seg.codes.shape[1], unit_input, histograms, n,
                       params.criterion == ENTROPY, params.regression and params.median,
                       params.multiway or params.missing == FRACTIONAL)
-    return grow(rows, feat, params, holdout, seg, np.int64(n_train), scr, n_out)
+    return grow(rows, feat, params, holdout, seg, np.int64(n_train), scr, n_out,
+                own_segment=True)
