@@ -254,10 +254,12 @@ def test_hand_tree_is_valid():
     hand_tree().validate()
 
 
+@pytest.mark.parametrize("block", [_integrity.BLOCK, 2, 3])  # one block; nodes 2 or 3 at a time
 @pytest.mark.parametrize("narrow", [16, 0])  # child slot by slot; all slots at once (wide splits)
 @pytest.mark.parametrize("name", list(CORRUPTIONS))
-def test_validate_rejects(name, narrow, monkeypatch):
+def test_validate_rejects(name, narrow, block, monkeypatch):
     monkeypatch.setattr(_integrity, "NARROW", narrow)
+    monkeypatch.setattr(_integrity, "BLOCK", block)
     hand_tree().validate()
     parts = copy.deepcopy(hand_tree_parts())
     mutate, message = CORRUPTIONS[name]
@@ -295,6 +297,23 @@ def test_validate_checks_a_wide_multiway_split_at_once():
     bad[0]["parent"][7] = 3
     with pytest.raises(ValueError, match="parent links"):
         make(*bad)
+
+
+def test_validate_by_blocks_finds_what_whole_arrays_find(monkeypatch):
+    """The checks go through the nodes in blocks: a child shared by splits of two blocks, and
+    the first fault among several, are found as over the whole arrays."""
+    monkeypatch.setattr(_integrity, "BLOCK", 2)
+    for narrow in (16, 0):
+        monkeypatch.setattr(_integrity, "NARROW", narrow)
+        parts = copy.deepcopy(hand_tree_parts())
+        parts[0]["first_child"][2] = 3  # node 2 (block 1) takes node 1's (block 0) children
+        with pytest.raises(ValueError, match="shared between parents"):
+            make(*parts)
+    parts = copy.deepcopy(hand_tree_parts())
+    parts[0]["depth"][6] = 1  # two wrong depths: node 5 is reported, not node 6
+    parts[0]["depth"][5] = 1
+    with pytest.raises(ValueError, match=r"node 5 has depth 1"):
+        make(*parts)
 
 
 @pytest.mark.parametrize("name", list(CORRUPTIONS))

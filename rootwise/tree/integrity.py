@@ -13,8 +13,11 @@ Fields a node does not use (a leaf's feature, a threshold node's pool offset, ..
 by any code and not checked.
 
 Each message starts with the field it is about (``tree.<field>``) and names the first node (or
-surrogate row) at fault. The work and the temporaries are linear in the length of the arrays: a
-count read from an array is compared with an array length before anything is allocated by it.
+surrogate row) at fault. The work is linear in the length of the arrays, and the checks go
+through the nodes (and surrogate rows) in blocks of ``BLOCK``, in order, so their temporaries
+stay a few MB however large the tree: over whole arrays they were the fully grown regressor's
+memory peak at 10^6 rows (73 MB, 2 million nodes), once its growth gave its rows back. A count
+read from an array is compared with an array length before anything is allocated by it.
 """
 
 from __future__ import annotations
@@ -33,15 +36,30 @@ FRACTION_TOLERANCE = 1e-9
 # splits with at most this many children have their child links checked one child slot at a time
 NARROW = 16
 
+# nodes (or surrogate rows) per block of the checks
+BLOCK = 1 << 17
+
+
+def _blocks(n: int):
+    """(a, b): the blocks [a, b) of range(n), in order."""
+    for a in range(0, n, BLOCK):
+        yield a, min(a + BLOCK, n)
+
+
+def _splits_in(tree, a: int, b: int):
+    """(ids, first child, child count) of the split nodes among nodes [a, b), as int64."""
+    ids = a + np.flatnonzero(tree.kind[a:b] != LEAF)
+    return ids, tree.first_child[ids].astype(np.int64), tree.n_children[ids].astype(np.int64)
+
 
 def check_tree(tree, node_fields) -> None:
     """Raise ValueError naming the field if ``tree`` (a ``Tree``; ``node_fields``: the names of
     its per-node arrays) is not a tree the kernels can walk safely."""
     n = _check_shapes(tree, node_fields)
-    ids, first, count = _check_splits(tree, n)
-    _check_links(tree, n, ids, first, count)
+    _check_splits(tree, n)
+    _check_links(tree, n)
     _check_surrogates(tree)
-    _check_pool(tree, ids)
+    _check_pool(tree, n)
     _check_numbers(tree)
 
 
@@ -98,63 +116,72 @@ def _check_shapes(tree, node_fields) -> int:
     return n
 
 
-def _check_splits(tree, n: int):
+def _check_splits(tree, n: int) -> None:
     """Kinds, tested features, children ranges, thresholds and missing-value routing of the split
-    nodes; returns (ids, first child, child count) of the split nodes, as int64."""
+    nodes: each rule over every block of nodes, then the next rule."""
     kind = tree.kind
-    unknown = ~np.isin(kind, (LEAF, THRESHOLD, MULTIWAY, SUBSET))
-    if unknown.any():
-        i = _first(unknown)
-        raise ValueError(f"tree.kind: node {i} has an unknown node kind {int(kind[i])} (expected "
-                         f"{LEAF} leaf, {THRESHOLD} threshold, {MULTIWAY} multiway, {SUBSET} subset)")
-    split = kind != LEAF
-    leaf_parent = ~split & (tree.n_children != 0)
-    if leaf_parent.any():
-        raise ValueError(f"tree.n_children: a leaf of the tree has children (node "
-                         f"{_first(leaf_parent)})")
-    ids = np.flatnonzero(split)
-    f = tree.feature[ids]
+    for a, b in _blocks(n):
+        unknown = ~np.isin(kind[a:b], (LEAF, THRESHOLD, MULTIWAY, SUBSET))
+        if unknown.any():
+            i = a + _first(unknown)
+            raise ValueError(f"tree.kind: node {i} has an unknown node kind {int(kind[i])} "
+                             f"(expected {LEAF} leaf, {THRESHOLD} threshold, {MULTIWAY} multiway, "
+                             f"{SUBSET} subset)")
+    for a, b in _blocks(n):
+        leaf_parent = (kind[a:b] == LEAF) & (tree.n_children[a:b] != 0)
+        if leaf_parent.any():
+            raise ValueError(f"tree.n_children: a leaf of the tree has children (node "
+                             f"{a + _first(leaf_parent)})")
     n_features = len(tree.n_categories)
-    bad = (f < 0) | (f >= n_features)
-    if bad.any():
-        i = _first(bad)
-        raise ValueError(f"tree.feature: a split node tests a feature out of range (node "
-                         f"{ids[i]} tests {int(f[i])}; the tree has {n_features} features)")
-    # int64: in int32, first_child + n_children can wrap around to a small number and pass
-    count = tree.n_children[ids].astype(np.int64)
-    first = tree.first_child[ids].astype(np.int64)
-    bad = (count < 2) | (first <= ids) | (first + count > n)
-    if bad.any():
-        i = _first(bad)
-        raise ValueError(f"tree.first_child / tree.n_children: a split node has children out of "
-                         f"range (node {ids[i]}: {count[i]} children from node {first[i]}; a "
-                         f"split has at least two, after itself, among the {n} nodes)")
-    kinds = kind[ids]
-    bad = ((kinds == THRESHOLD) | (kinds == SUBSET)) & (count != 2)
-    if bad.any():
-        i = _first(bad)
-        raise ValueError(f"tree.n_children: a binary split node does not have two children "
-                         f"(node {ids[i]} has {count[i]})")
-    bad = (kinds == THRESHOLD) & ~np.isfinite(tree.threshold[ids])
-    if bad.any():
-        i = _first(bad, ids)
-        raise ValueError(f"tree.threshold: a threshold node has no threshold (node {i}: "
-                         f"{tree.threshold[i]}; a finite number is expected)")
-    mb = tree.missing_branch[ids]
-    bad = (mb >= count) | ((mb < 0) & (mb != MISSING_STOP) & (mb != MISSING_FRACTIONAL))
-    if bad.any():
-        i = _first(bad)
-        raise ValueError(f"tree.missing_branch: a split node routes missing values to a child it "
-                         f"does not have (node {ids[i]}: {int(mb[i])}; expected a child slot "
-                         f"below {count[i]}, {MISSING_STOP} to stop or {MISSING_FRACTIONAL} for "
-                         "every branch)")
-    return ids, first, count
+    for a, b in _blocks(n):
+        ids = a + np.flatnonzero(kind[a:b] != LEAF)
+        f = tree.feature[ids]
+        bad = (f < 0) | (f >= n_features)
+        if bad.any():
+            i = _first(bad)
+            raise ValueError(f"tree.feature: a split node tests a feature out of range (node "
+                             f"{ids[i]} tests {int(f[i])}; the tree has {n_features} features)")
+    for a, b in _blocks(n):
+        # int64: in int32, first_child + n_children can wrap around to a small number and pass
+        ids, first, count = _splits_in(tree, a, b)
+        bad = (count < 2) | (first <= ids) | (first + count > n)
+        if bad.any():
+            i = _first(bad)
+            raise ValueError(f"tree.first_child / tree.n_children: a split node has children out "
+                             f"of range (node {ids[i]}: {count[i]} children from node {first[i]}; "
+                             f"a split has at least two, after itself, among the {n} nodes)")
+    for a, b in _blocks(n):
+        ids, _, count = _splits_in(tree, a, b)
+        kinds = kind[ids]
+        bad = ((kinds == THRESHOLD) | (kinds == SUBSET)) & (count != 2)
+        if bad.any():
+            i = _first(bad)
+            raise ValueError(f"tree.n_children: a binary split node does not have two children "
+                             f"(node {ids[i]} has {count[i]})")
+    for a, b in _blocks(n):
+        ids = a + np.flatnonzero(kind[a:b] != LEAF)
+        bad = (kind[ids] == THRESHOLD) & ~np.isfinite(tree.threshold[ids])
+        if bad.any():
+            i = _first(bad, ids)
+            raise ValueError(f"tree.threshold: a threshold node has no threshold (node {i}: "
+                             f"{tree.threshold[i]}; a finite number is expected)")
+    for a, b in _blocks(n):
+        ids, _, count = _splits_in(tree, a, b)
+        mb = tree.missing_branch[ids]
+        bad = (mb >= count) | ((mb < 0) & (mb != MISSING_STOP) & (mb != MISSING_FRACTIONAL))
+        if bad.any():
+            i = _first(bad)
+            raise ValueError(f"tree.missing_branch: a split node routes missing values to a child "
+                             f"it does not have (node {ids[i]}: {int(mb[i])}; expected a child "
+                             f"slot below {count[i]}, {MISSING_STOP} to stop or "
+                             f"{MISSING_FRACTIONAL} for every branch)")
 
 
-def _check_links(tree, n: int, ids, first, count) -> None:
+def _check_links(tree, n: int) -> None:
     """Each node but the root is the child of exactly one split, its ``parent``; depths count
     the links from the root. Children come after their parent (``_check_splits``), so walks end."""
-    slots = int(count.sum())
+    # leaves have no children (``_check_splits``): the child slots of all splits
+    slots = int(tree.n_children.sum(dtype=np.int64))
     # a tree of n nodes has n - 1 child slots, one per node but the root; checked before any
     # temporary of that size is made
     if slots < n - 1:
@@ -163,48 +190,59 @@ def _check_links(tree, n: int, ids, first, count) -> None:
     if slots > n - 1:
         raise ValueError(f"tree.first_child / tree.n_children: tree nodes are shared between "
                          f"parents ({slots} child slots for {n - 1} nodes below the root)")
-    expected_parent = np.full(n, -1, dtype=np.int64)
-    widest = int(count.max()) if len(count) else 0
+    expected_parent = np.full(n, -1, dtype=np.int32)  # node ids are int32 in every tree
+    widest = int(tree.n_children.max())
     if widest > NARROW:
-        # wide multiway splits: every slot at once (a loop over slots would run once per category)
-        offsets = np.cumsum(count) - count
-        kids = np.repeat(first - offsets, count) + np.arange(slots)
-        shared = np.bincount(kids, minlength=n) > 1
-        if shared.any():
-            raise ValueError(f"tree.first_child: tree nodes are shared between parents (node "
-                             f"{_first(shared)})")
-        expected_parent[kids] = np.repeat(ids, count)
+        # wide multiway splits: every slot of a block at once (a loop over slots would run once
+        # per category)
+        for a, b in _blocks(n):
+            ids, first, count = _splits_in(tree, a, b)
+            offsets = np.cumsum(count) - count
+            kids = np.repeat(first - offsets, count) + np.arange(int(count.sum()))
+            shared = np.bincount(kids, minlength=n) > 1
+            shared[kids[expected_parent[kids] != -1]] = True  # children of an earlier block
+            if shared.any():
+                raise ValueError(f"tree.first_child: tree nodes are shared between parents (node "
+                                 f"{_first(shared)})")
+            expected_parent[kids] = np.repeat(ids, count)
     else:
         # binary and narrow splits: one child slot at a time, so that no temporary is larger
-        # than the split nodes (a fully grown tree has about 2 nodes per training row)
+        # than a block of split nodes (a fully grown tree has about 2 nodes per training row)
         for slot in range(widest):
-            has = count > slot
-            kids, parents = first[has] + slot, ids[has]
-            taken = expected_parent[kids] != -1
-            if taken.any():
-                raise ValueError(f"tree.first_child: tree nodes are shared between parents (node "
-                                 f"{int(kids[_first(taken)])})")
-            expected_parent[kids] = parents
-            twice = expected_parent[kids] != parents  # a node twice in this slot
-            if twice.any():
-                raise ValueError(f"tree.first_child: tree nodes are shared between parents (node "
-                                 f"{int(kids[_first(twice)])})")
+            for a, b in _blocks(n):
+                ids, first, count = _splits_in(tree, a, b)
+                has = count > slot
+                kids, parents = first[has] + slot, ids[has]
+                taken = expected_parent[kids] != -1
+                if taken.any():
+                    raise ValueError(f"tree.first_child: tree nodes are shared between parents "
+                                     f"(node {int(kids[_first(taken)])})")
+                expected_parent[kids] = parents
+                twice = expected_parent[kids] != parents  # a node twice in this slot
+                if twice.any():
+                    raise ValueError(f"tree.first_child: tree nodes are shared between parents "
+                                     f"(node {int(kids[_first(twice)])})")
     # n - 1 distinct slots, all in 1..n-1: every node below the root has a parent now
-    wrong = tree.parent != expected_parent
-    if wrong.any():
-        i = _first(wrong)
-        raise ValueError(f"tree.parent: tree parent links disagree with its child links (node {i}"
-                         f" has parent {int(tree.parent[i])}, but is a child of "
-                         f"{int(expected_parent[i])})")
+    for a, b in _blocks(n):
+        wrong = tree.parent[a:b] != expected_parent[a:b]
+        if wrong.any():
+            i = a + _first(wrong)
+            raise ValueError(f"tree.parent: tree parent links disagree with its child links (node "
+                             f"{i} has parent {int(tree.parent[i])}, but is a child of "
+                             f"{int(expected_parent[i])})")
     # children come after their parent, so this local rule fixes every depth
     depth = tree.depth
-    wrong = np.empty(n, dtype=bool)
-    wrong[0] = depth[0] != 0
-    wrong[1:] = depth[1:] != depth[expected_parent[1:]] + 1
-    if wrong.any():
-        i = _first(wrong)
-        raise ValueError(f"tree.depth: tree depths disagree with its structure (node {i} has "
-                         f"depth {int(depth[i])})")
+    for a, b in _blocks(n):
+        if a == 0:
+            wrong = np.empty(b, dtype=bool)
+            wrong[0] = depth[0] != 0
+            wrong[1:] = depth[1:b] != depth[expected_parent[1:b]] + 1
+        else:
+            wrong = depth[a:b] != depth[expected_parent[a:b]] + 1
+        if wrong.any():
+            i = a + _first(wrong)
+            raise ValueError(f"tree.depth: tree depths disagree with its structure (node {i} has "
+                             f"depth {int(depth[i])})")
 
 
 def _check_surrogates(tree) -> None:
@@ -262,41 +300,48 @@ def _check_surrogates(tree) -> None:
                              "in [0, 1]")
 
 
-def _check_pool(tree, ids) -> None:
+def _check_pool(tree, n: int) -> None:
     """Every categorical test (multiway and subset nodes, subset surrogates) looks up its branch
     in pool[offset + code], code < the feature's category count: the slice must lie in the pool
-    and map each category to a child slot of the test, or to -1 (no branch)."""
-    kind = tree.kind[ids]
-    nodes = ids[(kind == MULTIWAY) | (kind == SUBSET)]
+    and map each category to a child slot of the test, or to -1 (no branch). The tests are taken
+    in order, the split nodes first and then the surrogate rows, a block at a time."""
     sur = tree.surrogates
-    rows = np.flatnonzero(sur["kind"] == SUBSET)
-    offset = np.concatenate([tree.pool_offset[nodes], sur["pool_offset"][rows]]).astype(np.int64)
-    k = np.concatenate([tree.n_categories[tree.feature[nodes]],
-                        tree.n_categories[sur["feature"][rows]]]).astype(np.int64)
-    limit = np.concatenate([tree.n_children[nodes], np.full(len(rows), 2)]).astype(np.int64)
     size = len(tree.pool)
+    pool = np.ascontiguousarray(tree.pool)
 
-    def owner(i: int) -> str:
-        return f"node {nodes[i]}" if i < len(nodes) else f"surrogate row {rows[i - len(nodes)]}"
+    def tests():
+        """(owner of each test, its field, offset, k, limit) per block, int64."""
+        for a, b in _blocks(n):
+            ids = a + np.flatnonzero((tree.kind[a:b] == MULTIWAY) | (tree.kind[a:b] == SUBSET))
+            yield (("node", ids), "tree.pool_offset", tree.pool_offset[ids].astype(np.int64),
+                   tree.n_categories[tree.feature[ids]].astype(np.int64),
+                   tree.n_children[ids].astype(np.int64))
+        for a, b in _blocks(len(sur["feature"])):
+            rows = a + np.flatnonzero(sur["kind"][a:b] == SUBSET)
+            yield (("surrogate row", rows), "tree.surrogates.pool_offset",
+                   sur["pool_offset"][rows].astype(np.int64),
+                   tree.n_categories[sur["feature"][rows]].astype(np.int64),
+                   np.full(len(rows), 2, dtype=np.int64))
 
-    def field(i: int) -> str:
-        return "tree.pool_offset" if i < len(nodes) else "tree.surrogates.pool_offset"
-
-    bad = (k <= 0) | (offset < 0) | (offset + k > size)
-    if bad.any():
-        i = _first(bad)
-        what = "its feature has no categories" if k[i] <= 0 else \
-            f"entries {offset[i]} to {offset[i] + k[i] - 1} of a pool of {size}"
-        raise ValueError(f"{field(i)}: category pool entry out of range ({owner(i)}: {what})")
-    total = int(k.sum())
+    total = 0
+    for (what, owners), field, offset, k, _ in tests():
+        bad = (k <= 0) | (offset < 0) | (offset + k > size)
+        if bad.any():
+            i = _first(bad)
+            where = "its feature has no categories" if k[i] <= 0 else \
+                f"entries {offset[i]} to {offset[i] + k[i] - 1} of a pool of {size}"
+            raise ValueError(f"{field}: category pool entry out of range ({what} {owners[i]}: "
+                             f"{where})")
+        total += int(k.sum())
     if total > size:  # slices own their part of the pool in every fitted tree: never overlap much
         raise ValueError(f"tree.pool_offset: the categorical tests read {total} pool entries in "
                          f"all, more than the pool holds ({size}); each test has a slice of its own")
-    i, c = _first_bad_entry(np.ascontiguousarray(tree.pool), offset, k, limit)
-    if i >= 0:
-        raise ValueError(f"tree.pool: a category maps to a child it does not have ({owner(i)}: "
-                         f"category {c} -> slot {int(tree.pool[offset[i] + c])}; the test has "
-                         f"{limit[i]} children, -1 for no branch)")
+    for (what, owners), _, offset, k, limit in tests():
+        i, c = _first_bad_entry(pool, offset, k, limit)
+        if i >= 0:
+            raise ValueError(f"tree.pool: a category maps to a child it does not have ({what} "
+                             f"{owners[i]}: category {c} -> slot {int(pool[offset[i] + c])}; the "
+                             f"test has {limit[i]} children, -1 for no branch)")
 
 
 @njit(cache=True)
