@@ -27,6 +27,6 @@ def binned_node(seed, n=400, regression=False):
                         n, False)
     width = 3 if regression else n_classes
     scr = new_scratch(n, d, n_classes, width, binned, n_values, int(n_values.max()), 0,
-                      seg.codes.shape[1], True, not regression, regression=regression)
+                      seg.codes.shape[1], True, not regression, medians=regression)
     codes = np.where(np.isnan(X), n_values, np.nan_to_num(X)).astype(np.int64)
     return seg, scr, codes, y, w, n_values, n_classes
