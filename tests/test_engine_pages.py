@@ -62,8 +62,9 @@ def test_no_release_where_children_are_written_elsewhere(monkeypatch, releases):
 
 def test_pages_given_back_for_real_grow_the_same_tree(monkeypatch, releases):
     """Past ``MIN_ROWS`` rows the pages are released (Linux): the same tree as without."""
+    monkeypatch.setattr(pages, "MIN_ROWS", 1 << 14)
     rng = np.random.default_rng(0)
-    n = pages.MIN_ROWS + 4000
+    n = 30_000  # 59 pages of 4 kB in each array of 8 bytes a row
     X = np.column_stack([rng.normal(size=n).round(2), rng.normal(size=n),
                          rng.integers(0, 12, n).astype(float)])
     X[rng.random(X.shape) < 0.05] = np.nan

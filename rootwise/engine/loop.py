@@ -283,8 +283,9 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out, own_segment=False):
     nodes, sur = nodes_t.bundle(), sur_t.bundle()
     total_weight, val_total = _root(seg, np.int64(n), holdout.w, params, scr, nodes, pend, state)
     finished = _finished_rows(seg, n, params, own_segment)
-    # a return every 1/64 of the nodes a tree can have, to give the finished rows back
-    step = max(cap // 64, 1)
+    # a return every 1/16 of the nodes a tree can have, to give the finished rows back: what
+    # is left at the end of growth is about a 16th of the segment
+    step = max(cap // 16, 1)
     state[RELEASE_AT] = step if finished is not None else NEVER
     while True:
         # room for the largest split the next node can make (``max_b`` children, ``max_k`` pool
