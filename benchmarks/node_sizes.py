@@ -31,9 +31,9 @@ import machine  # noqa: E402
 import peers  # noqa: E402
 
 
-def cpu_seconds(fit) -> tuple[float, object]:
+def cpu_seconds(fit, min_samples_split: int) -> tuple[float, object]:
     start = time.process_time()
-    model = fit()
+    model = fit(min_samples_split)
     return time.process_time() - start, model
 
 
@@ -54,8 +54,9 @@ def parse(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> int:
     args = parse(argv)
-    import rootwise as rw
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    import rootwise as rw
 
     for line in machine.machine_lines():
         print(line)
@@ -78,7 +79,7 @@ def main(argv=None) -> int:
     for _ in range(args.reps):
         for m in args.splits:
             for name, fit in fits.items():
-                t, model = cpu_seconds(lambda: fit(m))
+                t, model = cpu_seconds(fit, m)
                 seconds[name, m].append(t)
                 nodes[name, m] = (model.tree_.node_count if name == "scikit-learn"
                                   else len(model.tree_.feature))
@@ -98,17 +99,19 @@ def main(argv=None) -> int:
     print("\nper split of the nodes in each band of sizes (its seconds / its splits)")
     machine.print_table_head("| nodes of | rootwise splits | rootwise | without surrogates | "
                              "scikit-learn splits | scikit-learn |")
-    for small, large in zip(args.splits, args.splits[1:]):
+    for small, large in zip(args.splits, args.splits[1:], strict=False):
         band = f"{small}..{large - 1} rows"
         ours = (nodes["rootwise", small] - nodes["rootwise", large]) // 2
         theirs = (nodes["scikit-learn", small] - nodes["scikit-learn", large]) // 2
         if ours <= 0 or theirs <= 0:
             print(f"| {band} | {ours:,} | - | - | {theirs:,} | - |")
             continue
-        per = lambda name, count: (t[name, small] - t[name, large]) / count * 1e6  # noqa: E731
-        print(f"| {band} | {ours:,} | {per('rootwise', ours):.2f} us | "
-              f"{per('rootwise, no surrogates', ours):.2f} us | {theirs:,} | "
-              f"{per('scikit-learn', theirs):.2f} us |")
+        per = {name: (t[name, small] - t[name, large]) / count * 1e6
+               for name, count in (("rootwise", ours), ("rootwise, no surrogates", ours),
+                                   ("scikit-learn", theirs))}
+        print(f"| {band} | {ours:,} | {per['rootwise']:.2f} us | "
+              f"{per['rootwise, no surrogates']:.2f} us | {theirs:,} | "
+              f"{per['scikit-learn']:.2f} us |")
     print(f"\nload average (1 / 5 / 15 min) at the end: {machine.load()}")
     return 0
 
