@@ -56,11 +56,14 @@ class FinishedRows:
     def __init__(self, seg):
         # (a contiguous 1-D view along the positions, its values per position): the codes hold
         # several words per position, a row of words is one presorted column
-        self._ranges = [(a, 1) for a in (seg.row, seg.w, seg.yc, seg.yr) if a.shape[0] > 0]
-        if seg.codes.size > 0:
-            self._ranges.append((seg.codes.reshape(-1), seg.codes.shape[1]))
-        self._ranges += [(seg.words[s], 1) for s in range(seg.words.shape[0])]
-        self._given = [0] * len(self._ranges)  # per range: the address up to which it was
+        ranges = [(a, 1) for a in (seg.row, seg.w, seg.yc, seg.yr) if a.shape[0] > 0]
+        if seg.codes.size > 0 and seg.codes.flags.c_contiguous:
+            ranges.append((seg.codes.reshape(-1), seg.codes.shape[1]))
+        ranges += [(seg.words[s], 1) for s in range(seg.words.shape[0])]
+        # addresses are computed from the first element: an array that is not one contiguous
+        # block (never made by the engine) is kept whole
+        self._ranges = [(a, per) for a, per in ranges if a.flags.c_contiguous]
+        self._given = [0] * len(self._ranges)  # per range: the address given back up to
         self._done = 0
 
     def release(self, done: int) -> None:
@@ -74,7 +77,7 @@ class FinishedRows:
             base = a.ctypes.data
             first = max(self._given[i], -(-base // PAGE) * PAGE)
             last = (base + min(done * per, a.shape[0]) * a.itemsize) // PAGE * PAGE
-            if last > first:
+            if last > first:  # a refusal (EINVAL) leaves the pages as they were: ignored
                 _MADVISE(first, last - first, MADV_DONTNEED)
                 self._given[i] = last
         self._done = done
