@@ -8,7 +8,7 @@ release pages for real grows the tree it grows without releasing them."""
 
 import numpy as np
 import pytest
-from test_engine_loop import STOPPING, assert_identical, both, cart, table
+from test_engine_loop import STOPPING, assert_identical, both, c45, cart, table
 
 from rootwise.engine import pages
 from rootwise.engine.dispatch import build_tree_with_report
@@ -57,6 +57,7 @@ def test_no_release_where_children_are_written_elsewhere(monkeypatch, releases):
     rng = np.random.default_rng(5)
     X, y, w, kinds, n_cat, n_classes = table(rng, n_max=400)
     both(X, y, w, kinds, n_cat, n_classes, cart("gini", max_leaf_nodes=40))
+    both(X, y, w, kinds, n_cat, n_classes, c45())
     assert releases == []
 
 

@@ -46,9 +46,14 @@ def _blocks(n: int):
         yield a, min(a + BLOCK, n)
 
 
+def _split_ids(tree, a: int, b: int) -> np.ndarray:
+    """The ids of the split nodes among nodes [a, b)."""
+    return a + np.flatnonzero(tree.kind[a:b] != LEAF)
+
+
 def _splits_in(tree, a: int, b: int):
     """(ids, first child, child count) of the split nodes among nodes [a, b), as int64."""
-    ids = a + np.flatnonzero(tree.kind[a:b] != LEAF)
+    ids = _split_ids(tree, a, b)
     return ids, tree.first_child[ids].astype(np.int64), tree.n_children[ids].astype(np.int64)
 
 
@@ -134,7 +139,7 @@ def _check_splits(tree, n: int) -> None:
                              f"{a + _first(leaf_parent)})")
     n_features = len(tree.n_categories)
     for a, b in _blocks(n):
-        ids = a + np.flatnonzero(kind[a:b] != LEAF)
+        ids = _split_ids(tree, a, b)
         f = tree.feature[ids]
         bad = (f < 0) | (f >= n_features)
         if bad.any():
@@ -159,7 +164,7 @@ def _check_splits(tree, n: int) -> None:
             raise ValueError(f"tree.n_children: a binary split node does not have two children "
                              f"(node {ids[i]} has {count[i]})")
     for a, b in _blocks(n):
-        ids = a + np.flatnonzero(kind[a:b] != LEAF)
+        ids = _split_ids(tree, a, b)
         bad = (kind[ids] == THRESHOLD) & ~np.isfinite(tree.threshold[ids])
         if bad.any():
             i = _first(bad, ids)
@@ -199,11 +204,13 @@ def _check_links(tree, n: int) -> None:
             ids, first, count = _splits_in(tree, a, b)
             offsets = np.cumsum(count) - count
             kids = np.repeat(first - offsets, count) + np.arange(int(count.sum()))
-            shared = np.bincount(kids, minlength=n) > 1
-            shared[kids[expected_parent[kids] != -1]] = True  # children of an earlier block
-            if shared.any():
+            # children twice in this block, or already of an earlier block's split: the smallest
+            # is named (a count over all n nodes per block would make the check quadratic)
+            unique, times = np.unique(kids, return_counts=True)
+            shared = np.concatenate([unique[times > 1], kids[expected_parent[kids] != -1]])
+            if len(shared):
                 raise ValueError(f"tree.first_child: tree nodes are shared between parents (node "
-                                 f"{_first(shared)})")
+                                 f"{int(shared.min())})")
             expected_parent[kids] = np.repeat(ids, count)
     else:
         # binary and narrow splits: one child slot at a time, so that no temporary is larger
