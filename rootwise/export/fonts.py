@@ -25,7 +25,7 @@ SYSTEM_CJK = ("Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "WenQuan
               "WenQuanYi Zen Hei", "Microsoft YaHei", "PingFang SC", "Hiragino Sans GB", "Heiti SC",
               "SimHei", "Noto Sans CJK JP", "Source Han Sans", "Arial Unicode MS")
 PACKAGE = "noto_cjk_sans_otc"  # the plot extra's font: Noto Sans CJK 2.004 (SIL OFL 1.1)
-# its faces, Simplified Chinese first; matplotlib before 3.10 reads only the first face of a collection
+# its faces, Simplified Chinese first (matplotlib before 3.11 reads only the first face of a collection)
 PACKAGED_FAMILIES = ("Noto Sans CJK SC", "Noto Sans CJK JP")
 SCRIPTS = {"CJK": "CJK (Chinese, Japanese, Korean)", "HANGUL": "Hangul (Korean)",
            "HIRAGANA": "Japanese kana", "KATAKANA": "Japanese kana", "BOPOMOFO": "Bopomofo"}
