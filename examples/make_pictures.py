@@ -2,9 +2,9 @@
 
     .venv/bin/python examples/make_pictures.py
 
-Needs the test extra (matplotlib, playwright) and Debian's chromium for the report's screenshot.
-The watermelon tables are in Chinese: install a CJK font (Debian: fonts-wqy-microhei or
-fonts-noto-cjk) or the labels come out as boxes; plot_tree uses such a font when one is installed.
+Needs the test extra (matplotlib with the plot extra's CJK font, playwright), and for the report's
+screenshot Debian's chromium with a CJK font for its Chinese labels (fonts-noto-cjk); .ci/run
+installs both. The plots need no system font: plot_tree falls back to the packaged Noto Sans CJK.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def report_screenshot() -> None:
 
     X, y = datasets.load_watermelon_2_0(return_X_y=True)
     page_html = rootwise.export_html(rootwise.ID3Classifier().fit(X, y), X, y,
-                                     title="Watermelon 2.0, ID3 (seed 000)")
+                                     title="Watermelon 2.0, ID3")
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         path = pathlib.Path(tmp) / "report.html"
         path.write_text(page_html, encoding="utf-8")

@@ -4,6 +4,7 @@ the command hands the model and options through, writes its file safely, and fai
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 import pytest
@@ -12,6 +13,9 @@ import rootwise
 from rootwise.cli import main
 from rootwise.cli.first_compile import NOTICE
 
+# the Chinese labels need a CJK font (the plot extra brings one): a missing glyph fails the test
+pytestmark = [pytest.mark.filterwarnings("error:Glyph .* missing from font"),
+              pytest.mark.filterwarnings("error::rootwise.export.fonts.MissingFontWarning")]
 WATERMELON = str(rootwise.datasets.path("watermelon_2_0"))
 ALPHA = str(rootwise.datasets.path("watermelon_2_0_alpha"))
 
@@ -71,6 +75,13 @@ def test_pictures(melon, tmp_path, capsys):
     text = svg.read_text(encoding="utf-8")
     # plot_tree names its edges: cut after the root's three branches, three edges remain
     assert text.count('id="edge ') == 3 and 'id="edge 0-1"' in text
+    # matplotlib's SVG writes each text as a comment, then its glyphs as paths named by font and
+    # glyph: every distinct Chinese character has its own glyph from a CJK font, none is the box of a
+    # missing glyph (DejaVu Sans' glyph 0) or matplotlib's Last Resort font
+    chinese = set(re.findall(r"[\u4e00-\u9fff]", "".join(re.findall(r"<!-- (.*?) -->", text))))
+    glyphs = set(re.findall(r'<path id="([^" ]+)-([0-9a-f]+)" d=', text))
+    other = {g for g in glyphs if not g[0].startswith(("DejaVuSans", "LastResort"))}
+    assert len(chinese) >= 8 and len(other) == len(chinese) and ("DejaVuSans", "0") not in glyphs
     assert [n for n in tmp_path.iterdir() if n.name.endswith(".tmp")] == []
     code, _, err = run(capsys, "show", melon, "--format", "png")
     assert code == 2 and err == "rootwise: error: --format png draws a picture: give --out FILE\n"

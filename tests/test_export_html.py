@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import pathlib
 import re
 
 import numpy as np
@@ -286,6 +287,72 @@ def test_teacher_walks_the_watermelon_tree(browser, melon_page, tmp_path):
     rgb = (pixels * 255).astype(np.int64).reshape(-1, 3)
     colours = len(np.unique(rgb[:, 0] << 16 | rgb[:, 1] << 8 | rgb[:, 2]))
     assert ink > 0.03 and colours > 50
+
+
+ROOT_TITLE = 'g.rw-node[data-node="0"] text.rw-title'
+
+
+def glyph_pictures(page, selector: str) -> tuple[str, list[np.ndarray]]:
+    """An SVG text's characters, each drawn alone 48 px high in the element's own font (the
+    report's font stack): their dark pixels. The element is put back as it was."""
+    import matplotlib.image
+
+    label = page.text_content(selector)
+    pictures = []
+    for ch in label:
+        page.eval_on_selector(selector, "(el, ch) => { el.textContent = ch; el.style.fontSize = '48px'; }",
+                              ch)
+        png = page.locator(selector).screenshot()
+        pictures.append(matplotlib.image.imread(io.BytesIO(png), format="png")[..., :3].mean(axis=-1) < 0.5)
+    page.eval_on_selector(selector, "(el, text) => { el.textContent = text; el.style.fontSize = ''; }",
+                          label)
+    return label, pictures
+
+
+def drawn_alike(a: np.ndarray, b: np.ndarray) -> bool:
+    """Two characters drawn as the same picture: the box of a missing glyph, whatever the character."""
+    return a.shape == b.shape and (a != b).sum() <= 0.05 * max(a.sum(), b.sum())
+
+
+def platform_fonts(page, selector: str) -> list[str]:
+    """The fonts Chromium drew an element's text with (its DevTools protocol says)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+    return [f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]]
+
+
+def test_root_label_is_drawn_with_glyphs_not_boxes(browser, melon_page, tmp_path):
+    stack = re.search(r"\.rootwise-report \{[^}]*?font: 13px/1\.45 ([^;]+);", melon_page).group(1)
+    families = [f.strip().strip('"') for f in stack.split(",")]
+    assert {"Noto Sans CJK SC", "Microsoft YaHei", "PingFang SC"} <= set(families)
+    p = Page(browser, melon_page, tmp_path)
+    label, pictures = glyph_pictures(p.page, ROOT_TITLE)
+    assert label == "纹理" and all(pic.sum() > 100 for pic in pictures)
+    assert not drawn_alike(*pictures)  # two characters, two pictures: glyphs
+    used = platform_fonts(p.page, ROOT_TITLE)
+    assert used and set(used) <= set(families), used  # a CJK font of the report's stack
+    assert p.errors == [] and p.requests == [p.url]
+
+    # the check sees boxes where they are: the same page in a Chromium whose only font is
+    # matplotlib's DejaVu Sans (fontconfig told so) draws both characters as one box
+    import matplotlib
+
+    conf = tmp_path / "fonts.conf"
+    conf.write_text(f"""<?xml version="1.0"?><fontconfig>
+        <dir>{pathlib.Path(matplotlib.get_data_path()) / "fonts" / "ttf"}</dir>
+        <cachedir>{tmp_path / "fc-cache"}</cachedir></fontconfig>""")
+    bare = browser.browser_type.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+                                       env={**os.environ, "FONTCONFIG_FILE": str(conf)})
+    try:
+        q = Page(bare, melon_page, tmp_path)
+        label, pictures = glyph_pictures(q.page, ROOT_TITLE)
+        assert label == "纹理" and drawn_alike(*pictures)
+        assert not set(platform_fonts(q.page, ROOT_TITLE)) & {"Noto Sans CJK SC", "Noto Sans CJK JP"}
+    finally:
+        bare.close()
 
 
 def test_c45_report_in_the_browser(browser, tmp_path):

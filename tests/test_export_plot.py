@@ -5,13 +5,26 @@ Each figure is rendered to PNG, then its artists are read by their gids ("node k
 page (no two overlap, the text inside its box), the edges joining parent and child, the proportion
 bars. The expected trees are the seeds' (watermelon 2.0, figure 4.4 of seed 000; seed 001's loan
 table) and small hand-made ones.
+
+The textbook's labels are Chinese: every test here fails on a matplotlib "Glyph ... missing"
+warning, and the font tests check which font file each character is taken from and that distinct
+characters are drawn as distinct pictures (a missing glyph is the same box whatever the character),
+once more in a fresh virtualenv that sees no system CJK font, only the ``plot`` extra's.
 """
 
 from __future__ import annotations
 
 import io
 import itertools
+import json
+import os
+import pathlib
+import re
+import subprocess
 import sys
+import sysconfig
+import textwrap
+import warnings
 
 import matplotlib
 
@@ -26,6 +39,9 @@ from sklearn.exceptions import NotFittedError  # noqa: E402
 import rootwise  # noqa: E402
 from rootwise import datasets  # noqa: E402
 from rootwise._config import LEAF  # noqa: E402
+from rootwise.export import fonts  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("error:Glyph .* missing from font")
 
 
 @pytest.fixture(autouse=True)
@@ -324,3 +340,203 @@ def test_plot_cp_needs_a_cp_table():
     for model in (rootwise.CARTRegressor(pruning=None), rootwise.CARTRegressor(ccp_alpha=0.1)):
         with pytest.raises(ValueError, match="no cp_table_.*ccp_alpha='cv-1se'"):
             model.fit(X, y).plot_cp()
+
+
+# --------------------------------------------------------------------------- fonts
+
+CJK_TEXT = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def fonts_used(text) -> dict[str, str]:
+    """Each character of a Text artist -> the font file matplotlib takes it from: the first in the
+    artist's family list whose face has a glyph for it ("" if none has)."""
+    from matplotlib import font_manager, ft2font
+
+    paths = font_manager.fontManager._find_fonts_by_props(text.get_fontproperties())
+    faces = [(str(p), ft2font.FT2Font(str(p), face_index=getattr(p, "face_index", 0))) for p in paths]
+    return {ch: next((path for path, face in faces if face.get_char_index(ord(ch))), "")
+            for ch in text.get_text() if not ch.isspace()}
+
+
+def glyph_picture(ch: str, prop) -> np.ndarray:
+    """``ch`` alone, drawn large with these font properties: the dark pixels."""
+    fig = plt.figure(figsize=(0.6, 0.6), dpi=100)
+    fig.text(0.5, 0.5, ch, ha="center", va="center", fontproperties=prop.copy(), fontsize=30)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return plt.imread(io.BytesIO(buf.getvalue()))[..., :3].mean(axis=-1) < 0.5
+
+
+def real_glyphs(text) -> bool:
+    """The artist's characters are drawn as themselves: two distinct characters give distinct
+    pictures, and none is the picture DejaVu Sans alone gives (its box for a missing glyph)."""
+    from matplotlib.font_manager import FontProperties
+
+    chars = sorted(set(CJK_TEXT.findall(text.get_text())))
+    assert len(chars) >= 2, text.get_text()
+    pictures = [glyph_picture(ch, text.get_fontproperties()) for ch in chars[:2]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        box = glyph_picture(chars[0], FontProperties(family="DejaVu Sans"))
+    differ = [(a != b).sum() / max(a.sum(), b.sum()) for a, b in
+              [(pictures[0], pictures[1]), (pictures[0], box), (pictures[1], box)]]
+    return min(differ) > 0.2 and all(p.sum() > 20 for p in pictures)
+
+
+def test_chinese_labels_are_drawn_with_glyphs(melon_id3, loan_default):
+    X, y = loan_default
+    for model in (melon_id3, rootwise.CARTClassifier(pruning=None).fit(X, y)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ax = rootwise.plot_tree(model)
+            Drawing(ax)  # rendered
+        assert [str(w.message) for w in caught] == []
+        texts = [t for t in ax.texts + ax.get_legend().get_texts() if CJK_TEXT.search(t.get_text())]
+        assert len(texts) > 10
+        for t in texts:
+            used = fonts_used(t)
+            cjk = {used[ch] for ch in CJK_TEXT.findall(t.get_text())}
+            assert "" not in cjk and not any("LastResort" in p or "DejaVu" in p for p in cjk), used
+            latin = {used[ch] for ch in t.get_text() if ch.isascii() and not ch.isspace()}
+            assert all("DejaVuSans" in p for p in latin), used  # Latin stays in DejaVu Sans
+    title = next(t for t in ax.texts if t.get_gid() == "title 0")
+    assert real_glyphs(title)
+
+
+def test_latin_greek_cyrillic_keep_the_default_font():
+    assert fonts.family_for(["Gain ρ = 14/17", "≤ 0.382 · α β γ", "Ωμέγα", "Кириллица", "n = 8.5…"]) is None
+    chain = fonts.family_for(["纹理 = 清晰", "한국어", "ひらがな"])  # one CJK font has all three
+    assert chain is not None and chain[0] == "DejaVu Sans" and len(chain) == 2
+
+
+@pytest.fixture
+def no_cjk_font(monkeypatch):
+    """matplotlib as on a machine with no font for 西 and without the plot extra's font."""
+    from matplotlib import font_manager, ft2font
+
+    manager = font_manager.fontManager
+
+    def covers(entry) -> bool:
+        face = ft2font.FT2Font(entry.fname, face_index=getattr(entry, "index", 0))
+        return face.get_char_index(ord("西")) != 0
+
+    monkeypatch.setattr(manager, "ttflist", [f for f in manager.ttflist if not covers(f)])
+    monkeypatch.setattr(fonts, "packaged_font", lambda: None)
+    manager._findfont_cached.cache_clear()
+    font_manager._get_font.cache_clear()
+    yield
+    monkeypatch.undo()
+    manager._findfont_cached.cache_clear()
+    font_manager._get_font.cache_clear()
+
+
+def test_one_warning_naming_the_script_when_no_font_has_it(melon_id3, no_cjk_font):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ax = rootwise.plot_tree(melon_id3)
+        ax.figure.savefig(io.BytesIO(), format="png")
+        ax.figure.savefig(io.BytesIO(), format="svg")
+    assert len(caught) == 1, [str(w.message) for w in caught]
+    w = caught[0]
+    assert w.category is fonts.MissingFontWarning and w.filename == __file__
+    message = str(w.message)
+    # the first eight in the order of the labels (titles first), then how many more
+    more = len(set(CJK_TEXT.findall("".join(t.get_text() for t in ax.texts)))) - 8
+    assert f"(CJK (Chinese, Japanese, Korean): 纹理根蒂触感否是 and {more} more)" in message
+    assert "pip install 'rootwise[plot]'" in message and "fonts-noto-cjk" in message
+
+
+def test_other_scripts_are_named_too():
+    with pytest.warns(fonts.MissingFontWarning) as caught:
+        fonts.family_for(["\U00013000 \U00013001"])  # Egyptian hieroglyphs: no font here has them
+    assert "(Egyptian: \U00013000\U00013001)" in str(caught[0].message)
+    assert "Install a font that covers them" in str(caught[0].message)
+
+
+def test_plot_cp_of_a_chinese_table_warns_nothing(loan_default):
+    X, y = datasets.load_watermelon_2_0_alpha(return_X_y=True)
+    model = rootwise.CARTClassifier(random_state=0).fit(X, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ax = model.plot_cp()
+        ax.set_title("西瓜数据集 2.0α")  # a user's own Chinese title, after plot_cp chose the fonts
+        ax.title.set_fontfamily(fonts.family_for([ax.get_title()]))
+        ax.figure.savefig(io.BytesIO(), format="png")
+    assert [str(w.message) for w in caught] == []
+    assert real_glyphs(ax.title)
+
+
+FRESH = textwrap.dedent("""
+    import json, os, sys, warnings
+    warnings.simplefilter("always")
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib import font_manager, ft2font
+    import noto_cjk_sans_otc
+
+    packaged = os.path.realpath(str(noto_cjk_sans_otc.FONT_PATH))
+    manager = font_manager.fontManager
+    def covers(f):
+        return ft2font.FT2Font(f.fname, face_index=getattr(f, "index", 0)).get_char_index(ord("西"))
+    # a machine without CJK fonts: hide the system's (the packaged one is not in the list yet)
+    hidden = sorted({f.fname for f in manager.ttflist if covers(f)})
+    manager.ttflist = [f for f in manager.ttflist if not covers(f)]
+    manager._findfont_cached.cache_clear()
+
+    import rootwise
+    from rootwise.cli import main
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ax = rootwise.plot_tree(rootwise.load(sys.argv[1]))
+        ax.figure.savefig(sys.argv[2] + ".png")
+        code = main(["show", sys.argv[1], "--format", "svg", "--out", sys.argv[2] + ".svg"])
+    texts = [t for t in ax.texts if t.get_text()]
+    used = {}
+    for t in texts:
+        paths = manager._find_fonts_by_props(t.get_fontproperties())
+        faces = [(os.path.realpath(str(p)), ft2font.FT2Font(str(p), face_index=getattr(p, "face_index", 0)))
+                 for p in paths]
+        for ch in t.get_text():
+            used[ch] = next((p for p, face in faces if face.get_char_index(ord(ch))), "")
+    print(json.dumps({"warnings": [str(w.message) for w in caught], "hidden": hidden, "code": code,
+                      "used": used, "packaged": packaged, "home": os.path.expanduser("~"),
+                      "rootwise": rootwise.__file__, "config": matplotlib.get_configdir()}))
+""")
+
+
+def test_fresh_virtualenv_draws_the_textbook_tree(melon_id3, tmp_path):
+    """A new virtualenv whose only CJK font is the plot extra's: python -m venv, the test
+    environment's packages on its path (no network), a new empty HOME and matplotlib config."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=60)
+    python = venv / "bin" / "python"
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    source = pathlib.Path(rootwise.__file__).resolve().parent.parent
+    # the source (rootwise, with its compiled kernels' cache) and this environment's packages:
+    # the .pth files of the added folder (such as an editable install's) are not read
+    pathlib.Path(site, "outer.pth").write_text(f"{source}\n{sysconfig.get_path('purelib')}\n")
+    model = tmp_path / "melon.json"
+    rootwise.save(melon_id3, model)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
+           "MPLCONFIGDIR": str(home / "mpl"), "LANG": "C.UTF-8"}
+    run = subprocess.run([python, "-c", FRESH, str(model), str(tmp_path / "melon")], env=env,
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["warnings"] == [] and out["code"] == 0, out["warnings"]
+    assert out["home"] == str(home) and out["config"] == str(home / "mpl")
+    assert pathlib.Path(out["rootwise"]).resolve().parent.parent == source
+    chinese = {ch: path for ch, path in out["used"].items() if CJK_TEXT.match(ch)}
+    assert len(chinese) > 20 and set(chinese.values()) == {out["packaged"]}
+    assert all("DejaVuSans" in path for ch, path in out["used"].items() if ch.isascii() and not ch.isspace())
+    assert (tmp_path / "melon.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the SVG's glyphs are paths named by font and glyph: Noto's, and no missing-glyph box
+    svg = (tmp_path / "melon.svg").read_text(encoding="utf-8")
+    glyphs = set(re.findall(r'id="([A-Za-z-]+)-([0-9a-f]+)"', svg))
+    assert {g for g in glyphs if g[0].startswith("NotoSansCJK")} and ("DejaVuSans", "0") not in glyphs
+    assert not any(g[0].startswith("LastResort") for g in glyphs)

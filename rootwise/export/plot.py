@@ -8,15 +8,12 @@ they draw ("node 5", "edge 1-5", "label 5", "share 5 0") for whoever inspects th
 
 from __future__ import annotations
 
+from .fonts import family_for
 from .picture import BAR, DEFAULT_MAX_NODES, EDGE_LABEL_H, LEGEND_COLUMNS, LINE, NOTE_H, PAD_Y, tree_picture
 
 FONT_SIZE = 9.0  # points, for a new figure
 MAX_FIGURE_INCHES = 60.0  # a new figure wider than this gets a smaller font instead
 MIN_FONT_SIZE = 2.0
-# families tried for labels holding CJK characters (the first one installed is used as a fallback)
-CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Micro Hei",
-                "WenQuanYi Zen Hei", "Microsoft YaHei", "SimHei", "PingFang SC", "Heiti SC",
-                "Arial Unicode MS")
 
 
 def require_matplotlib():
@@ -117,14 +114,10 @@ def plot_tree(model, *, max_depth=None, ax=None, decimals: int = 3, fontsize=Non
 
 
 def _font_family(pic) -> list[str] | None:
-    """A family list with a CJK fallback when some label needs one and such a font is installed
-    (matplotlib takes each glyph from the first family that has it)."""
+    """The family list for the labels (``fonts.family_for``): None when the default font has every
+    character, else DejaVu Sans followed by fonts with the others (a CJK one for the textbook's
+    tables). The caller of ``plot_tree`` is warned once about characters no font has."""
     words = [b.title for b in pic.boxes.values()] + [s for b in pic.boxes.values() for s in b.lines]
     words += [b.edge or "" for b in pic.boxes.values()] + [name for name, _ in pic.legend]
-    if not any(ord(ch) > 0x2E7F for w in words for ch in w):
-        return None
-    from matplotlib import font_manager
-
-    installed = {f.name for f in font_manager.fontManager.ttflist}
-    cjk = next((name for name in CJK_FAMILIES if name in installed), None)
-    return None if cjk is None else ["DejaVu Sans", cjk]
+    words.append(pic.note or "")
+    return family_for(words, stacklevel=4)  # the warning points at plot_tree's caller

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._base import check_is_fitted
+from .fonts import family_for
 from .plot import require_matplotlib
 
 MAX_TICKS = 14
@@ -40,6 +41,8 @@ def plot_cp(model, ax=None):
     the one-standard-error line and the chosen subtree; returns the matplotlib Axes."""
     table = cp_table_of(model)
     plt = require_matplotlib()
+    from matplotlib.text import Text
+
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, 4.5), layout="constrained")
     order = np.argsort(table.n_leaves, kind="stable")  # simplest first, as rpart
@@ -66,4 +69,8 @@ def plot_cp(model, ax=None):
     top.set_xlabel("leaves")
     ax.legend(fontsize=8, loc="upper right")
     ax.grid(axis="y", color="#dddddd", linewidth=0.6)
+    texts = [t for t in ax.findobj(Text) if t.get_text()]  # the secondary axis too
+    family = family_for([t.get_text() for t in texts], stacklevel=3)
+    for t in texts if family else ():
+        t.set_fontfamily(family)
     return ax
