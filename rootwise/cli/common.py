@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
+import sys
 import textwrap
 
 import rootwise
@@ -125,6 +127,36 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
                    help="columns that are not features (e.g. an ID)")
 
 
+def add_wide(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--wide", action="store_true",
+                   help="never wrap or cut: every line and table whole, however wide")
+
+
+def _stdout_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def text_width(args) -> int | None:
+    """Columns the lines of a tree may take on stdout: the terminal's width, or 80 when stdout
+    is a file or a pipe; None (whole lines) with --wide."""
+    if getattr(args, "wide", False):
+        return None
+    if _stdout_terminal():
+        return max(shutil.get_terminal_size((80, 24)).columns, 20)
+    return 80
+
+
+def table_width(args) -> int | None:
+    """Columns a table may take on stdout: the terminal's width, so that a wide table is cut
+    into blocks there; None (whole) when stdout is a file or a pipe, or with --wide."""
+    if getattr(args, "wide", False) or not _stdout_terminal():
+        return None
+    return max(shutil.get_terminal_size((80, 24)).columns, 20)
+
+
 def add_text_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decimals", type=int, default=3, metavar="D",
                    help="decimals of thresholds, weights and values (default 3)")
@@ -133,8 +165,11 @@ def add_text_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--show-depth", type=int, metavar="N",
                    help="show N levels of tests; deeper subtrees are cut (marked with …)")
     p.add_argument("--node-ids", action="store_true", help="number the nodes (for explain --node)")
+    add_wide(p)
 
 
-def tree_text(model, args) -> str:
+def tree_text(model, args, width: int | None = None) -> str:
+    """The tree as text, long lines wrapped to ``width`` columns (``text_width`` by default)."""
     return rootwise.export_text(model, decimals=args.decimals, show_counts=args.counts,
-                                node_ids=args.node_ids, max_depth=args.show_depth)
+                                node_ids=args.node_ids, max_depth=args.show_depth,
+                                width=text_width(args) if width is None else width)
