@@ -60,8 +60,9 @@ def target_kind(y) -> Choice:
     if distinct > MAX_CLASS_CODES:
         return Choice(True, "many whole numbers",
                       f"holds {distinct} distinct whole numbers (more than {MAX_CLASS_CODES})")
+    numbers = "number" if distinct == 1 else "numbers"
     return Choice(False, "class codes",
-                  f"holds {distinct} distinct whole numbers (at most {MAX_CLASS_CODES}: class codes)")
+                  f"holds {distinct} distinct whole {numbers} (at most {MAX_CLASS_CODES}: class codes)")
 
 
 def default_estimator(y, **params):

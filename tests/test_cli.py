@@ -16,7 +16,7 @@ from rootwise.cli import main
 from rootwise.cli.first_compile import NOTICE
 
 WATERMELON = str(rootwise.datasets.path("watermelon_2_0"))
-FIT = ["fit", WATERMELON, "--target", "好瓜", "--ignore", "编号", "--algorithm", "id3"]
+FIT = ["fit", WATERMELON, "--target", "好瓜", "--algorithm", "id3", "--ignore", "编号"]
 
 
 def run(capsys, *argv):

@@ -224,3 +224,6 @@ def test_progress_message_of_fit_fits_80_columns():
     text = "rootwise: " + progress_message("cart-regressor", rootwise.CARTRegressor(), X) + " (999 s)"
     assert text == "rootwise: fitting cart-regressor on 12,345,678 x 120 with 10-fold CV (999 s)"
     assert len(text) <= 79
+    # what chose the algorithm, when the target did
+    text = progress_message("cart", rootwise.CARTClassifier(), Namespace(shape=(768, 8)), "text")
+    assert text == "fitting cart (target: text) on 768 x 8 with 10-fold CV"

@@ -8,8 +8,6 @@ import warnings
 
 import numpy as np
 
-from rootwise import _layout
-
 from . import scores
 from .common import (
     UserError,
@@ -22,7 +20,6 @@ from .common import (
     read_table,
     split_target,
     table_width,
-    text_width,
     write_text,
 )
 from .options import add_estimator_options, choose_algorithm, make_estimator
@@ -74,8 +71,6 @@ def run(args) -> int:
         raise UserError(f"{args.data}: column {args.target!r} has {int(y.isna().sum())} missing "
                         f"values; cross-validation needs the target of every row")
     chosen = choose_algorithm(args, y)
-    if chosen:
-        note(args, chosen)
     template = make_estimator(args, y)
     regressor = args.algorithm == "cart-regressor"
     seed = getattr(args, "random_state", None)
@@ -94,6 +89,8 @@ def run(args) -> int:
             else:
                 per_fold.append(scores.classification(y.iloc[test], predicted, list(model.classes_)))
             sizes.append((model.tree_.n_leaves, model.tree_.max_depth))
+    if chosen:  # once the folds are grown: an error stays one line (the seed is in the report)
+        note(args, chosen)
     classes = sorted(y.unique(), key=str) if not regressor else None
     total = scores.regression(y, pooled) if regressor else scores.classification(y, pooled, classes)
     keys = ["r2", "rmse", "mae"] if regressor else ["accuracy", "kappa"]
@@ -124,10 +121,9 @@ def _report(args, template, how, seed, per_fold, sizes, summary, total, keys, re
                  scores.fmt(float(np.mean([s[1] for s in sizes])), 1)])
     rows.append(["std", "", *[scores.fmt(summary[k]["std"], d) for k in keys], "", ""])
     head = keys[0]
-    limit, wrap_at = table_width(args), text_width(args)
-    title = (f"{len(per_fold)}-fold cross-validation of {args.algorithm} on {args.data} "
-             f"({how}, shuffled with seed {seed})")
-    out = [*(_layout.wrap(title, wrap_at, "", "  ") if wrap_at else [title]),
+    limit = table_width(args)
+    out = [f"{len(per_fold)}-fold cross-validation of {args.algorithm} on {args.data} "
+           f"({how}, shuffled with seed {seed})",
            f"{names[head]} {scores.fmt(summary[head]['mean'], d)} ± "
            f"{scores.fmt(summary[head]['std'], d)} (mean ± standard deviation over the folds)",
            "", scores.table(rows, right=set(range(1, len(rows[0]))), limit=limit), "",

@@ -41,9 +41,9 @@ def run(args) -> int:
     X, y = split_target(frame, args.data, args.target, args.ignore)
     chosen = choose_algorithm(args, y)
     model = make_estimator(args, y)
-    for line in (chosen, seed_note(args, model)):
+    table = rootwise.explain(X, y, model, node=args.node)
+    for line in (chosen, seed_note(args, model)):  # once it worked: an error stays one line
         if line:
             note(args, line)
-    table = rootwise.explain(X, y, model, node=args.node)
     print(rootwise.format_table(table, digits=args.digits, width=table_width(args)))
     return 0

@@ -47,21 +47,27 @@ def add(commands) -> None:
 
 
 def fit_model(args, X, y):
-    """The estimator of the command line, fitted on X, y with a progress line; notes on stderr
-    say which algorithm --algorithm auto chose and why, and the seed of a fit that draws."""
+    """The estimator of the command line, fitted on X, y with a progress line (which names the
+    algorithm); then notes on stderr say why --algorithm auto chose it, and the seed of a fit
+    that draws at random. Notes come after the fit, so that a failed one prints only its
+    error line."""
     chosen = choose_algorithm(args, y)
     model = make_estimator(args, y)
+    with Progress(args, progress_message(args.algorithm, model, X, args.chosen_kind)):
+        model.fit(X, y)
     for line in (chosen, seed_note(args, model)):
         if line:
             note(args, line)
-    with Progress(args, progress_message(args.algorithm, model, X)):
-        return model.fit(X, y)
+    return model
 
 
-def progress_message(algorithm: str, model, X) -> str:
+def progress_message(algorithm: str, model, X, why: str | None = None) -> str:
     """"fitting cart on 768 x 8 with 10-fold CV" (rows x columns; the CV chooses alpha): with
-    "rootwise: " and the time, 80 columns hold it up to 10^8 rows."""
-    what = f"fitting {algorithm} on {X.shape[0]:,} x {X.shape[1]}"
+    "rootwise: " and the time, 80 columns hold it up to 10^8 rows. ``why``: what the target
+    holds, when that chose the algorithm ("fitting cart-regressor (target: fractions) on ...");
+    ``Progress`` cuts what does not fit."""
+    chosen = f" (target: {why})" if why else ""
+    what = f"fitting {algorithm}{chosen} on {X.shape[0]:,} x {X.shape[1]}"
     params = model.get_params(deep=False)
     if params.get("pruning") == "cost-complexity" and isinstance(params.get("ccp_alpha"), str):
         folds = params["cv"] if isinstance(params["cv"], int) else "K"

@@ -187,8 +187,9 @@ def choose_algorithm(args, y) -> str | None:
     if args.algorithm == AUTO:
         args.algorithm = "cart-regressor" if kind.regression else "cart"
         args.chosen_because = f"{column} {kind.reason}"
+        args.chosen_kind = kind.kind
         return f"{args.algorithm}, as {args.chosen_because} (--algorithm to choose another)"
-    args.chosen_because = None
+    args.chosen_because = args.chosen_kind = None
     regressor = args.algorithm == "cart-regressor"
     if not regressor and kind.kind == "fractions":
         raise UserError(f"{column} {kind.reason}, and {args.algorithm} learns classes: use "
