@@ -248,3 +248,27 @@ def test_text_at_predict_names_the_cell_not_categorical_features(data_file, tmp_
     with pytest.raises(ValueError, match=r"row 0 holds the text '5', not a number .* "
                                          r"convert the column to numbers first"):
         rootwise.load(model).predict(X)
+
+
+def test_id3_on_numbers_names_the_algorithms_with_thresholds(data_file, capsys):
+    code, out, err = run(capsys, "fit", data_file, "--target", "label", "--ignore", "price",
+                         "count", "grade", "--algorithm", "id3")
+    x_values = table()["x"].nunique()
+    assert code == 0 and f"{x_values} leaves" in out  # a leaf per value of x
+    joined = " ".join(line.strip() for line in err.splitlines())
+    assert joined == (f"rootwise: id3 makes a branch of every value of a numeric column (values: "
+                      f"x {x_values}); --algorithm c4.5 or cart splits numbers at a threshold")
+    # few values (class codes, say) are fine as branches: nothing to say
+    code, _, err = run(capsys, "fit", data_file, "--target", "label", "--ignore", "price", "count",
+                       "x", "--algorithm", "id3")
+    assert code == 0 and err == ""
+
+
+def test_a_misspelt_column_gets_a_did_you_mean(data_file, capsys):
+    code, _, err = run(capsys, "fit", data_file, "--target", "Label")
+    assert code == 2 and err.count("\n") == 1
+    assert "has no column 'Label'; did you mean 'label'? (its columns: x, colour," in err
+    code, _, err = run(capsys, "fit", data_file, "--target", "label", "--ignore", "prise")
+    assert "has no column 'prise'; did you mean 'price'?" in err
+    code, _, err = run(capsys, "fit", data_file, "--target", "zzz")
+    assert "has no column 'zzz' (its columns" in err

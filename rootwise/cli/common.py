@@ -4,6 +4,7 @@ guarding and writing output files, and the arguments several commands take."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import shutil
 import sys
@@ -48,7 +49,15 @@ def is_regressor(model) -> bool:
 def require_column(frame, path: str, column: str, why: str = "") -> None:
     if column not in frame.columns:
         shown = ", ".join(map(str, frame.columns[:12])) + (", ..." if frame.shape[1] > 12 else "")
-        raise UserError(f"{path} has no column {column!r}{why} (its columns: {shown})")
+        raise UserError(f"{path} has no column {column!r}{why}{_closest(column, frame.columns)} "
+                        f"(its columns: {shown})")
+
+
+def _closest(name: str, columns) -> str:
+    """"; did you mean 'Class'?" for the column whose name is nearest (any case), or ""."""
+    names = {str(c).lower(): str(c) for c in reversed(list(columns))}
+    close = difflib.get_close_matches(str(name).lower(), list(names), n=1, cutoff=0.7)
+    return f"; did you mean {names[close[0]]!r}?" if close else ""
 
 
 def split_target(frame, path: str, target: str, ignore: list[str]):

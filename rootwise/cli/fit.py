@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import rootwise
+from rootwise.choose import MAX_CLASS_CODES
 
 from . import scores
 from .common import (
@@ -55,10 +56,26 @@ def fit_model(args, X, y):
     model = make_estimator(args, y)
     with Progress(args, progress_message(args.algorithm, model, X, args.chosen_kind)):
         model.fit(X, y)
-    for line in (chosen, seed_note(args, model)):
+    for line in (chosen, seed_note(args, model), id3_note(model)):
         if line:
             note(args, line)
     return model
+
+
+def id3_note(model) -> str | None:
+    """ID3 has no thresholds: every distinct value of a numeric column is a branch of its own,
+    which grows a leaf per training value and a training accuracy near 1. Say so when a numeric
+    column has many values, with the algorithms that split numbers at a threshold."""
+    if not isinstance(model, rootwise.ID3Classifier):
+        return None
+    many = [(name, len(cats)) for name, cats in zip(model.schema_.feature_names,
+                                                      model.schema_.categories, strict=True)
+            if cats and len(cats) > MAX_CLASS_CODES and all(isinstance(c, float) for c in cats)]
+    if not many:
+        return None
+    shown = ", ".join(f"{name} {n}" for name, n in many[:3]) + (", ..." if len(many) > 3 else "")
+    return (f"id3 makes a branch of every value of a numeric column (values: {shown}); "
+            f"--algorithm c4.5 or cart splits numbers at a threshold")
 
 
 def progress_message(algorithm: str, model, X, why: str | None = None) -> str:
