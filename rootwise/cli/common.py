@@ -126,7 +126,7 @@ def open_output_bytes(path: str):
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    p.add_argument("--quiet", action="store_true", help="no progress line or notes on stderr")
 
 
 def add_data_arguments(p: argparse.ArgumentParser) -> None:
