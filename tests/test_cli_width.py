@@ -200,6 +200,11 @@ def test_tree_wraps_to_a_narrow_terminal(wide_model, tmp_path):
     code, out, _ = _on_terminal(50, "show", model)
     assert code == 0 and out == rootwise.export_text(wide_model, width=50)
     assert max(map(width, out.splitlines())) <= 50
+    # a wider terminal: still 80 columns; --wide: whole
+    code, out, _ = _on_terminal(130, "show", model)
+    assert code == 0 and out == rootwise.export_text(wide_model, width=80)
+    code, out, _ = _on_terminal(130, "show", model, "--wide")
+    assert code == 0 and out == rootwise.export_text(wide_model)
 
 
 def test_progress_line_fits_a_narrow_terminal():

@@ -20,7 +20,7 @@ stderr says which and why. Every estimator parameter is a tree option (``--max-d
 ``--criterion``, ``--categorical COL ...``, ...), and one the chosen algorithm does not have is
 an error. A fit that draws at random (CART's cross-validation folds, held-out validation rows)
 uses seed 0 unless ``--seed`` / ``--random-state`` says otherwise, and a note names it. Lines on
-stderr fit 80 columns; the tree text wraps to the terminal (80 columns into a file or pipe) and
+stderr fit 80 columns; the tree text wraps at 80 columns (or a narrower terminal's width) and
 wide tables are cut into blocks on a narrow terminal, unless ``--wide``. Each command is a module
 of this package with ``add(commands)`` and ``run(args)``.
 

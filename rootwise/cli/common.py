@@ -149,12 +149,12 @@ def _stdout_terminal() -> bool:
 
 
 def text_width(args) -> int | None:
-    """Columns the lines of a tree may take on stdout: the terminal's width, or 80 when stdout
-    is a file or a pipe; None (whole lines) with --wide."""
+    """Columns the lines of a tree may take on stdout: 80, or the terminal's width when stdout
+    is a narrower terminal; None (whole lines) with --wide."""
     if getattr(args, "wide", False):
         return None
     if _stdout_terminal():
-        return max(shutil.get_terminal_size((80, 24)).columns, 20)
+        return max(min(shutil.get_terminal_size((80, 24)).columns, 80), 20)
     return 80
 
 
