@@ -272,3 +272,13 @@ def test_a_misspelt_column_gets_a_did_you_mean(data_file, capsys):
     assert "has no column 'prise'; did you mean 'price'?" in err
     code, _, err = run(capsys, "fit", data_file, "--target", "zzz")
     assert "has no column 'zzz' (its columns" in err
+
+
+def test_a_failed_command_prints_its_error_line_alone(data_file, tmp_path, capsys):
+    # the notes (the choice, the seed) wait until the command has done its work
+    code, out, err = run(capsys, "fit", data_file, "--target", "price", "--out", tmp_path)
+    assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("rootwise: error: ")
+    code, out, err = run(capsys, "report", data_file, "--target", "price", "--out", tmp_path)
+    assert code == 2 and err.count("\n") == 1 and err.startswith("rootwise: error: ")
+    code, out, err = run(capsys, "explain", data_file, "--target", "price", "--node", "999")
+    assert code == 2 and err.count("\n") == 1 and "node must be an integer" in err

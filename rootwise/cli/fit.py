@@ -49,17 +49,20 @@ def add(commands) -> None:
 
 def fit_model(args, X, y):
     """The estimator of the command line, fitted on X, y with a progress line (which names the
-    algorithm); then notes on stderr say why --algorithm auto chose it, and the seed of a fit
-    that draws at random. Notes come after the fit, so that a failed one prints only its
-    error line."""
+    algorithm). ``args.notes`` gets what ``say_notes`` prints once the command has done its
+    work (so that a failed command prints only its error line): why --algorithm auto chose
+    the algorithm, the seed of a fit that draws at random, and ID3's branch per number."""
     chosen = choose_algorithm(args, y)
     model = make_estimator(args, y)
     with Progress(args, progress_message(args.algorithm, model, X, args.chosen_kind)):
         model.fit(X, y)
-    for line in (chosen, seed_note(args, model), id3_note(model)):
-        if line:
-            note(args, line)
+    args.notes = [line for line in (chosen, seed_note(args, model), id3_note(model)) if line]
     return model
+
+
+def say_notes(args) -> None:
+    for line in getattr(args, "notes", []):
+        note(args, line)
 
 
 def id3_note(model) -> str | None:
@@ -117,5 +120,6 @@ def run(args) -> int:
             rootwise.save(model, args.out)
         except TypeError as e:  # a parameter the model file cannot hold
             raise UserError(f"{args.out}: {e}") from None
+    say_notes(args)
     sys.stdout.write(text)
     return 0
