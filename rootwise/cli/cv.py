@@ -89,8 +89,6 @@ def run(args) -> int:
             else:
                 per_fold.append(scores.classification(y.iloc[test], predicted, list(model.classes_)))
             sizes.append((model.tree_.n_leaves, model.tree_.max_depth))
-    if chosen:  # once the folds are grown: an error stays one line (the seed is in the report)
-        note(args, chosen)
     classes = sorted(y.unique(), key=str) if not regressor else None
     total = scores.regression(y, pooled) if regressor else scores.classification(y, pooled, classes)
     keys = ["r2", "rmse", "mae"] if regressor else ["accuracy", "kappa"]
@@ -105,6 +103,8 @@ def run(args) -> int:
                                  for f, s in zip(per_fold, sizes, strict=True)],
                     "summary": summary, "pooled": total}
         write_text(args.json, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    if chosen:  # once the work is done: a failed command prints its error line alone
+        note(args, chosen)
     sys.stdout.write(text)
     return 0
 
