@@ -87,7 +87,7 @@ def three_trees(columns, rename_no=None, keep_ties_after=False):
 
 def main():
     X, y, _, _ = split(TABLE_ORDER)
-    table = rootwise.explain(X, y)
+    table = rootwise.explain(X, y, ID3Classifier())
     print("Watermelon 2.0, training rows", TRAIN_IDS, "- validation rows", VAL_IDS)
     print("\nInformation gain at the root (training rows):\n")
     print(table[["attribute", "gain", "chosen"]].round(3).to_string(index=False))

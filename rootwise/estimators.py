@@ -681,7 +681,10 @@ class ID3Classifier(_ClassificationTree):
     prune_on_tie : bool, default True
         When splitting (pre) or keeping a subtree (reduced-error) does not change validation
         accuracy, prune — the seed's reading: a branch that does not raise accuracy is cut.
-
+    random_state : int, numpy RandomState or None, default 0
+        Draws the held-out rows of ``pruning="pre"`` / ``"reduced-error"`` (the only random
+        draw). The fixed default makes the same call give the same tree in every process;
+        None draws from numpy's global generator, as scikit-learn does.
     n_jobs : int or None, default None (all cores)
         Threads for split search and prediction (as scikit-learn counts: -1 all, n > 0 that
         many). Results never depend on it.
@@ -693,7 +696,7 @@ class ID3Classifier(_ClassificationTree):
 
     def __init__(self, *, epsilon=0.0, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, categorical_features="auto", pruning=None,
-                 validation_fraction=0.3, prune_on_tie=True, random_state=None, n_jobs=None,
+                 validation_fraction=0.3, prune_on_tie=True, random_state=0, n_jobs=None,
                  class_order=None):
         self.epsilon = epsilon
         self.max_depth = max_depth
@@ -755,6 +758,10 @@ class C45Classifier(_ClassificationTree):
         present in ``y`` (only ``min_split`` depends on it). Release 8 counts rows, not weight,
         where J48 does (rows with a known value for a continuous test, the 0.3 * N rule), so a
         weight is not a repeated row.
+    random_state : int, numpy RandomState or None, default 0
+        Draws the held-out rows of ``pruning="pre"`` / ``"reduced-error"``; growing and
+        error-based pruning draw nothing. The fixed default makes the same call give the same
+        tree in every process; None draws from numpy's global generator.
     class_order : sequence of class labels or None, default None
         The order in which a tie between classes at a leaf is broken (as ``CARTClassifier``).
     """
@@ -765,7 +772,7 @@ class C45Classifier(_ClassificationTree):
     def __init__(self, *, confidence=0.25, min_samples_leaf=2, min_samples_split=4,
                  max_depth=None, epsilon=0.0, pruning="error-based", subtree_raising=True,
                  release8=False, categorical_features="auto", validation_fraction=0.3,
-                 prune_on_tie=True, random_state=None, n_jobs=None, class_order=None):
+                 prune_on_tie=True, random_state=0, n_jobs=None, class_order=None):
         self.confidence = confidence
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -1025,10 +1032,14 @@ class CARTClassifier(_CART, _ClassificationTree):
         the primary to the majority branch.
     class_weight : dict, "balanced" or None
         Multiplies the sample weights, as in scikit-learn; the stopping rules see the product.
-    random_state : int or None
-        Shuffles the cross-validation folds (and the held-out rows of ``pruning="pre"`` /
-        ``"reduced-error"``). Growing a tree is deterministic: ties between attributes go to
-        the lowest column index, ties between thresholds to the lowest threshold.
+    random_state : int, numpy RandomState or None, default 0
+        Shuffles the cross-validation folds that choose ``ccp_alpha`` (and draws the held-out
+        rows of ``pruning="pre"`` / ``"reduced-error"``): the only random draws. The fixed
+        default makes the same call give the same tree in every process (another seed may
+        choose another alpha, as another fold draw does in rpart's ``xval``); None draws from
+        numpy's global generator, as scikit-learn does. Growing a tree is deterministic: ties
+        between attributes go to the lowest column index, ties between thresholds to the
+        lowest threshold.
     n_jobs : int or None, default None (all cores)
         Threads for cross-validation, histogram binning and prediction (as scikit-learn counts:
         -1 all, n > 0 that many). The fold trees grow side by side while their workspaces
@@ -1116,7 +1127,7 @@ class CARTClassifier(_CART, _ClassificationTree):
                  max_leaf_nodes=None, class_weight=None, max_surrogates=5, max_exhaustive=12,
                  pruning="cost-complexity", ccp_alpha="cv-1se", ccp_cost="misclassification",
                  cp=None, cv=10, cv_repeats=None, categorical_features="auto", validation_fraction=0.3,
-                 prune_on_tie=True, random_state=None, n_jobs=None, splitter="exact",
+                 prune_on_tie=True, random_state=0, n_jobs=None, splitter="exact",
                  max_bins=255, class_order=None):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -1186,6 +1197,10 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
     cv_repeats : int or None, default 1
         As in ``CARTClassifier`` (None: one repeat). One repeat: on the seven tables three
         repeats did not help (0.647 with "cv-min") and cost three times the trees.
+    random_state : int, numpy RandomState or None, default 0
+        As in ``CARTClassifier``: shuffles the cross-validation folds (and the held-out rows of
+        ``pruning="pre"`` / ``"reduced-error"``); the fixed default makes every process grow
+        the same tree.
     """
 
     _regression = True
@@ -1196,7 +1211,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
                  min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
                  max_leaf_nodes=None, max_surrogates=5, pruning="cost-complexity",
                  ccp_alpha="cv-min", cp=None, cv=10, cv_repeats=1, categorical_features="auto",
-                 validation_fraction=0.3, prune_on_tie=True, random_state=None, n_jobs=None,
+                 validation_fraction=0.3, prune_on_tie=True, random_state=0, n_jobs=None,
                  splitter="exact", max_bins=255):
         self.leaf_value = leaf_value
         self.max_depth = max_depth

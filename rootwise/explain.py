@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import _layout
 from ._base import clone
 from ._config import CATEGORICAL, ENTROPY, GINI, MISSING_FRACTIONAL, MULTIWAY, THRESHOLD
 from .engine.criteria import conditional_impurity, entropy, gini, intrinsic_value, parent_counts
@@ -50,9 +51,11 @@ REGRESSION_COLUMNS = ["attribute", "n_branches", "threshold", "mse", "conditiona
 def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFrame:
     """Table of every candidate attribute at ``node`` (one row each, in column order).
 
-    ``model`` is an estimator (default: ``ID3Classifier()``). Unfitted, it is fitted on (X, y) first
-    so that the table matches the tree it would grow; fitted, ``X, y`` must be its training data
-    and any node of its tree can be explained. The ``chosen`` column marks the attribute the
+    ``model`` is an estimator; None chooses the tree the target asks for, as the command line
+    does (``rootwise.choose``: ``CARTRegressor()`` for a numeric target with fractions or more
+    than 10 distinct whole numbers, else ``CARTClassifier()``). Unfitted, it is fitted on (X, y)
+    first so that the table matches the tree it would grow; fitted, ``X, y`` must be its
+    training data and any node of its tree can be explained. The ``chosen`` column marks the attribute the
     node's test uses (all False at a leaf).
 
     Models with thresholds (C4.5, CART) add ``threshold``: a continuous attribute's best cut
@@ -76,10 +79,10 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
     test, chosen on that branch's rows, in its parent's place (``format_table`` then adds a
     note); explain a ``pruning=None`` model to see the choices of growth alone.
     """
-    if model is None:
-        from .estimators import ID3Classifier
+    if model is None:  # the tree the target asks for, as the command line chooses it
+        from .choose import default_estimator
 
-        model = ID3Classifier()
+        model = default_estimator(y)
     if not hasattr(model, "tree_"):
         model = clone(model).fit(X, y, sample_weight=sample_weight)
     tree = model.tree_
@@ -340,9 +343,12 @@ def _ancestors(tree, node: int) -> list[int]:
     return out
 
 
-def format_table(table: pd.DataFrame, digits: int = 3) -> str:
+def format_table(table: pd.DataFrame, digits: int = 3, width: int | None = None) -> str:
     """The table as aligned text, numbers rounded to ``digits`` as the seeds print them; thresholds
-    in full (up to 6 significant digits), and for C4.5 a last line with the average gain."""
+    in full (up to 6 significant digits), and for C4.5 a last line with the average gain.
+    ``width``: a table wider than that many columns is cut into blocks of whole columns, one
+    under the other, each starting with the attribute names (the notes below wrap); None
+    (default) keeps every line whole."""
     shown = table.copy()
     shown["chosen"] = np.where(shown["chosen"], "<-", "")
     for col in ("threshold", "midpoint"):
@@ -352,6 +358,11 @@ def format_table(table: pd.DataFrame, digits: int = 3) -> str:
         if col in shown:
             shown[col] = np.where(shown[col], "yes", "no")
     text = shown.to_string(index=False, float_format=lambda v: f"{v:.{digits}f}")
+    if width is not None and max(map(_layout.width, text.splitlines())) > width:
+        cells = [[str(c) for c in shown.columns]]
+        for row in shown.itertuples(index=False):
+            cells.append([f"{v:.{digits}f}" if isinstance(v, float) else str(v) for v in row])
+        text = _layout.table(cells, right=set(range(1, len(shown.columns))), limit=width)
     average = table.attrs.get("average_gain", False)
     if average is not False:
         text += "\naverage gain: " + ("-" if average is None else f"{average:.{digits}f}") + \
@@ -361,4 +372,7 @@ def format_table(table: pd.DataFrame, digits: int = 3) -> str:
     if rule is not None and tested and rule != tested[0]:
         text += (f"\nnote: on these rows the rule picks {rule}; the node tests {tested[0]}, "
                  "chosen on other rows (subtree raising moved it here)")
+    if width is not None:
+        text = "\n".join(wrapped for line in text.splitlines()
+                         for wrapped in _layout.wrap(line, width, "", "  "))
     return text

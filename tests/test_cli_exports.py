@@ -30,7 +30,8 @@ def run(capsys, *argv):
 @pytest.fixture
 def melon(tmp_path, capsys):
     path = tmp_path / "melon.json"
-    assert main(["fit", WATERMELON, "--target", "好瓜", "--ignore", "编号", "--out", str(path)]) == 0
+    assert main(["fit", WATERMELON, "--target", "好瓜", "--ignore", "编号", "--algorithm", "id3",
+                 "--out", str(path)]) == 0
     capsys.readouterr()
     return path
 

@@ -39,7 +39,8 @@ def files(tmp_path, capsys):
     data = tmp_path / "data.csv"
     data.write_bytes(open(WATERMELON, "rb").read())
     model = tmp_path / "model.json"
-    assert main(["fit", str(data), "--target", "好瓜", "--ignore", "编号", "--out", str(model)]) == 0
+    assert main(["fit", str(data), "--target", "好瓜", "--ignore", "编号", "--algorithm", "id3",
+                 "--out", str(model)]) == 0
     capsys.readouterr()
     return data, model
 
@@ -135,7 +136,8 @@ def test_a_failed_save_leaves_the_old_model(files, capsys, monkeypatch):
         raise OSError(5, "Input/output error")
 
     monkeypatch.setattr(os, "fsync", failing_disk)  # the new model is written, then cannot be synced
-    code, _, err = run(capsys, "fit", data, "--target", "好瓜", "--max-depth", "1", "--out", model)
+    code, _, err = run(capsys, "fit", data, "--target", "好瓜", "--algorithm", "id3", "--max-depth", "1",
+                       "--out", model)
     assert code == 2 and err == f"rootwise: error: {model}: Input/output error\n"
     assert model.read_bytes() == before and temporary_files(model.parent) == []
 
@@ -261,7 +263,7 @@ def test_a_closed_pipe_stops_quietly(files):
     no error line, status 141 (as a shell reports SIGPIPE)."""
     data, _ = files
     child = subprocess.Popen([sys.executable, "-m", "rootwise.cli", "fit", str(data), "--target",
-                              "好瓜", "--ignore", "编号"],
+                              "好瓜", "--ignore", "编号", "--algorithm", "id3"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     child.stdout.close()  # the reader is gone before the first write
     err = child.stderr.read()

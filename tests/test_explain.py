@@ -36,7 +36,7 @@ def depth_one_node(model, X, row: int) -> int:
 
 def test_loan_root_matches_seed_002(loan):
     X, y = loan
-    t = explain(X, y)
+    t = explain(X, y, ID3Classifier())
     assert list(t.columns) == COLUMNS
     assert t["attribute"].tolist() == ["年龄", "有工作", "有自己的房子", "信贷情况"]
     assert t["n_branches"].tolist() == [3, 2, 2, 3]
@@ -53,7 +53,7 @@ def test_loan_root_matches_seed_002(loan):
 
 def test_loan_gini_columns_by_hand(loan):
     X, y = loan
-    t = explain(X, y)
+    t = explain(X, y, ID3Classifier())
     # Gini(D) = 1 - (0.6^2 + 0.4^2) = 0.48;
     # 有自己的房子: 是 -> 6 rows all 是 (Gini 0); 否 -> 9 rows, 3 是 / 6 否: Gini = 1 - (1/9 + 4/9) = 4/9
     # Gini_index = 9/15 * 4/9 = 0.2667
@@ -81,7 +81,7 @@ def test_loan_second_node_matches_seed_002(loan):
 
 def test_watermelon_root_matches_seed_000(watermelon):
     X, y = watermelon
-    t = explain(X, y)
+    t = explain(X, y, ID3Classifier())
     assert t["attribute"].tolist() == ["色泽", "根蒂", "敲声", "纹理", "脐部", "触感"]
     assert rounded(t, "entropy") == [0.998] * 6  # H(8/17)
     # The book prints 0.109 for 色泽 (0.998 - 0.889 from rounded terms); unrounded the gain is
@@ -115,7 +115,7 @@ def test_watermelon_three_way_tie_goes_to_lowest_column(watermelon):
 
 def test_loan_default_gini_and_numbers_as_categories(loan_default):
     X, y = loan_default
-    t = explain(X, y).set_index("attribute")
+    t = explain(X, y, ID3Classifier()).set_index("attribute")
     # Gini(D) = 1 - (0.3^2 + 0.7^2) = 0.42 (3 of 10 default)
     assert [round(v, 3) for v in t["gini"]] == [0.42] * 3
     # 有房情况: 是 -> 3 rows, none default (Gini 0); 否 -> 7 rows, 3 default: 1 - (9 + 16)/49 = 24/49
@@ -158,8 +158,9 @@ def test_sample_weight_is_row_multiplicity(loan):
     X, y = loan
     w = np.ones(15)
     w[[0, 7]] = 3.0
-    weighted = explain(X, y, sample_weight=w)
-    repeated = explain(pd.concat([X] + [X.iloc[[0, 7]]] * 2), pd.concat([y] + [y.iloc[[0, 7]]] * 2))
+    weighted = explain(X, y, ID3Classifier(), sample_weight=w)
+    repeated = explain(pd.concat([X] + [X.iloc[[0, 7]]] * 2), pd.concat([y] + [y.iloc[[0, 7]]] * 2),
+                       ID3Classifier())
     numeric = COLUMNS[1:-1]
     np.testing.assert_allclose(weighted[numeric].to_numpy(float), repeated[numeric].to_numpy(float))
     assert chosen(weighted) == chosen(repeated)
@@ -188,7 +189,7 @@ def test_y_length_must_match(loan):
     with pytest.raises(ValueError, match="different numbers of rows"):
         explain(X, y.iloc[:10], m)
     with pytest.raises(ValueError, match="different numbers of rows"):
-        explain(X, y.iloc[:10])
+        explain(X, y.iloc[:10], ID3Classifier())
 
 
 # --------------------------------------------------------------------------- format_table
@@ -196,13 +197,13 @@ def test_y_length_must_match(loan):
 
 def test_format_table_prints_seed_numbers(loan):
     X, y = loan
-    text = format_table(explain(X, y))
+    text = format_table(explain(X, y, ID3Classifier()))
     lines = text.splitlines()
     assert len(lines) == 5 and "gain_ratio" in lines[0]
     house = next(line for line in lines if "有自己的房子" in line)
     assert "0.420" in house and "0.433" in house and house.rstrip().endswith("<-")
     assert sum("<-" in line for line in lines) == 1
-    assert "0.9710" in format_table(explain(X, y), digits=4)
+    assert "0.9710" in format_table(explain(X, y, ID3Classifier()), digits=4)
 
 
 def test_public_names():

@@ -12,10 +12,17 @@
     rootwise report DATA --target COL [tree options] --out REPORT.html [--title T]
     rootwise compile [--quiet]
 
-DATA is a CSV, TSV, ARFF or Parquet file (by extension). ALG is id3 (default), c4.5, cart or
-cart-regressor; every estimator parameter is a tree option (``--max-depth``, ``--criterion``,
-``--categorical COL ...``, ...), and one the chosen algorithm does not have is an error. Each
-command is a module of this package with ``add(commands)`` and ``run(args)``.
+DATA is a CSV, TSV, ARFF or Parquet file (by extension). ALG is id3, c4.5, j48 (C4.5 release
+8), cart or cart-regressor in any case and spelling (``C4.5``, ``c45``, ``CART``); by default
+(auto) the target decides as in rpart: cart-regressor for a numeric target holding a number with
+a fraction or more than 10 distinct whole numbers, else cart (``rootwise.choose``), and a note on
+stderr says which and why. Every estimator parameter is a tree option (``--max-depth``,
+``--criterion``, ``--categorical COL ...``, ...), and one the chosen algorithm does not have is
+an error. A fit that draws at random (CART's cross-validation folds, held-out validation rows)
+uses seed 0 unless ``--seed`` / ``--random-state`` says otherwise, and a note names it. Lines on
+stderr fit 80 columns; the tree text wraps at 80 columns (or a narrower terminal's width) and
+wide tables are cut into blocks on a narrow terminal, unless ``--wide``. Each command is a module
+of this package with ``add(commands)`` and ``run(args)``.
 
 A user error prints one line starting ``rootwise: error:`` and exits with status 2 (set
 ROOTWISE_DEBUG=1 to see the traceback). No output file may be one of the command's inputs

@@ -4,7 +4,10 @@ guarding and writing output files, and the arguments several commands take."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import shutil
+import sys
 import textwrap
 
 import rootwise
@@ -46,7 +49,15 @@ def is_regressor(model) -> bool:
 def require_column(frame, path: str, column: str, why: str = "") -> None:
     if column not in frame.columns:
         shown = ", ".join(map(str, frame.columns[:12])) + (", ..." if frame.shape[1] > 12 else "")
-        raise UserError(f"{path} has no column {column!r}{why} (its columns: {shown})")
+        raise UserError(f"{path} has no column {column!r}{why}{_closest(column, frame.columns)} "
+                        f"(its columns: {shown})")
+
+
+def _closest(name: str, columns) -> str:
+    """"; did you mean 'Class'?" for the column whose name is nearest (any case), or ""."""
+    names = {str(c).lower(): str(c) for c in reversed(list(columns))}
+    close = difflib.get_close_matches(str(name).lower(), list(names), n=1, cutoff=0.7)
+    return f"; did you mean {names[close[0]]!r}?" if close else ""
 
 
 def split_target(frame, path: str, target: str, ignore: list[str]):
@@ -115,7 +126,7 @@ def open_output_bytes(path: str):
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    p.add_argument("--quiet", action="store_true", help="no progress line or notes on stderr")
 
 
 def add_data_arguments(p: argparse.ArgumentParser) -> None:
@@ -123,6 +134,36 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", required=True, metavar="COL", help="the column to predict")
     p.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL",
                    help="columns that are not features (e.g. an ID)")
+
+
+def add_wide(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--wide", action="store_true",
+                   help="never wrap or cut: every line and table whole, however wide")
+
+
+def _stdout_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def text_width(args) -> int | None:
+    """Columns the lines of a tree may take on stdout: 80, or the terminal's width when stdout
+    is a narrower terminal; None (whole lines) with --wide."""
+    if getattr(args, "wide", False):
+        return None
+    if _stdout_terminal():
+        return max(min(shutil.get_terminal_size((80, 24)).columns, 80), 20)
+    return 80
+
+
+def table_width(args) -> int | None:
+    """Columns a table may take on stdout: the terminal's width, so that a wide table is cut
+    into blocks there; None (whole) when stdout is a file or a pipe, or with --wide."""
+    if getattr(args, "wide", False) or not _stdout_terminal():
+        return None
+    return max(shutil.get_terminal_size((80, 24)).columns, 20)
 
 
 def add_text_options(p: argparse.ArgumentParser) -> None:
@@ -133,8 +174,11 @@ def add_text_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--show-depth", type=int, metavar="N",
                    help="show N levels of tests; deeper subtrees are cut (marked with …)")
     p.add_argument("--node-ids", action="store_true", help="number the nodes (for explain --node)")
+    add_wide(p)
 
 
-def tree_text(model, args) -> str:
+def tree_text(model, args, width: int | None = None) -> str:
+    """The tree as text, long lines wrapped to ``width`` columns (``text_width`` by default)."""
     return rootwise.export_text(model, decimals=args.decimals, show_counts=args.counts,
-                                node_ids=args.node_ids, max_depth=args.show_depth)
+                                node_ids=args.node_ids, max_depth=args.show_depth,
+                                width=text_width(args) if width is None else width)

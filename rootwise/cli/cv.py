@@ -15,13 +15,15 @@ from .common import (
     add_data_arguments,
     add_force,
     add_quiet,
+    add_wide,
     guard_outputs,
     read_table,
     split_target,
+    table_width,
     write_text,
 )
-from .options import add_estimator_options, make_estimator
-from .progress import Progress
+from .options import add_estimator_options, choose_algorithm, make_estimator
+from .progress import Progress, note
 
 EXAMPLE = "rootwise cv soybean.arff --target class --algorithm c4.5 --folds 10 --random-state 1"
 
@@ -37,6 +39,7 @@ def add(commands) -> None:
     p.add_argument("--folds", type=int, default=10, metavar="K", help="number of folds (default 10)")
     p.add_argument("--json", metavar="FILE", help="also write the scores to this JSON file")
     p.add_argument("--digits", type=int, default=3, metavar="D", help="decimals shown")
+    add_wide(p)
     add_force(p)
     add_quiet(p)
     add_estimator_options(p)
@@ -67,6 +70,7 @@ def run(args) -> int:
     if y.isna().any():
         raise UserError(f"{args.data}: column {args.target!r} has {int(y.isna().sum())} missing "
                         f"values; cross-validation needs the target of every row")
+    chosen = choose_algorithm(args, y)
     template = make_estimator(args, y)
     regressor = args.algorithm == "cart-regressor"
     seed = getattr(args, "random_state", None)
@@ -99,6 +103,8 @@ def run(args) -> int:
                                  for f, s in zip(per_fold, sizes, strict=True)],
                     "summary": summary, "pooled": total}
         write_text(args.json, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    if chosen:  # once the work is done: a failed command prints its error line alone
+        note(args, chosen)
     sys.stdout.write(text)
     return 0
 
@@ -115,13 +121,15 @@ def _report(args, template, how, seed, per_fold, sizes, summary, total, keys, re
                  scores.fmt(float(np.mean([s[1] for s in sizes])), 1)])
     rows.append(["std", "", *[scores.fmt(summary[k]["std"], d) for k in keys], "", ""])
     head = keys[0]
+    limit = table_width(args)
     out = [f"{len(per_fold)}-fold cross-validation of {args.algorithm} on {args.data} "
            f"({how}, shuffled with seed {seed})",
            f"{names[head]} {scores.fmt(summary[head]['mean'], d)} ± "
            f"{scores.fmt(summary[head]['std'], d)} (mean ± standard deviation over the folds)",
-           "", scores.table(rows, right=set(range(1, len(rows[0])))), "",
+           "", scores.table(rows, right=set(range(1, len(rows[0]))), limit=limit), "",
            "all held-out predictions pooled:"]
-    body = scores.format_regression(total, d) if regressor else scores.format_classification(total, d)
+    body = (scores.format_regression(total, d) if regressor
+            else scores.format_classification(total, d, limit))
     return "\n".join(out) + "\n" + body
 
 

@@ -13,12 +13,14 @@ from .common import (
     add_command,
     add_force,
     add_quiet,
+    add_wide,
     guard_outputs,
     is_regressor,
     model_columns,
     read_model,
     read_table,
     require_column,
+    table_width,
     write_text,
 )
 from .progress import Progress
@@ -38,6 +40,7 @@ def add(commands) -> None:
                         "not use, as Weka takes the last attribute)")
     p.add_argument("--json", metavar="FILE", help="also write the scores to this JSON file")
     p.add_argument("--digits", type=int, default=3, metavar="D", help="decimals shown")
+    add_wide(p)
     add_force(p)
     add_quiet(p)
     p.set_defaults(run=run)
@@ -86,7 +89,7 @@ def run(args) -> int:
         text = scores.format_regression(result, args.digits)
     else:
         result = scores.classification(y, predicted, list(model.classes_))
-        text = scores.format_classification(result, args.digits)
+        text = scores.format_classification(result, args.digits, table_width(args))
     head = f"{args.model} on {args.data} (true values: column {column!r})\n\n"
     if args.json:
         document = {"model": args.model, "data": args.data, "target": str(column), **result}

@@ -12,8 +12,11 @@ so its error message names the parameter and what it accepts.
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 
 import rootwise
+from rootwise.choose import MAX_CLASS_CODES, target_kind
 
 from .common import UserError
 
@@ -24,8 +27,23 @@ ALGORITHMS = {
     "cart": rootwise.CARTClassifier,
     "cart-regressor": rootwise.CARTRegressor,
 }
+# names that are an algorithm with some parameters set: Weka's J48 is C4.5 release 8
+PRESETS = {"j48": ("c4.5", {"release8": True})}
+AUTO = "auto"
+# what users write, once lower-cased and stripped of everything but letters and digits
+# (C4.5, c45, c-4.5 and C45Classifier are one name)
+SPELLINGS = {
+    "id3": "id3", "id3classifier": "id3",
+    "c45": "c4.5", "c45classifier": "c4.5",
+    "j48": "j48", "c45release8": "j48", "c45r8": "j48",
+    "cart": "cart", "cartclassifier": "cart", "cartclassification": "cart",
+    "cartregressor": "cart-regressor", "cartregression": "cart-regressor",
+    "auto": AUTO,
+}
+NAMES = [*ALGORITHMS, *PRESETS, AUTO]
 
 FLAGS = {"categorical_features": "--categorical"}
+ALIASES = {"random_state": ["--seed"]}
 
 HELP = {
     "categorical_features": "columns to treat as categorical although they hold numbers "
@@ -59,7 +77,8 @@ HELP = {
     "prune_on_tie": "prune when validation accuracy is unchanged (pre / reduced-error pruning)",
     "pruning": "none, pre, reduced-error, error-based (c4.5) or cost-complexity (cart); "
                "default: the algorithm's own",
-    "random_state": "seed of the folds and held-out rows (and, for cv, of the folds it scores)",
+    "random_state": "seed of the folds and held-out rows (and, for cv, of the folds it scores); "
+                    "default 0, so that every run grows the same tree",
     "release8": "C4.5 release 8 as Weka's J48 grows it",
     "splitter": "exact, or hist (binned split search, for large tables)",
     "subtree_raising": "let error-based pruning replace a node by its largest branch",
@@ -117,47 +136,95 @@ def class_weights(text: str):
     return out
 
 
+def algorithm(text: str) -> str:
+    """An --algorithm value as its name in ``NAMES``: any case, with or without dots, dashes
+    and underscores (C4.5, c45, J48, CART, cart_regressor, CARTRegressor); an unknown one is an
+    error naming the closest (difflib)."""
+    key = re.sub(r"[^0-9a-z]", "", text.lower())
+    if key in SPELLINGS:
+        return SPELLINGS[key]
+    close = difflib.get_close_matches(key, list(SPELLINGS), n=1, cutoff=0.6)
+    hint = f"; did you mean {SPELLINGS[close[0]]}?" if close else ""
+    raise argparse.ArgumentTypeError(f"unknown algorithm {text!r}{hint} (the algorithms: "
+                                     f"{', '.join(NAMES)}, in any case)")
+
+
+ALGORITHM_HELP = (
+    "id3, c4.5, j48 (C4.5 release 8, as Weka's J48), cart or cart-regressor, in any case. "
+    "Default auto, the method rpart would choose: cart-regressor when the target is numeric "
+    f"and holds a number with a fraction or more than {MAX_CLASS_CODES} distinct whole numbers, "
+    "else cart (text, categories, booleans, or a few whole numbers taken as class codes)")
+
+
 def add_estimator_options(p: argparse.ArgumentParser) -> None:
     """--algorithm and one flag per estimator parameter."""
-    p.add_argument("--algorithm", choices=list(ALGORITHMS), default="id3",
-                   help="which tree to grow (default: id3, each with its textbook defaults)")
+    p.add_argument("--algorithm", type=algorithm, default=AUTO, metavar="ALG", help=ALGORITHM_HELP)
     group = p.add_argument_group("tree options (estimator parameters; default: the algorithm's own)")
     for param, (algorithms, default) in parameters().items():
         which = "" if len(algorithms) == len(ALGORITHMS) else f" [{', '.join(algorithms)}]"
         text = HELP.get(param, f"the estimators' {param}") + which
+        flags = [flag(param), *ALIASES.get(param, [])]
         # SUPPRESS: an option not given leaves no attribute, so a given "none" (None) counts
         if param in ("categorical_features", "class_order"):
-            group.add_argument(flag(param), dest=param, nargs="+", action="extend",
+            group.add_argument(*flags, dest=param, nargs="+", action="extend",
                                metavar=METAVARS[param], default=argparse.SUPPRESS, help=text)
         elif isinstance(default, bool):
-            group.add_argument(flag(param), dest=param, action=argparse.BooleanOptionalAction,
+            group.add_argument(*flags, dest=param, action=argparse.BooleanOptionalAction,
                                default=argparse.SUPPRESS, help=text)
         else:
             parse = class_weights if param == "class_weight" else value
-            group.add_argument(flag(param), dest=param, type=parse, default=argparse.SUPPRESS,
+            group.add_argument(*flags, dest=param, type=parse, default=argparse.SUPPRESS,
                                metavar=METAVARS.get(param, "X"), help=text)
 
 
+def choose_algorithm(args, y) -> str | None:
+    """Put the algorithm in ``args.algorithm``: with auto, the one the target ``y`` asks for
+    (``rootwise.choose``), returning the note that says which and why; a named one is checked
+    against the target (a classifier cannot learn numbers with fractions, a regressor cannot
+    learn text) and returns None."""
+    kind = target_kind(y)
+    column = f"column {args.target!r}"
+    if args.algorithm == AUTO:
+        args.algorithm = "cart-regressor" if kind.regression else "cart"
+        args.chosen_because = f"{column} {kind.reason}"
+        args.chosen_kind = kind.kind
+        return f"{args.algorithm}, as {args.chosen_because} (--algorithm to choose another)"
+    args.chosen_because = args.chosen_kind = None
+    regressor = args.algorithm == "cart-regressor"
+    if not regressor and kind.kind == "fractions":
+        raise UserError(f"{column} {kind.reason}, and {args.algorithm} learns classes: use "
+                        f"--algorithm cart-regressor for a regression tree")
+    if regressor and kind.kind == "text":
+        raise UserError(f"{column} holds text, and cart-regressor learns numbers: use "
+                        f"--algorithm cart (or another classifier) for a classification tree")
+    return None
+
+
 def chosen_parameters(args) -> dict:
-    """The estimator parameters given on the command line (an error for one the chosen algorithm
-    does not have)."""
-    cls = ALGORITHMS[args.algorithm]
-    accepted = cls().get_params(deep=False)
-    params = {}
+    """The estimator parameters given on the command line, over those of a preset name (j48);
+    an error for one the chosen algorithm does not have."""
+    base, preset = PRESETS.get(args.algorithm, (args.algorithm, {}))
+    accepted = ALGORITHMS[base]().get_params(deep=False)
+    params = dict(preset)
     for param, (algorithms, _) in parameters().items():
         if not hasattr(args, param):
             continue
         given = getattr(args, param)
         if param not in accepted:
+            why = (f"; {args.algorithm} was chosen as {args.chosen_because}: give --algorithm"
+                   if getattr(args, "chosen_because", None) else "")
             raise UserError(f"{flag(param)} is not an option of {args.algorithm} "
-                            f"(it is one of {', '.join(algorithms)})")
+                            f"(it is one of {', '.join(algorithms)}){why}")
+        if param in preset and given != preset[param]:
+            raise UserError(f"{args.algorithm} is {base} with {flag(param)} {preset[param]}; "
+                            f"for {base} with {flag(param)} {given} give --algorithm {base}")
         params[param] = given
     return params
 
 
 def make_estimator(args, y=None):
-    """The estimator of --algorithm with the options given. ``y`` (the target column) turns the
-    class names of --class-weight into its labels."""
+    """The estimator of --algorithm (chosen by ``choose_algorithm``) with the options given.
+    ``y`` (the target column) turns the class names of --class-weight into its labels."""
     params = chosen_parameters(args)
     weights = params.get("class_weight")
     if isinstance(weights, dict) and y is not None:
@@ -166,7 +233,27 @@ def make_estimator(args, y=None):
     if order is not None and y is not None:
         named = _labelled(dict.fromkeys(order), y, args.target, "--class-order")
         params["class_order"] = list(named)
-    return ALGORITHMS[args.algorithm](**params)
+    base = PRESETS.get(args.algorithm, (args.algorithm, {}))[0]
+    return ALGORITHMS[base](**params)
+
+
+def random_draws(model) -> str | None:
+    """What ``fit`` draws at random with the model's ``random_state`` (None: nothing)."""
+    params = model.get_params(deep=False)
+    if params.get("pruning") in ("pre", "reduced-error"):
+        return "the held-out validation rows"
+    if (params.get("pruning") == "cost-complexity" and isinstance(params.get("ccp_alpha"), str)
+            and isinstance(params.get("cv"), int)):
+        return "the cross-validation folds"
+    return None
+
+
+def seed_note(args, model) -> str | None:
+    """The note saying which seed the fit draws with, when it draws and the user gave none."""
+    what = random_draws(model)
+    if what is None or hasattr(args, "random_state"):
+        return None
+    return f"seed {model.random_state} draws {what} (--seed N for another draw)"
 
 
 def _labelled(weights: dict, y, target: str, option: str) -> dict:

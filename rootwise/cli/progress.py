@@ -1,10 +1,41 @@
-"""The progress line of long work (fits, cross-validation, large predictions) on stderr."""
+"""What the commands say on stderr besides errors: the progress line of long work (fits,
+cross-validation, large predictions) and one-line notes (which algorithm was chosen and why,
+the seed a fit draws with). Both fit 80 columns, or the terminal's width when narrower."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 import threading
 import time
+
+from rootwise._layout import abbreviate, width, wrap
+
+COLUMNS = 80  # the width of lines on stderr
+
+
+def stderr_width(stream=None) -> int:
+    """Columns a line on ``stream`` (stderr) may take: 80, or the terminal's width when it is a
+    terminal narrower than that."""
+    stream = stream if stream is not None else sys.stderr
+    if not _is_terminal(stream):
+        return COLUMNS
+    try:
+        columns = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        columns = shutil.get_terminal_size((COLUMNS, 24)).columns
+    return max(min(columns, COLUMNS), 20)
+
+
+def note(args, text: str, *, stream=None) -> None:
+    """``rootwise: text`` on stderr (not with --quiet), wrapped to ``stderr_width`` with the
+    lines after the first indented."""
+    if getattr(args, "quiet", False):
+        return
+    stream = stream if stream is not None else sys.stderr
+    stream.write("\n".join(wrap(text, stderr_width(stream), "rootwise: ", "  ")) + "\n")
+    stream.flush()
 
 
 class Progress:
@@ -40,16 +71,20 @@ class Progress:
         if self._stop.wait(self.delay):
             return
         while True:
-            self._draw(f"rootwise: {self.message} ({time.monotonic() - self._start:.0f} s)")
+            tail = f" ({time.monotonic() - self._start:.0f} s)"
+            # one column short of the width: a line that fills the last column makes some
+            # terminals wrap, and \r would then redraw only the second row
+            room = stderr_width(self.stream) - 1 - len(tail)
+            self._draw(abbreviate(f"rootwise: {self.message}", room) + tail)
             if self._stop.wait(self.every):
                 return
 
     def _draw(self, line: str) -> None:
         with self._lock:
-            pad = max(self._shown - len(line), 0)
+            pad = max(self._shown - width(line), 0)
             self.stream.write("\r" + line + " " * pad)
             self.stream.flush()
-            self._shown = len(line)
+            self._shown = width(line)
 
     def __exit__(self, *exc):
         if self._thread is not None:

@@ -14,7 +14,7 @@ from .common import (
     split_target,
     write_text,
 )
-from .fit import fit_model
+from .fit import fit_model, say_notes
 from .options import add_estimator_options
 
 EXAMPLE = ("rootwise report watermelon_2.0.csv --target 好瓜 --ignore 编号 --algorithm c4.5 "
@@ -49,4 +49,5 @@ def run(args) -> int:
     page = rootwise.export_html(model, X, y, title=args.title, decimals=args.decimals,
                                 max_depth=args.show_depth)
     write_text(args.out, page)
+    say_notes(args)
     return 0

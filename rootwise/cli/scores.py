@@ -9,10 +9,10 @@ a perfect fit of a constant target, else 0 when the target is constant).
 
 from __future__ import annotations
 
-import unicodedata
-
 import numpy as np
 import pandas as pd
+
+from rootwise import _layout
 
 
 def _key(v) -> str:
@@ -98,27 +98,22 @@ def regression(y_true, y_pred) -> dict:
 
 def width(text: str) -> int:
     """Columns ``text`` takes in a terminal (East Asian wide characters take two)."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return _layout.width(text)
 
 
-def table(rows: list[list[str]], right: set[int] = frozenset()) -> str:
-    """Rows of cells as aligned columns, two spaces apart (``right``: right-aligned columns)."""
-    sizes = [max(width(r[i]) for r in rows if i < len(r)) for i in range(max(map(len, rows)))]
-    lines = []
-    for r in rows:
-        cells = []
-        for i, cell in enumerate(r):
-            pad = " " * (sizes[i] - width(cell))
-            cells.append(pad + cell if i in right else cell + pad)
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
+def table(rows: list[list[str]], right: set[int] = frozenset(), limit: int | None = None) -> str:
+    """Rows of cells as aligned columns, two spaces apart (``right``: right-aligned columns);
+    wider than ``limit`` columns, cut into blocks that each start with the first column."""
+    return _layout.table(rows, right, limit)
 
 
 def fmt(v: float, digits: int) -> str:
     return f"{v:.{digits}f}"
 
 
-def format_classification(s: dict, digits: int = 3) -> str:
+def format_classification(s: dict, digits: int = 3, limit: int | None = None) -> str:
+    """Accuracy, kappa, the per-class table and the confusion matrix (``limit``: the width
+    tables are cut to; None keeps them whole)."""
     out = [f"accuracy  {fmt(s['accuracy'], digits)}  ({s['correct']} of {s['rows']} rows)",
            f"kappa     {fmt(s['kappa'], digits)}", ""]
     rows = [["class", "precision", "recall", "F1", "support"]]
@@ -129,11 +124,12 @@ def format_classification(s: dict, digits: int = 3) -> str:
         a = s[key]
         rows.append([name, fmt(a["precision"], digits), fmt(a["recall"], digits),
                      fmt(a["f1"], digits), str(s["rows"])])
-    out += [table(rows, right={1, 2, 3, 4}), "", format_confusion(s["confusion_matrix"])]
+    out += [table(rows, right={1, 2, 3, 4}, limit=limit), "",
+            format_confusion(s["confusion_matrix"], limit)]
     return "\n".join(out) + "\n"
 
 
-def format_confusion(cm: dict) -> str:
+def format_confusion(cm: dict, limit: int | None = None) -> str:
     """Rows: true class, columns: predicted class. Short labels head their columns; longer ones
     are lettered, as Weka does, with the letters' meaning on each row."""
     labels, matrix = cm["labels"], cm["matrix"]
@@ -145,7 +141,7 @@ def format_confusion(cm: dict) -> str:
         head.append("")
         for i, label in enumerate(labels):
             rows[i + 1].append(f"{names[i]} = {label}")
-    text = table(rows, right=set(range(1, len(labels) + 1)))
+    text = table(rows, right=set(range(1, len(labels) + 1)), limit=limit)
     return "confusion matrix (rows: true class, columns: predicted)\n" + text
 
 

@@ -51,8 +51,8 @@ def run(args) -> int:
     if args.format != "sql" and (args.table or args.proba):
         raise UserError("--table and --proba belong to --format sql")
     model = read_model(args.model)
-    if args.format == "text":
-        text = tree_text(model, args)
+    if args.format == "text":  # a file gets 80 columns, as a pipe does
+        text = tree_text(model, args, 80 if args.out and not args.wide else None)
     elif args.format == "rules":
         text = rootwise.export_rules(model, decimals=args.decimals)
     elif args.format == "sql":

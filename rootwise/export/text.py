@@ -12,6 +12,7 @@ import numpy as np
 
 from .._base import check_is_fitted
 from .._config import LEAF, MULTIWAY, NO_BRANCH, SUBSET, THRESHOLD
+from .._layout import wrap
 from ..tree.majority import node_classes
 
 ARROW = " → "
@@ -24,7 +25,7 @@ _GUIDE = ("│   ", "    ")
 
 
 def export_text(model, *, decimals: int = 3, show_counts: bool = False, node_ids: bool = False,
-                max_depth: int | None = None) -> str:
+                max_depth: int | None = None, width: int | None = None) -> str:
     """The tree as indented text, one line per branch; a branch that ends in a leaf carries the
     leaf's prediction after an arrow, in J48's words: the class, then the training weight that
     reached the leaf and, when some of it is of another class, the misclassified weight::
@@ -53,7 +54,13 @@ def export_text(model, *, decimals: int = 3, show_counts: bool = False, node_ids
     ``max_depth``: show that many levels of tests; a node cut there shows its prediction and
     ``… (k leaves below)``. Lines more than 48 levels deep restart at the margin behind
     ``[+48] ``. Runs without recursion, in time linear in the number of nodes.
+    ``width``: wrap lines longer than that many terminal columns at spaces, the rest of a line
+    indented two columns past where its children's tests start (a vertical guide joins the
+    line to them); None (default) leaves every line whole.
     """
+    if width is not None and (isinstance(width, bool) or not isinstance(width, (int, np.integer))
+                              or width < 1):
+        raise ValueError(f"width must be None or an integer >= 1, got {width!r}.")
     if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(
             max_depth, (int, np.integer)) or max_depth < 0):
         raise ValueError(f"max_depth must be None or an integer >= 0, got {max_depth!r}.")
@@ -68,7 +75,7 @@ def export_text(model, *, decimals: int = 3, show_counts: bool = False, node_ids
         return text
 
     if tree.kind[0] == LEAF or max_depth == 0:
-        return outcome(0) + "\n"
+        return "\n".join(wrap(outcome(0), width, "", "  ") if width else [outcome(0)]) + "\n"
     lines: list[str] = []
     # depth first with an explicit stack of (node, its branches, next branch, depth, guides):
     # deep trees must not hit Python's recursion limit
@@ -84,15 +91,21 @@ def export_text(model, *, decimals: int = 3, show_counts: bool = False, node_ids
         last = i == len(items) - 1
         margin = f"[+{depth - depth % INDENT_LEVELS}] " if depth >= INDENT_LEVELS else ""
         tag = f"[{child}] " if node_ids and child is not None else ""
-        line = f"{margin}{guides}{_GLYPH[last]}{tag}{view.feature_name(node)} {test}"
+        head = f"{margin}{guides}{_GLYPH[last]}{tag}"
+        line = f"{view.feature_name(node)} {test}"
+        below = None  # the guides of the children, when they follow this line
         if child is None:
-            lines.append(line + ARROW + view.no_branch_summary(node, show_counts))
+            line += ARROW + view.no_branch_summary(node, show_counts)
         elif tree.kind[child] == LEAF or (max_depth is not None and depth + 1 >= max_depth):
-            lines.append(line + ARROW + outcome(child))
+            line += ARROW + outcome(child)
         else:
-            lines.append(line)
             below = "" if (depth + 1) % INDENT_LEVELS == 0 else guides + _GUIDE[last]
             stack.append((child, view.branches(child), [0], depth + 1, below))
+        if width is None or len(head) + len(line) <= width // 2:  # short: no need to measure
+            lines.append(head + line)
+        else:
+            rest = " " * len(margin) + guides + _GUIDE[last] + ("│     " if below else "      ")
+            lines.extend(wrap(line, width, head, rest))
     return "\n".join(lines) + "\n"
 
 

@@ -55,13 +55,37 @@ def _numbers_of_cells(cells: np.ndarray, name: str) -> np.ndarray:
     holes = pd.isna(cells)
     if infer_dtype(cells, skipna=True) in _NUMBER_KINDS:
         return np.where(holes, np.nan, cells).astype(np.float64)
-    for i, v in enumerate(cells):
-        if not is_number_or_missing(v):
+    bad = [i for i, v in enumerate(cells) if not is_number_or_missing(v)]
+    if bad:
+        # a column of number strings ('5') is text that a file reader kept as text because some
+        # other cell is not a number: that cell is the one to name
+        i = next((i for i in bad if not _number_text(cells[i])), bad[0])
+        v = cells[i]
+        if _number_text(v):
             raise ValueError(
-                f"column {name!r} is continuous but row {i} holds the non-numeric value {v!r}; "
-                "list the column in categorical_features to treat it as categorical."
+                f"column {name!r} is continuous but row {i} holds the text {v!r}, not a number "
+                f"(the column was numbers in training); convert the column to numbers first "
+                f"(pandas.to_numeric)."
             )
+        # (not "list it in categorical_features": at fit a column of text is categorical by
+        # its dtype, so this is a table given to a fitted model, which cannot change)
+        raise ValueError(
+            f"column {name!r} is continuous but row {i} holds the non-numeric value {v!r} (the "
+            f"column was numbers in training); make that cell a number, or empty for a missing "
+            f"value."
+        )
     return np.array([np.nan if is_missing(v) else float(v) for v in cells], dtype=np.float64)
+
+
+def _number_text(v) -> bool:
+    """Whether ``v`` is a string that reads as a number ('5', ' 2.5')."""
+    if not isinstance(v, str):
+        return False
+    try:
+        float(v)
+    except ValueError:
+        return False
+    return True
 
 
 def is_missing(v) -> bool:
