@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import re
 import shutil
 import subprocess
@@ -141,20 +140,27 @@ def _package(python: Path) -> Path:
                                cwd=python.parent).stdout.strip()).parent
 
 
-def _child(python: Path, code: str, *, user: str | None = None, **env) -> dict:
+def _child(python: Path, code: str, *, read_only: Path | None = None, **env) -> dict:
     """Run ``code`` in the virtualenv: a new empty HOME, no variable of numba's or rootwise's, the
-    working directory outside the repository. Returns the printed JSON and the stderr."""
+    working directory outside the repository; ``read_only``: a folder the child cannot write to.
+    Returns the printed JSON and the stderr."""
     home = Path(tempfile.mkdtemp(prefix="rootwise-home-"))
     keep = {k: v for k, v in os.environ.items()
             if not k.startswith(("NUMBA_", "ROOTWISE_", "PYTHON")) and k != "HOME"}
-    options = {}
-    if user is not None:
-        entry = pwd.getpwnam(user)
-        os.chown(home, entry.pw_uid, entry.pw_gid)
-        options = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
-    done = subprocess.run([str(python), "-c", code], capture_output=True, text=True, cwd=home,
+    command = [str(python), "-c", code]
+    if read_only is not None and os.geteuid() == 0:
+        # root writes through any mode bits: a read-only bind mount, in a mount namespace of
+        # the child's own (util-linux's unshare; the mount is gone with the child)
+        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                   'mount --bind -o ro "$0" "$0" && exec "$@"', str(read_only), *command]
+    elif read_only is not None:
+        for folder, _, files in os.walk(read_only):
+            for name in files:
+                os.chmod(os.path.join(folder, name), 0o444)
+            os.chmod(folder, 0o555)
+    done = subprocess.run(command, capture_output=True, text=True, cwd=home,
                           env={**keep, "HOME": str(home), "PYTHONNOUSERSITE": "1", **env},
-                          timeout=3000, **options)
+                          timeout=3000)
     assert done.returncode == 0, done.stderr[-4000:]
     return {**json.loads(done.stdout.strip().splitlines()[-1]), "stderr": done.stderr}
 
@@ -195,23 +201,19 @@ def test_a_fresh_install_fits_everything_with_no_kernel_compiled(installed, tree
 @pytest.mark.parametrize("case", ["user's numba code first", "NUMBA_CACHE_DIR", "read-only"])
 def test_the_shipped_kernels_are_found_whatever_the_process_did_first(installed, trees_here,
                                                                      case, tmp_path):
-    prelude, env, user = "", {}, None
+    prelude, env, read_only = "", {}, None
     if case == "user's numba code first":  # numba's CPU is then fixed to the host's
         prelude = "import numba; numba.njit(lambda x: x + 1)(1)"
     elif case == "NUMBA_CACHE_DIR":
         cache = Path(tempfile.mkdtemp(prefix="rootwise-cache-"))
         os.chmod(cache, 0o777)
         env["NUMBA_CACHE_DIR"] = str(cache)
-    else:  # nothing may be written beside the package: run as another user (root writes anywhere)
-        package = _package(installed)
-        if os.geteuid() == 0:
-            user = "nobody"
-        else:
-            for folder, _, files in os.walk(package):
-                for name in files:
-                    os.chmod(os.path.join(folder, name), 0o444)
-                os.chmod(folder, 0o555)
-    done = _child(installed, _fits(prelude), user=user, **env)
+    else:  # nothing may be written beside the package (numba then caches under HOME)
+        read_only = _package(installed)
+        prelude = ("import importlib.util, os\n"
+                   "package = os.path.dirname(importlib.util.find_spec('rootwise').origin)\n"
+                   "assert not os.access(package, os.W_OK), package")
+    done = _child(installed, _fits(prelude), read_only=read_only, **env)
     assert done["compiled"] == [] and done["stderr"] == ""
     assert done["trees"] == trees_here
 

@@ -4,7 +4,10 @@ prints the notice's two lines while numba compiles kernels for their first use, 
 
 from __future__ import annotations
 
-from rootwise._compile_notice import quiet
+from rootwise._compile_notice import quiet, start_line
+
+# the line a source install prints as its first compile starts
+NOTICE = start_line(None)
 
 
 def notice_while(run, args) -> int:
