@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint clean
+.PHONY: run test lint wheel clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,12 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# A wheel carrying the kernels precompiled for this platform's generic CPU: dist/rootwise-*.whl
+wheel: $(STAMP)
+	$(BIN)/python tools/build_wheel.py
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist rootwise/_kernels *.egg-info

@@ -1,8 +1,16 @@
 """Start-up time: a fresh Python process that imports rootwise, fits a small tree and predicts.
 
-    python benchmarks/startup.py            # warm and cold numba cache, every algorithm and input
+    make wheel && python benchmarks/startup.py --modes side --wheel dist/rootwise-*.whl
+    python benchmarks/startup.py            # side by side, warm and cold, every algorithm and input
     python benchmarks/startup.py --reps 5 --algorithms cart cart-regressor --inputs numpy
     python benchmarks/startup.py --inputs table --modes warm cold all   # issue 11 item 7
+
+Side by side (``--modes side``): import + first fit of ID3 on watermelon 2.0 and of the default
+CART on 10^4 rows (``data.classification``), each in fresh processes, alternating: scikit-learn
+(``import sklearn.tree`` and a DecisionTreeClassifier; watermelon as ordinal codes); rootwise with
+numba's cache filled; rootwise from a wheel's precompiled kernels (``--wheel``: installed into a
+new virtualenv, run with an empty HOME and an empty NUMBA_CACHE_DIR); rootwise compiling every
+kernel from nothing (ROOTWISE_PRECOMPILED=0, an empty NUMBA_CACHE_DIR; ``--cold-reps`` runs).
 
 Each measurement is a new interpreter (``sys.executable``), one algorithm and input per process:
 
@@ -258,6 +266,113 @@ def all_in_one(args) -> None:
               flush=True)
 
 
+# Runs in the child: import (timed) and one first fit (timed) of a workload, rootwise or scikit-
+# learn; the data are made between the two clocks. ``{lib}`` is "rootwise" or "sklearn".
+SIDE_CHILD = r"""
+import json, sys, time
+t0 = time.perf_counter()
+if {lib!r} == "rootwise":
+    import rootwise
+else:
+    import sklearn.tree
+t1 = time.perf_counter()
+sys.path.insert(0, {here!r})
+import numpy as np
+import data
+if {workload!r} == "id3-watermelon":
+    if {lib!r} == "rootwise":
+        X, y = rootwise.datasets.load_watermelon_2_0(return_X_y=True)
+        model = rootwise.ID3Classifier()
+    else:  # the same table as ordinal codes: scikit-learn has no categorical split
+        import pandas as pd
+        import os
+        table = pd.read_csv(os.path.join({here!r}, "..", "rootwise", "datasets", "data",
+                                         "watermelon_2.0.csv"))
+        y = table.pop(table.columns[-1])
+        X = table.drop(columns=table.columns[0]).apply(lambda c: c.astype("category").cat.codes)
+        model = sklearn.tree.DecisionTreeClassifier(criterion="entropy", random_state=0)
+else:
+    X, y = data.classification(10_000, 10, seed=3)
+    model = (rootwise.CARTClassifier(random_state=0) if {lib!r} == "rootwise"
+             else sklearn.tree.DecisionTreeClassifier(random_state=0))
+t2 = time.perf_counter()
+model.fit(X, y)
+t3 = time.perf_counter()
+print(json.dumps({{"import": t1 - t0, "fit": t3 - t2}}))
+"""
+SIDE_WORKLOADS = ("id3-watermelon", "cart-10k")
+
+
+def side_child(python: str, lib: str, workload: str, env: dict, timeout: float) -> dict:
+    """One fresh process of ``python``: its import + first fit, and the whole process."""
+    code = SIDE_CHILD.format(lib=lib, workload=workload, here=HERE)
+    t0 = time.perf_counter()
+    proc = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=timeout, cwd=HERE)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"{lib} {workload}: child failed:\n{proc.stderr[-2000:]}")
+    raw = json.loads(proc.stdout.strip().splitlines()[-1])
+    return {"import_fit": raw["import"] + raw["fit"], "process": wall}
+
+
+def wheel_python(wheel: str) -> str:
+    """A new virtualenv with ``wheel`` installed (its dependencies seen through a .pth line
+    naming this environment's site-packages: nothing is downloaded); returns its python."""
+    import sysconfig
+
+    root = tempfile.mkdtemp(prefix="rootwise-wheel-venv-")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", root], check=True)
+    python = os.path.join(root, "bin", "python")
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('platlib'))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    with open(os.path.join(site, "dependencies.pth"), "w") as f:
+        f.write(sysconfig.get_path("purelib") + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", python, "install", "--quiet",
+                    "--no-deps", "--no-index", wheel], check=True)
+    return python
+
+
+def side_by_side(args) -> None:
+    """scikit-learn, rootwise warm, rootwise from the wheel's kernels and rootwise compiling from
+    nothing, each in fresh processes, alternating (cold runs once per repetition, last)."""
+    print("\n## First fit in a fresh process: import + first fit (wall time; the whole process "
+          f"in brackets; median of {args.reps}, cold: of {args.cold_reps})\n")
+    wheel = wheel_python(args.wheel) if args.wheel else None
+    home = tempfile.mkdtemp(prefix="rootwise-home-")
+    columns = ["scikit-learn", "rootwise warm", "rootwise, wheel's kernels", "rootwise cold JIT"]
+    print_table_head("| workload | " + " | ".join(columns) + " |")
+    for workload in SIDE_WORKLOADS:
+        runs = {c: [] for c in columns}
+        # numba's own cache, filled by a first run (not a wheel's kernels in this tree)
+        warm_env = {**child_env(None), "ROOTWISE_PRECOMPILED": "0"}
+        side_child(sys.executable, "rootwise", workload, warm_env, args.timeout)
+        for rep in range(max(args.reps, args.cold_reps)):
+            if rep < args.reps:
+                runs["scikit-learn"].append(side_child(sys.executable, "sklearn", workload,
+                                                       child_env(None), args.timeout))
+                runs["rootwise warm"].append(side_child(sys.executable, "rootwise", workload,
+                                                        warm_env, args.timeout))
+                if wheel:  # a new user: empty HOME and numba cache, only the wheel's kernels
+                    with tempfile.TemporaryDirectory(prefix="rootwise-numba-") as cache:
+                        env = {**child_env(cache), "HOME": home}
+                        runs["rootwise, wheel's kernels"].append(
+                            side_child(wheel, "rootwise", workload, env, args.timeout))
+            if rep < args.cold_reps:
+                with tempfile.TemporaryDirectory(prefix="rootwise-numba-cold-") as cache:
+                    env = {**child_env(cache), "ROOTWISE_PRECOMPILED": "0"}
+                    runs["rootwise cold JIT"].append(side_child(sys.executable, "rootwise",
+                                                                workload, env, args.timeout))
+        cells = []
+        for c in columns:
+            if not runs[c]:
+                cells.append("n/a (make wheel; --wheel)")
+                continue
+            m = median_of(runs[c])
+            cells.append(f"{m['import_fit']:.2f} s ({m['process']:.2f} s)")
+        print(f"| {workload} | " + " | ".join(cells) + " |", flush=True)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--algorithms", nargs="+", choices=ALGORITHMS, default=list(ALGORITHMS))
@@ -266,12 +381,16 @@ def main(argv=None) -> int:
     p.add_argument("--cold-reps", type=int, default=1, help="cold-cache runs per algorithm (median)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds one child may take")
     p.add_argument("--table-rows", type=int, default=300, help="rows of the table input")
-    p.add_argument("--modes", nargs="+", choices=["warm", "cold", "all"], default=["warm", "cold"])
+    p.add_argument("--modes", nargs="+", choices=["side", "warm", "cold", "all"],
+                   default=["side", "warm", "cold"])
+    p.add_argument("--wheel", help="a wheel built by `make wheel`, for the side-by-side mode")
     args = p.parse_args(argv)
     cases = [(a, k) for k in args.inputs for a in args.algorithms]
 
     for line in machine_lines():
         print(line)
+    if "side" in args.modes:
+        side_by_side(args)
     if "warm" in args.modes:
         warm(args, cases)
     if "cold" in args.modes:

@@ -10,7 +10,11 @@ functions).
 
 from importlib import import_module as _import_module
 
-from . import _jit  # noqa: F401  (drops numba cache files older than the kernels)
+from . import (
+    _compile_notice,  # noqa: F401  (a line on stderr while kernels compile)
+    _jit,  # noqa: F401  (drops numba cache files older than the kernels)
+    _shipped,  # noqa: F401  (kernels precompiled in the wheel, where they apply)
+)
 from .estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
 
 # Functions named like their own module are bound now: importing the submodule (which anyone may

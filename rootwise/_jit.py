@@ -69,11 +69,22 @@ def _kernel_files(folder: Path, modules: set[str]) -> list[Path]:
             if f.name.split(".", 1)[0] in modules]
 
 
+_CURRENT: list[str] = []  # the fingerprint of the sources as imported, computed once
+
+
+def current_fingerprint() -> str:
+    """``fingerprint()`` of the sources this process imported (read once)."""
+    if not _CURRENT:
+        _CURRENT.append(fingerprint())
+    return _CURRENT[0]
+
+
 def drop_stale_cache() -> None:
     """Remove cached kernels compiled from other sources than these (each cache directory keeps
     the fingerprint it was filled for)."""
     sources = _read_sources()
     now = fingerprint(sources)
+    _CURRENT[:] = [now]
     modules = {p.stem for p in sources}
     for folder in cache_dirs(list(sources)):
         stamp = folder / STAMP_NAME

@@ -5,9 +5,16 @@ Plain fixtures only (nothing autouse), so that every test module can pick what i
 
 from __future__ import annotations
 
-import pytest
+import os
 
-from rootwise import datasets
+# The compile notice (rootwise/_compile_notice.py: two lines on stderr while kernels compile)
+# would land in the output of whichever test compiles first, here and in every child process;
+# the tests of the notice turn it on themselves.
+os.environ["ROOTWISE_COMPILE_NOTICE"] = "0"
+
+import pytest  # noqa: E402
+
+from rootwise import datasets  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,243 @@
+"""``make wheel``: a wheel that carries the kernels precompiled, installed into a fresh virtualenv,
+fits every estimator with no kernel compiled and grows the trees the JIT build grows here.
+
+The wheel is built once for the module, from a copy of the sources (``tools/build_wheel.py``, as
+``make wheel`` runs it), so the repository is never written to. Each check is a new process in a
+new virtualenv, with a new empty HOME and the working directory outside the repository; the
+virtualenv finds numpy, numba and the rest through a ``.pth`` line naming this environment's
+site-packages (nothing is downloaded; the editable install's own ``.pth`` there is not read, so
+only the wheel's rootwise is importable). Compilations are numba's "numba:compile" events, not a
+clock.
+
+Where the shipped kernels do not apply (another numba version, edited sources) rootwise must
+compile as a source install does, say why on stderr, and grow the same trees.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numba
+import pytest
+
+import rootwise
+
+REPO = Path(rootwise.__file__).resolve().parent.parent
+
+# Every estimator, its default options included, on numeric and categorical columns with missing
+# cells; each model saved, loaded and used to predict. Prints the compiled kernels and each
+# fitted model's file.
+FITS = r"""
+import json, sys
+import numpy as np
+from numba.core import event
+PRELUDE
+import rootwise
+from rootwise.precompile import CompileCounter
+import os, tempfile
+folder = tempfile.mkdtemp()
+
+counter = CompileCounter()
+event.register("numba:compile", counter)
+rng = np.random.default_rng(7)
+X = np.round(rng.normal(size=(400, 4)), 2)
+X[:, 3] = rng.integers(0, 6, 400)
+X[rng.random(X.shape) < 0.05] = np.nan
+y = (np.nan_to_num(X[:, 0]) > 0).astype(int) + (X[:, 3] == 2)
+target = np.nan_to_num(X[:, 1]) + y
+W, wy = rootwise.datasets.load_watermelon_2_0(return_X_y=True)
+fits = {"id3": (rootwise.ID3Classifier(), W, wy)}
+if "ALL" == "ALL":
+    fits.update({
+        "c4.5": (rootwise.C45Classifier(categorical_features=[3]), X, y),
+        "release8": (rootwise.C45Classifier(release8=True), X, y),
+        "cart": (rootwise.CARTClassifier(random_state=0, categorical_features=[3]), X, y),
+        "cart-hist": (rootwise.CARTClassifier(splitter="hist", random_state=0), X, y),
+        "regressor": (rootwise.CARTRegressor(random_state=0), X, target),
+        "regressor-hist": (rootwise.CARTRegressor(splitter="hist", random_state=0), X, target),
+    })
+trees = {}
+for name, (model, data, labels) in fits.items():
+    model.fit(data, labels)
+    path = os.path.join(folder, name + ".json")
+    rootwise.save(model, path)
+    again = rootwise.load(path)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    assert (again.predict(data) == model.predict(data)).all()
+    if hasattr(model, "predict_proba"):
+        again.predict_proba(data)
+    trees[name] = text
+print(json.dumps({"compiled": sorted(counter.kernels), "trees": trees}))
+"""
+
+
+def _fits(prelude: str = "", everything: bool = True) -> str:
+    return FITS.replace("PRELUDE", prelude).replace('"ALL" == "ALL"', repr(everything))
+
+
+def _here(everything: bool = True) -> dict:
+    """The same fits by this checkout's rootwise, compiled here by numba's JIT for this CPU
+    (never precompiled kernels: a tree that ran ``make wheel`` has them too)."""
+    env = {**os.environ, "ROOTWISE_PRECOMPILED": "0",
+           "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-c", _fits(everything=everything)], capture_output=True,
+                          text=True, env=env, cwd=REPO, timeout=3000)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])["trees"]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel ``make wheel`` builds, from a copy of the sources (or the one named by
+    ROOTWISE_TEST_WHEEL, built from these sources: the manifest's fingerprint is checked)."""
+    if os.environ.get("ROOTWISE_TEST_WHEEL"):
+        return Path(os.environ["ROOTWISE_TEST_WHEEL"])
+    work = tmp_path_factory.mktemp("build")
+    source = work / "source"
+    ignore = shutil.ignore_patterns("__pycache__", "_kernels", "*.nbi", "*.nbc")
+    shutil.copytree(REPO / "rootwise", source / "rootwise", ignore=ignore)
+    shutil.copytree(REPO / "tools", source / "tools", ignore=ignore)
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        if (REPO / name).exists():
+            shutil.copy(REPO / name, source / name)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "ROOTWISE_"))}
+    done = subprocess.run([sys.executable, str(source / "tools" / "build_wheel.py"), "--source",
+                           str(source), "--dist", str(work / "dist")], capture_output=True,
+                          text=True, env=env, timeout=3000)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    (built,) = (work / "dist").glob("*.whl")
+    return built
+
+
+def _venv(wheel: Path) -> Path:
+    """A new virtualenv with the wheel installed (its dependencies seen through a .pth line);
+    made under a world-readable folder so another user can run it. Returns its python."""
+    root = Path(tempfile.mkdtemp(prefix="rootwise-venv-"))
+    os.chmod(root, 0o755)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")], check=True)
+    python = root / "venv" / "bin" / "python"
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('platlib'))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+                    "--no-deps", "--no-index", str(wheel)], check=True)
+    return python
+
+
+def _package(python: Path) -> Path:
+    return Path(subprocess.run([python, "-c", "import rootwise; print(rootwise.__file__)"],
+                               capture_output=True, text=True, check=True,
+                               cwd=python.parent).stdout.strip()).parent
+
+
+def _child(python: Path, code: str, *, read_only: Path | None = None, **env) -> dict:
+    """Run ``code`` in the virtualenv: a new empty HOME, no variable of numba's or rootwise's, the
+    working directory outside the repository; ``read_only``: a folder the child cannot write to.
+    Returns the printed JSON and the stderr."""
+    home = Path(tempfile.mkdtemp(prefix="rootwise-home-"))
+    keep = {k: v for k, v in os.environ.items()
+            if not k.startswith(("NUMBA_", "ROOTWISE_", "PYTHON")) and k != "HOME"}
+    command = [str(python), "-c", code]
+    if read_only is not None and os.geteuid() == 0:
+        # root writes through any mode bits: a read-only bind mount, in a mount namespace of
+        # the child's own (util-linux's unshare; the mount is gone with the child)
+        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                   'mount --bind -o ro "$0" "$0" && exec "$@"', str(read_only), *command]
+    elif read_only is not None:
+        for folder, _, files in os.walk(read_only):
+            for name in files:
+                os.chmod(os.path.join(folder, name), 0o444)
+            os.chmod(folder, 0o555)
+    done = subprocess.run(command, capture_output=True, text=True, cwd=home,
+                          env={**keep, "HOME": str(home), "PYTHONNOUSERSITE": "1", **env},
+                          timeout=3000)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "stderr": done.stderr}
+
+
+def test_the_wheel_is_tagged_for_this_python_and_platform_and_pins_numba(wheel):
+    python = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+    platform = re.sub(r"[-.]", "_", sysconfig.get_platform())
+    assert wheel.name == f"rootwise-{rootwise.__version__}-{python}-{python}-{platform}.whl"
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        requires = [line for line in z.read(metadata).decode().splitlines()
+                    if line.startswith("Requires-Dist: numba")]
+        manifest = json.loads(z.read("rootwise/_kernels/manifest.json"))
+    assert requires == [f"Requires-Dist: numba=={numba.__version__}"]
+    assert manifest["numba"] == numba.__version__ and manifest["cpu"] == "generic"
+    assert manifest["fingerprint"] == rootwise._jit.fingerprint()
+    assert sum(n.endswith(".nbi") for n in names) == manifest["kernels"] > 100
+
+
+@pytest.fixture(scope="module")
+def installed(wheel):
+    return _venv(wheel)
+
+
+@pytest.fixture(scope="module")
+def trees_here():
+    return _here()
+
+
+def test_a_fresh_install_fits_everything_with_no_kernel_compiled(installed, trees_here):
+    done = _child(installed, _fits())
+    assert done["compiled"] == []
+    assert done["stderr"] == ""  # nothing compiles: nothing said
+    assert done["trees"] == trees_here  # the generic machine code grows the same trees
+
+
+@pytest.mark.parametrize("case", ["user's numba code first", "NUMBA_CACHE_DIR", "read-only"])
+def test_the_shipped_kernels_are_found_whatever_the_process_did_first(installed, trees_here,
+                                                                     case, tmp_path):
+    prelude, env, read_only = "", {}, None
+    if case == "user's numba code first":  # numba's CPU is then fixed to the host's
+        prelude = "import numba; numba.njit(lambda x: x + 1)(1)"
+    elif case == "NUMBA_CACHE_DIR":
+        cache = Path(tempfile.mkdtemp(prefix="rootwise-cache-"))
+        os.chmod(cache, 0o777)
+        env["NUMBA_CACHE_DIR"] = str(cache)
+    else:  # nothing may be written beside the package (numba then caches under HOME)
+        read_only = _package(installed)
+        prelude = ("import importlib.util, os\n"
+                   "package = os.path.dirname(importlib.util.find_spec('rootwise').origin)\n"
+                   "assert not os.access(package, os.W_OK), package")
+    done = _child(installed, _fits(prelude), read_only=read_only, **env)
+    assert done["compiled"] == [] and done["stderr"] == ""
+    assert done["trees"] == trees_here
+
+
+def _edited_sources(python: Path) -> None:
+    """A comment added to one kernel module of the installed package."""
+    source = _package(python) / "engine" / "near_log.py"
+    source.write_text(source.read_text() + "\n# edited after the wheel was built\n")
+
+
+@pytest.mark.parametrize("case", ["another numba", "edited sources"])
+def test_where_the_shipped_kernels_do_not_apply_rootwise_compiles_says_why_and_agrees(
+        wheel, case):
+    python = _venv(wheel)
+    prelude = ""
+    if case == "another numba":  # what the wheel's exact pin prevents, done by hand
+        prelude = "import numba; numba.__version__ = '0.0.1'"
+        why = "precompiled for numba " + numba.__version__
+    else:
+        _edited_sources(python)
+        why = "sources differ from the precompiled"
+    # the notice's first line at the first compile, however fast (no clock in the test)
+    prelude += "\nimport rootwise._compile_notice as notice; notice.AFTER = 0.0"
+    done = _child(python, _fits(prelude, everything=False))
+    assert len(done["compiled"]) > 20  # compiled afresh, as a source install does
+    assert why in done["stderr"].split("\n")[0]  # and said why, on its first line
+    assert done["trees"] == _here(everything=False)
