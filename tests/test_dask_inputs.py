@@ -123,20 +123,29 @@ def test_object_column_of_ints_is_refused_when_dask_makes_it_strings(client):  #
     rng = np.random.default_rng(5)
     X, y, _ = _with_objects(5, rng.integers(1, 4, n).tolist())
     fix = r"dask.config.set\(\{'dataframe.convert-string': False\}\)"
-    with pytest.raises(ValueError, match=r"partition 0, column 'o', row 0: the object column "
-                                         r"holds \d \(int\).*" + fix):
+    with pytest.raises(ValueError, match=r"partition 0, column 'o', row 0: the object cells "
+                                         r"hold \d \(int\).*" + fix):
         CARTClassifier(**PARAMS).fit(dd.from_pandas(X, npartitions=3),
                                      dd.from_pandas(y, npartitions=3))
     # 1 in partitions 0 and 1, '1' from row 900 (partition 2): the mixed column is refused
     cells = [1] * 800 + ["1"] * 400
     X, y, _ = _with_objects(6, cells)
-    with pytest.raises(ValueError, match=r"partition 0, column 'o', row 0: .*holds 1 \(int\)"):
+    with pytest.raises(ValueError, match=r"partition 0, column 'o', row 0: .*hold 1 \(int\)"):
         CARTClassifier(**PARAMS).fit(_uneven(X, SIZES), _uneven(y, SIZES))
     X.loc[:, "o"] = ["1"] * 800 + [None] * 50 + [3] + ["2"] * 349  # one int, in partition 2
-    with pytest.raises(ValueError, match=r"partition 2, column 'o', row 50: .*holds 3 \(int\)"):
+    with pytest.raises(ValueError, match=r"partition 2, column 'o', row 50: .*hold 3 \(int\)"):
         CARTClassifier(**PARAMS).fit(_uneven(X, SIZES), _uneven(y, SIZES))
+    # y's labels are read the same way; an object column X leaves out is not read at all
+    X, y, _ = _table(n, 5)
+    frame = dd.from_pandas(X.assign(id=pd.Series(range(n), dtype=object), t=y.astype(object)),
+                           npartitions=3)
+    with pytest.raises(ValueError, match=r"partition 0, y, row 0: the object cells hold \d "):
+        CARTClassifier(**PARAMS).fit(frame.drop(columns=["id", "t"]), frame["t"])
+    est = CARTClassifier(**PARAMS).fit(frame.drop(columns=["id", "t"]),
+                                       frame["t"].astype("int64"))
+    _same_as_local(est, X, y)
     # strings (and missing cells) in an object column are what Dask gives: fitted
-    X.loc[850, "o"] = "3"
+    X, y, _ = _with_objects(6, ["1"] * 800 + [None] * 50 + ["3"] + ["2"] * 349)
     est = CARTClassifier(**PARAMS).fit(_uneven(X, SIZES), _uneven(y, SIZES))
     _same_as_local(est, X, y)
 

@@ -76,6 +76,7 @@ def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
     regression = estimator._regression
     Xp, yp, wp, fp, meta = partitions(X, y, sample_weight, folds)
     strings.refuse_converted_numbers(X, client)
+    strings.refuse_converted_numbers(y, client, "y")
     frame = tables.as_table(meta) if meta.shape[0] else meta
     names = tables.feature_names_of(frame)
     mask = resolve_categorical(frame, estimator.categorical_features)
