@@ -2,6 +2,8 @@
 
 Two passes over the raw partitions: a scan (categories, classes, bin-edge summaries) and the
 preparation of each partition (encoded, binned: ``worker.prepare``), which stays on its worker.
+Both check the partition as the local fit checks its table and name it (``checks``); empty
+partitions are skipped; object cells Dask made strings are refused first (``strings``).
 Then the tree is grown level by level (``grow``) and, with a numeric ``ccp_alpha``, pruned on the
 client (the tree alone holds what cost-complexity pruning reads).
 """

@@ -7,6 +7,10 @@ another becomes one category where the local fit of the same pandas table sees t
 keeps cells as they are (``input.codes.factorize``), so such a column is refused with the fix
 rather than fitted on values the user never gave. Strings stay strings: only a column whose
 cells before the conversion were not all strings is refused.
+
+Cost: nothing for a collection without such a conversion (``read_parquet``) or without object
+columns; under ``from_pandas`` the pandas table is read on the client; under any other conversion
+its input is computed once more, those columns only, each partition where it is.
 """
 
 from __future__ import annotations
@@ -19,9 +23,12 @@ def refuse_converted_numbers(collection, client, what: str = "X") -> None:
     for the object columns that reach it as strings; refuse the first holding a non-string,
     naming its column and the partition of the conversion's input that holds it. Only columns
     whose name the collection keeps, and whose dtype there is a string one, are read."""
+    from ..input.tables import is_pandas
+
     expr = getattr(collection, "expr", None)
-    if expr is None or not hasattr(expr, "walk"):
-        return
+    if (expr is None or not hasattr(expr, "walk")
+            or not is_pandas(getattr(collection, "_meta", None), "DataFrame", "Series")):
+        return  # a dask Array: numbers only
     import pandas as pd
     from dask.dataframe.dask_expr._expr import ArrowStringConversion
     from dask.dataframe.dask_expr.io.io import FromPandas

@@ -78,10 +78,10 @@ def prepare(index, part, y, sample_weight, folds, schema, classes, class_weights
     """Partition ``index`` encoded (``input.encode``) and binned with the fit's edges;
     ``class_weights``: each class's weight (None: 1); ``folds``: its rows' CV fold numbers, or
     None. Every code is checked against its column's range here (``checks.codes_in_range``)."""
-    frame = _frame(part)
-    n = frame.shape[0]
+    n = checks.rows_of(part)
     checks.same_rows(index, n, {"y": y, "sample_weight": sample_weight, "folds": folds})
     with checks.in_partition(index):
+        frame = _frame(part)
         Xe = encode.encode(frame, schema)
         if classes is None:
             _, yr = target.encode_fit_target(y, n, True)
