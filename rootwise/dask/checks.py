@@ -22,7 +22,12 @@ def in_partition(index: int):
     except (ValueError, TypeError) as e:
         if str(e).startswith("partition "):
             raise
-        raise type(e)(f"partition {index} of X: {e}") from e
+        message = f"partition {index} of X: {e}"
+        try:
+            named = type(e)(message)
+        except Exception:  # noqa: BLE001 - a subclass with other arguments (UnicodeDecodeError)
+            named = (ValueError if isinstance(e, ValueError) else TypeError)(message)
+        raise named from e
 
 
 def rows_of(piece) -> int:
