@@ -30,6 +30,17 @@ def in_partition(index: int):
         raise named from e
 
 
+def first_error(futures) -> None:
+    """Wait for every partition's task, then raise the error of the first partition (in X's
+    order) that failed: the same message whichever worker finishes first."""
+    from distributed import wait
+
+    wait(futures)
+    for future in futures:
+        if future.status == "error":
+            future.result()
+
+
 def rows_of(piece) -> int:
     """Rows of a partition of X, y, sample_weight or folds (a frame, a series or an array)."""
     return int(np.shape(piece)[0]) if np.ndim(piece) else 1

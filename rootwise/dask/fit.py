@@ -25,7 +25,7 @@ from ..prune.cost_complexity import (
     cv_probes,
     prune_to_alpha,
 )
-from . import edges, strings, worker
+from . import checks, edges, strings, worker
 from .collections import partitions
 from .grow import LevelGrower, features_of
 from .reduce import tree_reduce
@@ -87,10 +87,11 @@ def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
     # pass 1: categories, classes, edge summaries, weight sums (empty partitions are skipped)
     from dask import delayed
 
-    scans = client.gather(client.compute([delayed(worker.scan)(i, xp, ypp, wpp, mask, names,
-                                                               regression, policy.max_bins)
-                                          for i, (xp, ypp, wpp)
-                                          in enumerate(zip(Xp, yp, wp, strict=True))]))
+    scans = client.compute([delayed(worker.scan)(i, xp, ypp, wpp, mask, names, regression,
+                                                 policy.max_bins)
+                            for i, (xp, ypp, wpp) in enumerate(zip(Xp, yp, wp, strict=True))])
+    checks.first_error(scans)
+    scans = client.gather(scans)
     kept = [i for i, s in enumerate(scans) if s[0] > 0]
     if not kept:
         raise ValueError(f"Found array with 0 sample(s): every one of the {len(scans)} "
@@ -128,6 +129,7 @@ def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
     parts = client.compute([delayed(worker.prepare)(i, xp, ypp, wpp, fpp, schema, classes,
                                                     class_weights, bin_edges, policy.max_bins)
                             for i, xp, ypp, wpp, fpp in zip(kept, Xp, yp, wp, fp, strict=True)])
+    checks.first_error(parts)
     extremes = [client.submit(worker.bin_extremes, p, key=f"{key}-extremes-{i}", pure=False)
                 for i, p in enumerate(parts)]
     bin_min, bin_max = tree_reduce(client, extremes, ("min", "max"), f"{key}-extremes").result()
