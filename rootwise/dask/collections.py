@@ -45,8 +45,16 @@ def partitions(X, y, sample_weight, folds=None):
 
 
 def _predict_block(part, estimator, method):
-    out = getattr(estimator, method)(part)
-    return out
+    return _outputs(part, estimator, method)
+
+
+def _outputs(part, estimator, method):
+    """``estimator.method(part)``; an empty partition (left so by a filter) gives no rows."""
+    if np.shape(part)[0] == 0:
+        if method == "predict_proba":
+            return np.zeros((0, len(estimator.classes_)))
+        return np.zeros(0, dtype=np.int64 if method == "apply" else _label_dtype(estimator))
+    return getattr(estimator, method)(part)
 
 
 def lazy(estimator, X, method: str):
@@ -77,10 +85,10 @@ def _label_dtype(estimator):
 def _series_block(part, estimator, method):
     import pandas as pd
 
-    return pd.Series(getattr(estimator, method)(part), index=part.index)
+    return pd.Series(_outputs(part, estimator, method), index=part.index)
 
 
 def _frame_block(part, estimator, method, columns):
     import pandas as pd
 
-    return pd.DataFrame(getattr(estimator, method)(part), index=part.index, columns=columns)
+    return pd.DataFrame(_outputs(part, estimator, method), index=part.index, columns=columns)

@@ -2,6 +2,8 @@
 
 Two passes over the raw partitions: a scan (categories, classes, bin-edge summaries) and the
 preparation of each partition (encoded, binned: ``worker.prepare``), which stays on its worker.
+Both check the partition as the local fit checks its table and name it (``checks``); empty
+partitions are skipped; object cells Dask made strings are refused first (``strings``).
 Then the tree is grown level by level (``grow``) and, with a numeric ``ccp_alpha``, pruned on the
 client (the tree alone holds what cost-complexity pruning reads).
 """
@@ -23,7 +25,7 @@ from ..prune.cost_complexity import (
     cv_probes,
     prune_to_alpha,
 )
-from . import edges, worker
+from . import checks, edges, strings, worker
 from .collections import partitions
 from .grow import LevelGrower, features_of
 from .reduce import tree_reduce
@@ -75,17 +77,29 @@ def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
     client = client or get_client()
     regression = estimator._regression
     Xp, yp, wp, fp, meta = partitions(X, y, sample_weight, folds)
+    strings.refuse_converted_numbers(X, client)
+    strings.refuse_converted_numbers(y, client, "y")
     frame = tables.as_table(meta) if meta.shape[0] else meta
     names = tables.feature_names_of(frame)
     mask = resolve_categorical(frame, estimator.categorical_features)
     key = f"rootwise-{uuid.uuid4().hex[:12]}"
 
-    # pass 1: categories, classes, edge summaries
+    # pass 1: categories, classes, edge summaries, weight sums (empty partitions are skipped)
     from dask import delayed
 
-    scans = client.gather(client.compute([delayed(worker.scan)(xp, ypp, mask, names, regression,
-                                                               policy.max_bins)
-                                          for xp, ypp in zip(Xp, yp, strict=True)]))
+    scans = client.compute([delayed(worker.scan)(i, xp, ypp, wpp, mask, names, regression,
+                                                 policy.max_bins)
+                            for i, (xp, ypp, wpp) in enumerate(zip(Xp, yp, wp, strict=True))])
+    checks.first_error(scans)
+    scans = client.gather(scans)
+    kept = [i for i, s in enumerate(scans) if s[0] > 0]
+    if not kept:
+        raise ValueError(f"Found array with 0 sample(s): every one of the {len(scans)} "
+                         "partition(s) of X is empty.")
+    scans = [scans[i] for i in kept]
+    Xp, yp, wp, fp = ([p[i] for i in kept] for p in (Xp, yp, wp, fp))
+    if sample_weight is not None and sum(s[4] for s in scans) <= 0:
+        raise ValueError("sample_weight sums to zero; at least one row needs a positive weight.")
     kinds = [CATEGORICAL if mask[j] else CONTINUOUS for j in range(len(names))]
     categories = [_merged_categories(meta, j, names[j], [s[1][j] for s in scans])
                   if mask[j] else None for j in range(len(names))]
@@ -104,12 +118,18 @@ def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
     bin_edges = [None if mask[j] else edges.column_edges([s[3][j] for s in scans],
                                                          policy.max_bins)
                  for j in range(len(names))]
-    class_weight = getattr(estimator, "class_weight", None)
+    class_weights = None
+    if classes is not None and getattr(estimator, "class_weight", None) is not None:
+        # the local fit's check and weights: each class's weight, 1 for a class not named
+        class_weights = target.class_weighted(np.ones(len(classes)), np.arange(len(classes)),
+                                              estimator.class_weight, classes,
+                                              f"{type(estimator).__name__}: class_weight")
 
     # pass 2: each partition encoded and binned, kept on its worker
-    parts = client.compute([delayed(worker.prepare)(xp, ypp, wpp, fpp, schema, classes,
-                                                    class_weight, bin_edges, policy.max_bins)
-                            for xp, ypp, wpp, fpp in zip(Xp, yp, wp, fp, strict=True)])
+    parts = client.compute([delayed(worker.prepare)(i, xp, ypp, wpp, fpp, schema, classes,
+                                                    class_weights, bin_edges, policy.max_bins)
+                            for i, xp, ypp, wpp, fpp in zip(kept, Xp, yp, wp, fp, strict=True)])
+    checks.first_error(parts)
     extremes = [client.submit(worker.bin_extremes, p, key=f"{key}-extremes-{i}", pure=False)
                 for i, p in enumerate(parts)]
     bin_min, bin_max = tree_reduce(client, extremes, ("min", "max"), f"{key}-extremes").result()
@@ -188,7 +208,14 @@ def meta_y(y):
 
 def _merged_categories(meta, j, name, per_partition) -> tuple:
     """Categories in order of first appearance over the partitions in order (the order of the
-    concatenated table), with the types the local encoder gives them."""
+    concatenated table), with the types the local encoder gives them.
+
+    A pandas categorical whose categories the collection does not know (``cat.as_unknown()``,
+    ``astype("category")`` on a collection, ``read_csv``/``read_parquet``) gets them from the
+    scan: the categories every partition declares, in their order, when they all declare the
+    same (``as_unknown()`` of a known column); otherwise (``astype("category")`` of each
+    partition) their union sorted, as ``astype("category")`` of the whole column declares them
+    (first appearance when the values do not sort)."""
     seen, merged = set(), []
     for cats in per_partition:
         for c in cats:
@@ -198,5 +225,23 @@ def _merged_categories(meta, j, name, per_partition) -> tuple:
     import pandas as pd
 
     column = meta.iloc[:, j] if hasattr(meta, "columns") else None
-    series = pd.Series(merged, dtype=column.dtype if column is not None else object)
+    dtype = column.dtype if column is not None else object
+    if isinstance(dtype, pd.CategoricalDtype) and _known(dtype):
+        merged = []  # the declared categories are the column's, whatever the partitions hold
+    elif isinstance(dtype, pd.CategoricalDtype):
+        dtype = object
+        if any(tuple(c) != tuple(per_partition[0]) for c in per_partition):
+            try:
+                merged = sorted(merged)
+            except TypeError:  # values of types that do not compare
+                pass
+    series = pd.Series(merged, dtype=dtype)
     return learn_column(series, name, True, False)[1]
+
+
+def _known(dtype) -> bool:
+    """Whether a categorical dtype of a Dask meta lists real categories (Dask marks unknown
+    ones with a single placeholder category)."""
+    from dask.dataframe.utils import UNKNOWN_CATEGORIES
+
+    return not (len(dtype.categories) == 1 and dtype.categories[0] == UNKNOWN_CATEGORIES)

@@ -14,7 +14,7 @@ from .._config import CATEGORICAL
 from ..engine.hist import make_bins
 from ..input import encode, tables, target
 from ..input.schema import learn_column
-from . import edges, kernels
+from . import checks, edges, kernels
 
 
 @dataclass
@@ -27,60 +27,90 @@ class Part:
     bin_min: np.ndarray  # (d, 256) the partition's smallest value per bin
     bin_max: np.ndarray
     fold: np.ndarray  # int64 CV fold of each row (empty: no folds given)
+    code_max: int = 0  # the largest code in ``codes`` (the histogram kernels' guard)
 
 
 def _frame(part):
     return tables.as_table(part)
 
 
-def scan(part, y, categorical, names, regression, max_bins):
-    """One pass over a raw partition: (rows, each categorical column's categories in order of
-    first appearance here (a pandas categorical's declared ones), the sorted class labels here
-    (None for a regressor), each continuous column's summary (``edges.summarise``))."""
-    frame = _frame(part)
-    n = frame.shape[0]
-    categories, summaries = [], []
-    for j in range(frame.shape[1]):
-        if categorical[j]:
-            categories.append(learn_column(tables.column(frame, j), names[j], True, False)[1])
-            summaries.append(None)
+def scan(index, part, y, sample_weight, categorical, names, regression, max_bins):
+    """One pass over raw partition ``index``: (rows, each categorical column's categories in
+    order of first appearance here (a pandas categorical's declared ones), the sorted class
+    labels here (None for a regressor), each continuous column's summary
+    (``edges.summarise``), the sum of its sample weights (None: no weights)). An empty
+    partition (left so by a filter) gives (0, None, None, None, None): the fit skips it."""
+    n = checks.rows_of(part)
+    checks.same_rows(index, n, {"y": y, "sample_weight": sample_weight})
+    if n == 0:
+        return 0, None, None, None, None
+    with checks.in_partition(index):
+        frame = _frame(part)
+        categories, summaries = [], []
+        for j in range(frame.shape[1]):
+            if categorical[j]:
+                categories.append(learn_column(tables.column(frame, j), names[j], True,
+                                               False)[1])
+                summaries.append(None)
+            else:
+                values = learn_column(tables.column(frame, j), names[j], False, False)[2]
+                categories.append(None)
+                summaries.append(edges.summarise(values, max_bins))
+        classes = None if regression else target.encode_target(y, len(y))[0]
+        total = None
+        if sample_weight is not None:
+            total = float(partition_weights(sample_weight, n).sum())
+    return n, categories, classes, summaries, total
+
+
+def partition_weights(sample_weight, n):
+    """``target.check_sample_weight`` of one partition, which may weigh all its rows 0 (the
+    local check that the weights do not sum to zero is made over all partitions)."""
+    w = np.asarray(sample_weight.to_numpy() if hasattr(sample_weight, "to_numpy")
+                   else sample_weight)
+    if w.shape == (n,) and w.dtype.kind in "fiu" and not np.any(w):
+        return np.zeros(n)
+    return target.check_sample_weight(w, n)
+
+
+def prepare(index, part, y, sample_weight, folds, schema, classes, class_weights, bin_edges,
+            max_bins):
+    """Partition ``index`` encoded (``input.encode``) and binned with the fit's edges;
+    ``class_weights``: each class's weight (None: 1); ``folds``: its rows' CV fold numbers, or
+    None. Every code is checked against its column's range here (``checks.codes_in_range``)."""
+    n = checks.rows_of(part)
+    checks.same_rows(index, n, {"y": y, "sample_weight": sample_weight, "folds": folds})
+    with checks.in_partition(index):
+        frame = _frame(part)
+        Xe = encode.encode(frame, schema)
+        if classes is None:
+            _, yr = target.encode_fit_target(y, n, True)
+            yc = np.zeros(0, dtype=np.int64)
         else:
-            values = learn_column(tables.column(frame, j), names[j], False, False)[2]
-            categories.append(None)
-            summaries.append(edges.summarise(values, max_bins))
-    classes = None if regression else target.encode_target(y, len(y))[0]
-    return n, categories, classes, summaries
-
-
-def prepare(part, y, sample_weight, folds, schema, classes, class_weight, bin_edges, max_bins):
-    """The partition encoded (``input.encode``) and binned with the fit's edges; ``folds``: its
-    rows' CV fold numbers, or None."""
-    Xe = encode.encode(_frame(part), schema)
-    n = Xe.shape[0]
-    if classes is None:
-        _, yr = target.encode_fit_target(y, n, True)
-        yc = np.zeros(0, dtype=np.int64)
-    else:
-        yc = np.asarray(target.encode_validation_target(y, classes, n), dtype=np.int64)
-        yr = np.zeros(0)
-    w = target.check_sample_weight(sample_weight, n)
-    if classes is not None and class_weight is not None:
-        w = w * np.asarray([class_weight.get(c, 1.0) for c in classes])[yc]
+            yc = np.asarray(target.encode_validation_target(y, classes, n), dtype=np.int64)
+            yr = np.zeros(0)
+        w = np.ones(n) if sample_weight is None else partition_weights(sample_weight, n)
+    if class_weights is not None:
+        w = w * class_weights[yc]
     kinds = schema.kinds_array
     n_categories = schema.n_categories
     bins = make_bins(Xe, kinds, n_categories, max_bins, bin_edges)
     codes = bins.codes
     for j in np.flatnonzero(kinds == CATEGORICAL):  # a category's code, missing = the count
         col = Xe[:, j]
+        checks.unseen_category(tables.column(frame, j), col, schema.feature_names[j],
+                               schema.categories[j], index)
         codes[:, j] = np.where(np.isnan(col), n_categories[j], np.nan_to_num(col)).astype(np.uint8)
+    checks.codes_in_range(codes, bins.n_bins, schema.feature_names, index)
     fold = np.zeros(0, dtype=np.int64)
     if folds is not None:
         fold = np.asarray(folds.to_numpy() if hasattr(folds, "to_numpy") else folds).ravel()
-        if len(fold) != n or fold.dtype.kind not in "iu":
-            raise ValueError(f"folds must hold one integer fold number per row; a partition of "
-                             f"{n} rows got {len(fold)} value(s) of dtype {fold.dtype}.")
+        if fold.dtype.kind not in "iu":
+            raise ValueError(f"partition {index}: folds must hold one integer fold number per "
+                             f"row; got values of dtype {fold.dtype}.")
         fold = fold.astype(np.int64)
-    return Part(Xe, codes, yc, yr, np.ascontiguousarray(w), bins.bin_min, bins.bin_max, fold)
+    return Part(Xe, codes, yc, yr, np.ascontiguousarray(w), bins.bin_min, bins.bin_max, fold,
+                int(codes.max(initial=0)))
 
 
 def bin_extremes(part):
@@ -147,13 +177,22 @@ def squared_deviations(part, node, slot_of, n_slots, means):
     return kernels.squared_deviations(node, slot_of, n_slots, part.yr, part.w, means)
 
 
+def _guard(part, n_codes):
+    """The kernels index their (.., n_codes, ..) histograms with the partition's codes."""
+    if part.code_max >= n_codes:
+        raise ValueError(f"a partition holds code {part.code_max}, outside the {n_codes} codes "
+                         "of the fit's histograms.")
+
+
 def histograms(part, node, slot_of, n_slots, n_codes, n_classes):
+    _guard(part, n_codes)
     regression = n_classes == 0
     return kernels.histograms(part.codes, node, slot_of, n_slots, n_codes, part.yc, part.yr,
                               part.w, regression, 3 if regression else n_classes)
 
 
 def surrogate_histograms(part, node, slot_of, n_slots, n_codes, splits):
+    _guard(part, n_codes)
     return kernels.surrogate_histograms(part.codes, part.X, node, slot_of, n_slots, n_codes,
                                         part.w, *splits[:4])
 
