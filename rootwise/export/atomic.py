@@ -26,7 +26,6 @@ import errno
 import io
 import os
 import secrets
-import shutil
 import stat
 import tempfile
 
@@ -124,8 +123,8 @@ def _open_stream(dest, mode: str, encoding, newline):
         fd = os.open(dest.target, os.O_WRONLY | os.O_NOCTTY)
     except OSError as e:
         raise type(e)(e.errno, e.strerror, dest.path) from None
-    with open(fd, "wb", closefd=True) as out:
-        st = os.fstat(out.fileno())
+    try:
+        st = os.fstat(fd)
         if (st.st_dev, st.st_ino) != dest.identity:  # replaced between resolve and open
             raise FileExistsError(errno.EEXIST, "replaced while it was being opened", dest.path)
         with tempfile.SpooledTemporaryFile(max_size=_STREAM_MEMORY, mode="w+b") as buffer:
@@ -135,13 +134,20 @@ def _open_stream(dest, mode: str, encoding, newline):
             f.flush()
             raise_recorded_interrupt()
             buffer.seek(0)
-            try:
-                shutil.copyfileobj(buffer, out)
-                out.flush()
-            except OSError as e:  # a full device, a FIFO whose reader has gone
-                if e.filename is None and e.errno is not None:
-                    raise type(e)(e.errno, e.strerror, dest.path) from None
-                raise
+            _send(buffer, fd, dest.path)
+    finally:
+        os.close(fd)
+
+
+def _send(buffer, fd: int, path: str) -> None:
+    """Everything in ``buffer`` to ``fd`` (unbuffered: an error is raised here, not at close)."""
+    try:
+        while chunk := buffer.read(2**16):
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view):]  # a pipe may take part of a chunk
+    except OSError as e:  # a full device, a FIFO whose reader has gone
+        raise type(e)(e.errno, e.strerror, path) from None
 
 
 # bytes a stream's output is held in memory before its buffer moves to a temporary file
