@@ -154,11 +154,6 @@ def _send(buffer, fd: int, path: str) -> None:
 _STREAM_MEMORY = 8 * 2**20
 
 
-def destination(path) -> str:
-    """The file a write to ``path`` replaces or writes through (``destination.resolve``)."""
-    return resolve(path).target
-
-
 def same_file(a, b) -> bool:
     """Whether a write to ``a`` lands on the existing file ``b`` (the same path, another path to
     it, a symbolic or a hard link: same device and inode). False when ``b`` does not exist; an
