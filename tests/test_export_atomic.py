@@ -253,6 +253,8 @@ def test_a_character_device_is_written_through_and_never_replaced(tmp_path):
     after = os.lstat(null)
     assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
     assert after.st_ino == before.st_ino and leftovers(tmp_path) == []
+    # a device read and written (a terminal as /dev/stdin and /dev/stdout) loses nothing
+    assert resolve(null).stream and not same_file(null, null)
 
 
 def test_a_full_device_is_an_error_naming_the_path(tmp_path):

@@ -99,7 +99,7 @@ def guard_outputs(args, outputs: dict[str, str | None], inputs: list[str]) -> No
         if getattr(args, "force", False):
             continue
         for source in inputs:
-            if dest.is_file(source):
+            if dest.replaces(source):
                 same = "" if os.path.abspath(out) == os.path.abspath(source) else f" ({source})"
                 raise UserError(f"{option} {out} is an input of this command{same}; it would be "
                                 f"overwritten (give --force to replace it anyway)")

@@ -155,7 +155,7 @@ _STREAM_MEMORY = 8 * 2**20
 
 
 def same_file(a, b) -> bool:
-    """Whether a write to ``a`` lands on the existing file ``b`` (the same path, another path to
-    it, a symbolic or a hard link: same device and inode). False when ``b`` does not exist; an
-    OSError when ``a`` cannot be written (a missing folder on its way)."""
-    return resolve(a).is_file(b)
+    """Whether a write to ``a`` replaces the existing file ``b`` (the same path, another path to
+    it, a symbolic or a hard link: same device and inode). False when ``b`` does not exist or
+    ``a`` is a stream; an OSError when ``a`` cannot be written (a missing folder on its way)."""
+    return resolve(a).replaces(b)

@@ -38,9 +38,11 @@ class Destination:
     stream: bool
     identity: tuple[int, int] | None
 
-    def is_file(self, source) -> bool:
-        """Whether ``source`` (any path to an existing file) is the file this write lands on."""
-        if self.identity is None:
+    def replaces(self, source) -> bool:
+        """Whether this write replaces ``source`` (any path to an existing file): a regular file
+        with its device and inode. A stream replaces nothing: a terminal that is both read and
+        written (``/dev/stdin``, ``/dev/stdout``) loses nothing."""
+        if self.identity is None or self.stream:
             return False  # a file still to be made is not an existing input
         try:
             st = os.stat(source)
