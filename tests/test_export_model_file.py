@@ -633,3 +633,27 @@ def test_every_estimator_loads_its_own_trees(grown, base, tmp_path):
     model = grown[base]
     rootwise.save(model, tmp_path / "m.json")
     assert rootwise.load(tmp_path / "m.json").tree_ == model.tree_
+
+
+@pytest.mark.parametrize("field, node, literal", [("threshold", 0, "1e999"), ("threshold", 3, "-1e999")])
+def test_an_infinite_number_in_the_tree_is_refused(saved, field, node, literal):
+    """Python's json reads an overflowing literal as infinity; the threshold of a multiway test or
+    a leaf is read by no walk, and the model would load and then fail to save (JSON has no
+    infinity)."""
+    doc = _doc(saved)
+    doc["tree"][field][node] = "@INFINITY@"
+    saved.write_text(json.dumps(doc, ensure_ascii=False).replace('"@INFINITY@"', literal),
+                     encoding="utf-8")
+    with pytest.raises(ModelFileError, match=rf"tree\.{field}: node {node} holds an infinite "
+                                             r"number, which a model file cannot hold"):
+        rootwise.load(saved)
+
+
+def test_an_infinite_threshold_of_a_subset_surrogate_is_refused(grown):
+    doc = _persistence.model_to_dict(grown["cart missing"])
+    sur = doc["tree"]["surrogates"]
+    row = sur["kind"].index(3)  # a subset surrogate: its threshold is unused
+    sur["threshold"][row] = float("inf")
+    with pytest.raises(ModelFileError, match=rf"tree\.surrogates\.threshold: surrogate row {row} "
+                                             r"holds an infinite number"):
+        _persistence.model_from_dict(doc)

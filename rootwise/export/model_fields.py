@@ -10,8 +10,9 @@ Every reader raises ``FieldError`` whose message starts with the field (``schema
 - reports: records of the known types, their fields of their declared types, arrays of one record
   as long as each other;
 - tree: ``Tree.validate`` (every index, count, weight and branch fraction) and
-  ``integrity.check_fitted`` (fractions summing to 1 at each split); threshold tests only on
-  continuous features; a classifier's class counts non-negative with a positive, finite sum at
+  ``integrity.check_fitted`` (fractions summing to 1 at each split); no infinite number in any
+  of its arrays (save could not write it back); threshold tests only on continuous features; a
+  classifier's class counts non-negative with a positive, finite sum at
   every node (``predict_proba`` divides by it);
 - the estimator: the tree is one its algorithm grows (``check_grown_by``), so that a file whose
   ``estimator`` field was changed cannot load a C4.5 tree as CART, whose walk and exports would
@@ -295,8 +296,27 @@ def read_tree(d, schema: Schema, classes) -> Tree:
         check_fitted(tree)
     except (ValueError, TypeError, OverflowError) as e:
         raise FieldError(f"corrupt tree: {e}") from None
+    _check_finite(tree)
     _check_tree_fits(tree, schema, classes)
     return tree
+
+
+def _check_finite(tree: Tree) -> None:
+    """No float of the tree is infinite. JSON has no infinity, so a model holding one could not
+    be saved again; yet Python's json reads an overflowing literal such as 1e999 as one, and a
+    field that no walk reads (the threshold of a subset test) would carry it unchecked."""
+    arrays = [(f"tree.{name}", "node", getattr(tree, name)) for name in NODE_FIELDS]
+    arrays.append(("tree.value", "node", tree.value))
+    arrays += [(f"tree.surrogates.{name}", "surrogate row", tree.surrogates[name])
+               for name in SURROGATE_FIELDS]
+    for what, row, arr in arrays:
+        if arr.dtype.kind != "f":
+            continue
+        bad = np.isinf(arr)
+        if bad.any():
+            i = int(np.flatnonzero(bad.reshape(len(arr), -1).any(axis=1))[0])
+            raise FieldError(f"{what}: {row} {i} holds an infinite number, which a model file "
+                             "cannot hold")
 
 
 def _check_tree_fits(tree: Tree, schema: Schema, classes) -> None:
