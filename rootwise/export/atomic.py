@@ -3,11 +3,11 @@
 Where a write lands is ``destination.resolve``'s answer, the same one the command line checks
 against its inputs. A regular file is written to a temporary file in its own folder (same file
 system, so the final rename is atomic), flushed to disk with fsync, and renamed over the
-destination. Until the rename the old
-file is untouched; an error or an interrupt (KeyboardInterrupt, SystemExit from a signal handler)
-on the way removes the temporary file, and so does an interrupt that C code swallowed, when the
-handler recorded it (``record_interrupt``). Only a kill that Python cannot see (SIGKILL, power loss)
-can leave one behind: it is named ``.<name>.<random>.tmp``, next to the destination.
+destination. Until the rename the old file is untouched; an error or an interrupt
+(KeyboardInterrupt, SystemExit from a signal handler) on the way removes the temporary file, and
+so does an interrupt that C code swallowed, when the handler recorded it (``record_interrupt``).
+Only a kill that Python cannot see (SIGKILL, power loss) can leave one behind: it is named
+``.<name>.<random>.tmp``, next to the destination.
 
 A destination that is a symbolic link is written through: the file it points to is replaced and
 the link kept. An existing destination keeps its permission bits.
