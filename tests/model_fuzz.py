@@ -4,7 +4,8 @@ test``) and tools/fuzz_model_files.py (10^5 and more, in subprocesses with timeo
 
 A case is (base model, seed). ``mutate`` derives the file's bytes from the base model's file;
 ``run_case`` loads them and, if that works, uses the model: predict, predict_proba, apply,
-export_text, export_graphviz, and a save / load round trip. Outcomes:
+export_text, export_graphviz, a save / load round trip, and its SQL (``export_sql``) run in
+SQLite, which must predict what ``predict`` does. Outcomes:
 
     error       load refused the file with ModelFileError
     equivalent  it loaded and every output is exactly the base model's
@@ -12,13 +13,15 @@ export_text, export_graphviz, and a save / load round trip. Outcomes:
                 reason names the parts of the model that differ (a changed threshold, count or
                 label makes a valid, different model)
     failure     anything else: another exception, a probability row not summing to 1, a label
-                not among the classes, a node out of range, a model that cannot be saved again
+                not among the classes, a node out of range, a model that cannot be saved again,
+                SQL that predicts otherwise than predict
 
 The target is no failure. Mutations: byte flips, truncation, digit changes, and JSON-aware edits
 of every field (numbers made huge, negative, NaN, infinite or fractional; types changed; arrays
 swapped with another field, shortened, lengthened, reversed, shuffled; keys dropped or added;
 deep nesting; long strings; long lists of long labels with a wide dtype; branch fractions and
-class counts perturbed).
+class counts perturbed; the estimator field changed to another estimator, with the parameters
+kept, reset or made the new estimator's).
 """
 
 from __future__ import annotations
@@ -26,13 +29,14 @@ from __future__ import annotations
 import json
 import math
 import random
+import sqlite3
 
 import numpy as np
 import pandas as pd
 
 import rootwise
 from rootwise.estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
-from rootwise.export.model_file import ModelFileError, dumps, model_from_dict
+from rootwise.export.model_file import ESTIMATORS, ModelFileError, dumps, model_from_dict
 
 # name -> (estimator, dataset, target column or None for the dataset's own target). Every
 # estimator, with what makes it differ: multiway tests (ID3), fractional routing of missing values
@@ -276,6 +280,44 @@ def _special(doc: _Doc, rng: random.Random) -> None:
                 row[j] = rng.choice([0.0, -0.0, 1e308, 5e-324, -1e-300])
 
 
+def _relabel(doc: _Doc, rng: random.Random) -> None:
+    """Another estimator's name in the estimator field: the tree of one algorithm offered as
+    another's. The parameters are kept (mostly refused: the new estimator lacks some), dropped
+    (the new estimator's defaults), or kept where the new estimator has them, pruning dropped
+    (they then pass, and only the tree can tell); classes are made null or a list for a
+    regressor or a classifier."""
+    root = doc.root
+    if not isinstance(root, dict):
+        return
+    others = [n for n in ESTIMATORS if n != root.get("estimator")]
+    name = rng.choice(others)
+    root["estimator"] = name
+    params = root.get("params")
+    op = rng.randrange(3)
+    if op == 1 or not isinstance(params, dict):
+        root["params"] = {}
+    elif op == 2:
+        accepted = ESTIMATORS[name]().get_params(deep=False)
+        root["params"] = {k: v for k, v in params.items() if k in accepted and k != "pruning"}
+    regressor = name == "CARTRegressor"
+    if regressor and rng.random() < 0.7:
+        root["classes"] = None
+        root.pop("class_order", None)
+    elif not regressor and root.get("classes") is None and rng.random() < 0.7:
+        tree = root.get("tree")
+        width = 1
+        if isinstance(tree, dict) and isinstance(tree.get("value"), list) and tree["value"]:
+            width = len(tree["value"][0]) if isinstance(tree["value"][0], list) else 1
+        root["classes"] = {"dtype": "<i8", "values": list(range(width))}
+
+
+def relabel(text: str, seed: int) -> bytes:
+    """The base file ``text`` with only its estimator field changed (``_relabel``, seeded)."""
+    doc = _Doc(text)
+    _relabel(doc, random.Random(seed))
+    return doc.text().encode("utf-8")
+
+
 def mutate(text: str, seed: int) -> bytes:
     """The bytes of mutated file number ``seed`` of the base file ``text``."""
     rng = random.Random(seed)
@@ -298,6 +340,9 @@ def mutate(text: str, seed: int) -> bytes:
     doc = _Doc(text)
     if kind < 0.22:
         _special(doc, rng)
+        return doc.text().encode("utf-8")
+    if kind < 0.27:
+        _relabel(doc, rng)
         return doc.text().encode("utf-8")
     for _ in range(rng.choice([1, 1, 1, 2, 3])):
         named = fields(doc.root)
@@ -331,6 +376,49 @@ def outputs(model, X: pd.DataFrame, exports: bool = True) -> dict:
     if hasattr(model, "classes_"):
         out["proba"] = model.predict_proba(X)
     return out
+
+
+def sql_disagrees(model, X: pd.DataFrame, predicted: np.ndarray) -> str | None:
+    """Where the model's SQL, run in SQLite on ``X``, predicts otherwise than ``predict``, or
+    None. Labels compare as Python values (SQLite gives TRUE back as 1); values exactly."""
+    names = getattr(model, "feature_names_in_", None)
+    if names is None:
+        return None
+    con = sqlite3.connect(":memory:")
+    cols = ", ".join(_quote(c) for c in ("_row", *names))
+    con.execute(f"CREATE TABLE data ({cols})")
+    marks = ", ".join("?" * (len(names) + 1))
+    con.executemany(f"INSERT INTO data VALUES ({marks})",
+                    [(i, *(_plain(v) for v in row)) for i, row in
+                     enumerate(X.itertuples(index=False, name=None))])
+    try:
+        query = rootwise.export_sql(model, "data")
+    except ValueError as e:
+        if str(e).startswith("cannot write"):
+            return None  # a label or category SQL has no literal for (inf, a 400-digit integer)
+        raise
+    got = [r[0] for r in con.execute(f'SELECT "prediction" FROM ({query}) ORDER BY _row')]
+    con.close()
+    want = predicted.tolist()
+    wrong = [i for i, (a, b) in enumerate(zip(got, want, strict=True))
+             if not (a == b and (isinstance(b, str) == isinstance(a, str)))]
+    if not wrong:
+        return None
+    return (f"SQL predicts otherwise than predict on {len(wrong)} of {len(want)} rows "
+            f"(row {wrong[0]}: {got[wrong[0]]!r} against {want[wrong[0]]!r})")
+
+
+def _quote(name) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def _plain(v):
+    """A cell as SQLite stores it: NULL for a missing value."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+        return None
+    return v
 
 
 def insane(model, out: dict, n_rows: int) -> str | None:
@@ -415,6 +503,10 @@ def run_case(data: bytes, path, base, expected: dict, X: pd.DataFrame,
             again = model_from_dict(json.loads(dumps(model)))
             if not same_outputs(outputs(again, X), out):
                 problem = "saved and loaded again, the model changed"
+        if problem is None and thorough:
+            named = X.set_axis(list(model.feature_names_in_), axis=1) if getattr(
+                model, "feature_names_in_", None) is not None else X
+            problem = sql_disagrees(model, named, out["predict"])
     except Exception as e:  # noqa: BLE001
         return "failure", f"using the loaded model raised {type(e).__name__}: {str(e)[:200]}"
     if problem is not None:

@@ -1,14 +1,17 @@
-"""The command line never destroys an input (issue 15 item 1): an output that is one of the
-command's inputs, by any path or link, is refused unless --force; every output is written whole
-or not at all, also when the command fails or is interrupted halfway."""
+"""The command line never destroys an input: an output that is one of the command's inputs, by any
+path or link, is refused unless --force, and so is a path the kernel cannot follow (a missing
+folder before '..'); every output is written whole or not at all, also when the command fails or
+is interrupted halfway; a character device or a FIFO is written through, never replaced."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -87,6 +90,135 @@ def test_an_input_as_output_is_refused(command, way, files, capsys):
     assert f"{out} is an input of this command" in err and "--force" in err
     assert {p: p.read_bytes() for p in (data, model)} == before  # nothing touched
     assert temporary_files(data.parent) == []
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=COMMANDS.keys())
+def test_an_input_through_a_missing_folder_is_refused(command, files, capsys):
+    """'nosuchdir/../data.csv' is data.csv to os.path.realpath, and no file at all to the kernel
+    (which must enter nosuchdir to leave it): refused, with --force too, and nothing touched."""
+    data, model = files
+    argv, victim = COMMANDS[command]
+    target = {"data": data, "model": model}[victim]
+    out = target.parent / "nosuchdir" / ".." / target.name
+    before = {p: p.read_bytes() for p in (data, model)}
+    for force in ([], ["--force"]):
+        code, stdout, err = run(capsys, *[a.format(data=data, model=model, out=out) for a in argv],
+                                *force)
+        option = "--json" if "--json" in argv else "--out"
+        assert code == 2 and stdout == ""
+        assert err == (f"rootwise: error: {option} {out}: no such folder: "
+                       f"{target.parent / 'nosuchdir'}\n")
+        assert {p: p.read_bytes() for p in (data, model)} == before
+        assert temporary_files(data.parent) == []
+
+
+def test_the_relative_path_through_a_missing_folder(files, capsys, monkeypatch):
+    data, _ = files
+    monkeypatch.chdir(data.parent)
+    before = data.read_bytes()
+    code, _, err = run(capsys, "fit", "data.csv", "--target", "好瓜", "--out", "nosuchdir/../data.csv")
+    assert code == 2
+    assert err == "rootwise: error: --out nosuchdir/../data.csv: no such folder: nosuchdir\n"
+    assert data.read_bytes() == before
+
+
+def test_dots_after_a_linked_folder_go_where_the_link_leads(files, tmp_path, capsys):
+    """'deep_link/../data.csv' with deep_link -> sub/deep is sub/data.csv (the kernel goes up
+    from sub/deep), not the input data.csv: written there, the input untouched."""
+    data, model = files
+    (tmp_path / "sub" / "deep").mkdir(parents=True)
+    (tmp_path / "deep_link").symlink_to(tmp_path / "sub" / "deep")
+    before = data.read_bytes()
+    code, _, err = run(capsys, "predict", model, data, "--out", tmp_path / "deep_link" / ".." / "data.csv")
+    assert code == 0, err
+    assert data.read_bytes() == before
+    assert (tmp_path / "sub" / "data.csv").read_text(encoding="utf-8").startswith("prediction\n")
+
+
+class FifoReader(threading.Thread):
+    """The program at the other end of a FIFO: reads it to its end."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.path, self.data = path, None
+
+    def run(self):
+        with open(self.path, "rb") as f:
+            self.data = f.read()
+
+
+def test_a_fifo_gets_the_whole_output_and_stays_a_fifo(files, tmp_path, capsys):
+    data, model = files
+    code, expected, _ = run(capsys, "predict", model, data, "--proba")  # the peer: stdout
+    assert code == 0
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    reader = FifoReader(fifo)
+    reader.start()
+    code, stdout, err = run(capsys, "predict", model, data, "--proba", "--out", fifo)
+    reader.join(timeout=120)
+    assert code == 0 and stdout == "", err
+    assert reader.data.decode("utf-8") == expected and expected.count("\n") == 18
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and temporary_files(tmp_path) == []
+
+
+def test_a_fifo_gets_nothing_when_the_command_fails(files, tmp_path, capsys, monkeypatch):
+    data, model = files
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    reader = FifoReader(fifo)
+    reader.start()
+
+    def half_then_full_disk(self, f, **kwargs):
+        f.write("prediction\n是\n")
+        raise OSError(28, "No space left on device", str(fifo))
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_full_disk)
+    code, _, err = run(capsys, "predict", model, data, "--out", fifo)
+    reader.join(timeout=120)
+    assert code == 2 and err == f"rootwise: error: {fifo}: No space left on device\n"
+    assert reader.data == b"" and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def device_node(path, minor: int):
+    """A character device in tmp_path with the numbers of /dev/null (1, 3) or /dev/full (1, 7):
+    the system's own are never touched. Skipped unless this process may make and open one."""
+    if os.geteuid() != 0:
+        pytest.skip("making a device node needs root")
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+        with open(path, "wb"):
+            pass
+    except OSError as e:
+        pytest.skip(f"cannot make or open a device node here: {e}")
+    return path
+
+
+@pytest.mark.parametrize("command", ["predict", "fit", "report", "show png", "evaluate"])
+def test_a_character_device_is_written_through_never_replaced(command, files, tmp_path, capsys):
+    data, model = files
+    null = device_node(tmp_path / "null", 3)
+    before = os.lstat(null)
+    argv = {"predict": ["predict", model, data, "--out", null],
+            "fit": ["fit", data, "--target", "好瓜", "--ignore", "编号", "--out", null],
+            "report": ["report", data, "--target", "好瓜", "--out", null],
+            "show png": ["show", model, "--format", "png", "--out", null],
+            "evaluate": ["evaluate", model, data, "--json", null]}[command]
+    code, _, err = run(capsys, *argv)
+    assert code == 0, err
+    after = os.lstat(null)
+    assert stat.S_ISCHR(after.st_mode) and (after.st_ino, after.st_rdev) == (before.st_ino,
+                                                                            before.st_rdev)
+    assert temporary_files(tmp_path) == []
+
+
+def test_a_full_device_is_one_error_line(files, tmp_path, capsys):
+    data, model = files
+    full = device_node(tmp_path / "full", 7)
+    code, stdout, err = run(capsys, "predict", model, data, "--out", full)
+    assert code == 2 and stdout == ""
+    assert err == f"rootwise: error: {full}: No space left on device\n"
+    assert stat.S_ISCHR(os.lstat(full).st_mode)
 
 
 def test_force_replaces_an_input_atomically(files, capsys):

@@ -536,3 +536,124 @@ def test_random_digit_flips_never_crash(estimator, table, tmp_path):
         assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
         assert set(loaded.predict(X)) <= set(m.classes_)
     assert outcomes["refused"] > 30 and outcomes["loaded"] > 20, outcomes  # both paths exercised
+
+
+# --------------------------------------------------------------------------- the estimator field
+
+
+@pytest.fixture(scope="module")
+def grown():
+    """A fitted model of every estimator, with missing values (watermelon 2.0 alpha, categorical)
+    or continuous columns (watermelon 3.0): the tree shapes each algorithm makes."""
+    def fit(estimator, table, target=None, columns=None):
+        X, y = rootwise.datasets.load(table, return_X_y=True)
+        if target is not None:
+            X, y = X.drop(columns=[target]), X[target]
+        return estimator.fit(X if columns is None else X[columns], y)
+
+    return {
+        "id3": fit(ID3Classifier(), "watermelon_2_0"),
+        "c45 missing": fit(C45Classifier(pruning=None), "watermelon_2_0_alpha"),
+        "c45 thresholds": fit(C45Classifier(pruning=None), "watermelon_3_0"),
+        "cart missing": fit(CARTClassifier(pruning=None), "watermelon_2_0_alpha"),
+        "cart thresholds": fit(CARTClassifier(pruning=None), "watermelon_3_0"),
+        "cart continuous": fit(CARTClassifier(pruning=None), "watermelon_3_0",
+                               columns=["密度", "含糖率"]),
+        "regressor": fit(CARTRegressor(pruning=None, min_samples_leaf=1), "watermelon_3_0", "密度"),
+    }
+
+
+def relabelled(model, name: str) -> dict:
+    """``model``'s document with another estimator's name, the new estimator's default parameters
+    (so that only the tree can tell) and classes as the new estimator has them."""
+    doc = _persistence.model_to_dict(model)
+    doc["estimator"] = name
+    doc["params"] = {}
+    if name == "CARTRegressor":
+        doc["classes"] = None
+        doc.pop("class_order", None)
+    elif doc["classes"] is None:
+        doc["classes"] = {"dtype": "<i8", "values": [0]}
+    return doc
+
+
+# (fitted model, estimator named in the file) -> what the refusal says
+RELABELS = {
+    ("c45 missing", "CARTClassifier"): r"tree\.kind: node 0 is a multiway test, which a "
+                                       r"CARTClassifier never grows \(it grows threshold test, "
+                                       r"category subset test\); the estimator field does not "
+                                       r"match the tree",
+    ("c45 thresholds", "CARTClassifier"): r"tree\.kind: node \d+ is a multiway test",
+    ("id3", "C45Classifier"): r"tree\.missing_branch: node 0 has -1, but at a split of a "
+                              r"C45Classifier a missing value should go down every branch with "
+                              r"weight r_v \(C4\.5\); the estimator field does not match the tree",
+    ("id3", "CARTClassifier"): r"tree\.kind: node 0 is a multiway test, which a CARTClassifier",
+    ("c45 missing", "ID3Classifier"): r"tree\.missing_branch: node 0 has -2, but at a split of an "
+                                      r"ID3Classifier a missing value should stop there",
+    ("c45 thresholds", "ID3Classifier"): r"schema\.kinds\[6\]: feature '密度' is continuous, but "
+                                         r"an ID3Classifier makes every feature categorical",
+    ("cart missing", "C45Classifier"): r"tree\.kind: node 0 is a category subset test, which a "
+                                       r"C45Classifier never grows",
+    ("cart missing", "ID3Classifier"): r"tree\.kind: node 0 is a category subset test, which an "
+                                       r"ID3Classifier never grows \(it grows multiway test\)",
+    ("cart thresholds", "ID3Classifier"): r"schema\.kinds\[6\]: feature '密度' is continuous",
+    ("regressor", "C45Classifier"): r"tree\.kind: node \d+ is a category subset test",
+}
+
+
+@pytest.mark.parametrize("base, name", RELABELS, ids=[f"{b} as {n}" for b, n in RELABELS])
+def test_a_tree_cannot_load_as_another_estimator(grown, base, name):
+    doc = relabelled(grown[base], name)
+    with pytest.raises(ModelFileError, match=RELABELS[base, name]):
+        _persistence.model_from_dict(doc)
+    # the same document with its own estimator's name loads: the name alone was wrong
+    doc["estimator"] = type(grown[base]).__name__
+    doc["params"] = _persistence.model_to_dict(grown[base])["params"]
+    doc["classes"] = _persistence.model_to_dict(grown[base])["classes"]
+    assert _persistence.model_from_dict(doc).tree_ == grown[base].tree_
+
+
+def test_a_cart_tree_with_c45_routing_still_has_cart_surrogates(grown):
+    """A CART tree of threshold tests relabelled C4.5, its missing values even made fractional:
+    the surrogate splits only CART grows give it away."""
+    model = grown["cart continuous"]
+    doc = relabelled(model, "C45Classifier")
+    tree = doc["tree"]
+    assert any(tree["n_surrogates"]) and set(tree["kind"]) <= {0, 1}  # thresholds only
+    tree["missing_branch"] = [-2 if k else -1 for k in tree["kind"]]
+    node = next(i for i, n in enumerate(tree["n_surrogates"]) if n)
+    with pytest.raises(ModelFileError, match=rf"tree\.surrogates: node {node} has surrogate splits, "
+                                             r"which a C45Classifier never grows \(CART's\)"):
+        _persistence.model_from_dict(doc)
+
+
+@pytest.mark.parametrize("base", ["id3", "c45 missing", "c45 thresholds", "cart missing",
+                                  "cart thresholds", "cart continuous", "regressor"])
+def test_every_estimator_loads_its_own_trees(grown, base, tmp_path):
+    model = grown[base]
+    rootwise.save(model, tmp_path / "m.json")
+    assert rootwise.load(tmp_path / "m.json").tree_ == model.tree_
+
+
+@pytest.mark.parametrize("field, node, literal", [("threshold", 0, "1e999"), ("threshold", 3, "-1e999")])
+def test_an_infinite_number_in_the_tree_is_refused(saved, field, node, literal):
+    """Python's json reads an overflowing literal as infinity; the threshold of a multiway test or
+    a leaf is read by no walk, and the model would load and then fail to save (JSON has no
+    infinity)."""
+    doc = _doc(saved)
+    doc["tree"][field][node] = "@INFINITY@"
+    saved.write_text(json.dumps(doc, ensure_ascii=False).replace('"@INFINITY@"', literal),
+                     encoding="utf-8")
+    with pytest.raises(ModelFileError, match=rf"tree\.{field}: node {node} holds an infinite "
+                                             r"number, which a model file cannot hold"):
+        rootwise.load(saved)
+
+
+def test_an_infinite_threshold_of_a_subset_surrogate_is_refused(grown):
+    doc = _persistence.model_to_dict(grown["cart missing"])
+    sur = doc["tree"]["surrogates"]
+    row = sur["kind"].index(3)  # a subset surrogate: its threshold is unused
+    sur["threshold"][row] = float("inf")
+    with pytest.raises(ModelFileError, match=rf"tree\.surrogates\.threshold: surrogate row {row} "
+                                             r"holds an infinite number"):
+        _persistence.model_from_dict(doc)

@@ -26,7 +26,9 @@ of this package with ``add(commands)`` and ``run(args)``.
 
 A user error prints one line starting ``rootwise: error:`` and exits with status 2 (set
 ROOTWISE_DEBUG=1 to see the traceback). No output file may be one of the command's inputs
-unless --force is given, and every output file is written atomically. SIGINT and SIGTERM stop
+unless --force is given (compared as the file the write lands on, ``export.destination``), and
+every output file is written atomically; a character device or a FIFO is written through, never
+replaced. SIGINT and SIGTERM stop
 a command with status 130 / 143, leaving every file as it was. While numba compiles kernels for
 their first use, one line on stderr says so (``first_compile``); ``rootwise compile`` does it
 ahead of time.

@@ -11,7 +11,8 @@ import sys
 import textwrap
 
 import rootwise
-from rootwise.export.atomic import open_atomic, same_file, write_atomic
+from rootwise.export.atomic import open_atomic, write_atomic
+from rootwise.export.destination import resolve
 
 
 class UserError(Exception):
@@ -95,13 +96,21 @@ def add_force(p: argparse.ArgumentParser) -> None:
 
 
 def guard_outputs(args, outputs: dict[str, str | None], inputs: list[str]) -> None:
-    """Refuse an output path that is one of ``inputs`` (the same file through any path or link)
-    unless --force: the command would destroy what it reads."""
+    """Refuse an output path that cannot be written (a missing folder on its way, a folder, a
+    block device) or that lands on one of ``inputs`` (the same file through any path or link)
+    unless --force: the command would destroy what it reads. The writers resolve the path with
+    the same function (``export.destination.resolve``), so what is checked is what is written."""
     for option, out in outputs.items():
-        if out is None or getattr(args, "force", False):
+        if out is None:
+            continue
+        try:
+            dest = resolve(out)
+        except OSError as e:
+            raise UserError(f"{option} {out}: {e.strerror}") from None
+        if getattr(args, "force", False):
             continue
         for source in inputs:
-            if same_file(out, source):
+            if dest.replaces(source):
                 same = "" if os.path.abspath(out) == os.path.abspath(source) else f" ({source})"
                 raise UserError(f"{option} {out} is an input of this command{same}; it would be "
                                 f"overwritten (give --force to replace it anyway)")

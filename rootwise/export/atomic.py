@@ -1,23 +1,35 @@
-"""Files written whole or not at all, and the check that an output is not one of the inputs.
+"""Files written whole or not at all.
 
-A file is written to a temporary file in its own folder (same file system, so the final rename is
-atomic), flushed to disk with fsync, and renamed over the destination. Until the rename the old
-file is untouched; an error or an interrupt (KeyboardInterrupt, SystemExit from a signal handler)
-on the way removes the temporary file, and so does an interrupt that C code swallowed, when the
-handler recorded it (``record_interrupt``). Only a kill that Python cannot see (SIGKILL, power loss)
-can leave one behind: it is named ``.<name>.<random>.tmp``, next to the destination.
+Where a write lands is ``destination.resolve``'s answer, the same one the command line checks
+against its inputs. A regular file is written to a temporary file in its own folder (same file
+system, so the final rename is atomic), flushed to disk with fsync, and renamed over the
+destination. Until the rename the old file is untouched; an error or an interrupt
+(KeyboardInterrupt, SystemExit from a signal handler) on the way removes the temporary file, and
+so does an interrupt that C code swallowed, when the handler recorded it (``record_interrupt``).
+Only a kill that Python cannot see (SIGKILL, power loss) can leave one behind: it is named
+``.<name>.<random>.tmp``, next to the destination.
 
 A destination that is a symbolic link is written through: the file it points to is replaced and
 the link kept. An existing destination keeps its permission bits.
+
+A character device or a FIFO is a stream: it cannot be replaced (and must not be: a /dev/null
+replaced by a regular file breaks the system), so it is opened as it is and written through. What
+the block writes is held in a temporary buffer (memory, then disk past a few MB) and sent when the
+block ends without an exception; otherwise the stream is closed with nothing written, so a FIFO's
+reader gets the whole output or none of it, never a truncated table.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import secrets
 import stat
+import tempfile
+
+from .destination import resolve
 
 # An interrupt that a signal handler raises (KeyboardInterrupt, the CLI's Terminated) runs at
 # whatever Python code the main thread is in, and C code that clears errors can swallow it: it
@@ -49,13 +61,17 @@ def write_atomic(path, data: str | bytes) -> None:
 @contextlib.contextmanager
 def open_atomic(path, mode: str = "w", *, encoding: str | None = "utf-8", newline: str | None = None):
     """``with open_atomic(path) as f: ...`` writes to a temporary file that replaces ``path`` when
-    the block ends without an exception, and is removed when it does not. ``mode`` is "w" (text,
-    ``encoding`` and ``newline`` as for ``open``) or "wb"."""
+    the block ends without an exception, and is removed when it does not (a character device or a
+    FIFO gets the whole text then, or nothing). ``mode`` is "w" (text, ``encoding`` and
+    ``newline`` as for ``open``) or "wb"."""
     if mode not in ("w", "wb"):
         raise ValueError(f"mode must be 'w' or 'wb', got {mode!r}")
-    target = destination(path)
-    if os.path.isdir(target):
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
+    dest = resolve(path)
+    if dest.stream:
+        with _open_stream(dest, mode, encoding, newline) as f:
+            yield f
+        return
+    target = dest.target
     folder = os.path.dirname(target) or "."
     tmp = os.path.join(folder, f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp")
     # One try from before the temporary file exists to the rename: an interrupt (a signal
@@ -99,15 +115,47 @@ class _NotCreated(Exception):
         self.error = error
 
 
-def destination(path) -> str:
-    """The file a write to ``path`` replaces: ``path`` with its symbolic links resolved."""
-    return os.path.realpath(os.fspath(path))
+@contextlib.contextmanager
+def _open_stream(dest, mode: str, encoding, newline):
+    """``open_atomic`` for a character device or a FIFO (the module docstring)."""
+    # opened first: a FIFO's reader waits for a writer, and gets end of file if the block fails
+    try:
+        fd = os.open(dest.target, os.O_WRONLY | os.O_NOCTTY)
+    except OSError as e:
+        raise type(e)(e.errno, e.strerror, dest.path) from None
+    try:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != dest.identity:  # replaced between resolve and open
+            raise FileExistsError(errno.EEXIST, "replaced while it was being opened", dest.path)
+        with tempfile.SpooledTemporaryFile(max_size=_STREAM_MEMORY, mode="w+b") as buffer:
+            f = buffer if mode == "wb" else io.TextIOWrapper(buffer, encoding=encoding,
+                                                              newline=newline)
+            yield f
+            f.flush()
+            raise_recorded_interrupt()
+            buffer.seek(0)
+            _send(buffer, fd, dest.path)
+    finally:
+        os.close(fd)
+
+
+def _send(buffer, fd: int, path: str) -> None:
+    """Everything in ``buffer`` to ``fd`` (unbuffered: an error is raised here, not at close)."""
+    try:
+        while chunk := buffer.read(2**16):
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view):]  # a pipe may take part of a chunk
+    except OSError as e:  # a full device, a FIFO whose reader has gone
+        raise type(e)(e.errno, e.strerror, path) from None
+
+
+# bytes a stream's output is held in memory before its buffer moves to a temporary file
+_STREAM_MEMORY = 8 * 2**20
 
 
 def same_file(a, b) -> bool:
-    """Whether ``a`` and ``b`` are one file: the same path, another path to it, a symbolic or a
-    hard link (same device and inode). False when either does not exist."""
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
+    """Whether a write to ``a`` replaces the existing file ``b`` (the same path, another path to
+    it, a symbolic or a hard link: same device and inode). False when ``b`` does not exist or
+    ``a`` is a stream; an OSError when ``a`` cannot be written (a missing folder on its way)."""
+    return resolve(a).replaces(b)

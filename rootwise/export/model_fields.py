@@ -10,9 +10,13 @@ Every reader raises ``FieldError`` whose message starts with the field (``schema
 - reports: records of the known types, their fields of their declared types, arrays of one record
   as long as each other;
 - tree: ``Tree.validate`` (every index, count, weight and branch fraction) and
-  ``integrity.check_fitted`` (fractions summing to 1 at each split); threshold tests only on
-  continuous features; a classifier's class counts non-negative with a positive, finite sum at
-  every node (``predict_proba`` divides by it).
+  ``integrity.check_fitted`` (fractions summing to 1 at each split); no infinite number in any
+  of its arrays (save could not write it back); threshold tests only on continuous features; a
+  classifier's class counts non-negative with a positive, finite sum at
+  every node (``predict_proba`` divides by it);
+- the estimator: the tree is one its algorithm grows (``check_grown_by``), so that a file whose
+  ``estimator`` field was changed cannot load a C4.5 tree as CART, whose walk and exports would
+  then disagree with each other.
 
 Nothing is allocated from a count or a width read from the file before it is compared with the
 size of the file (``max_bytes``): a list of 10^4 class labels declared as ``<U999999`` would take
@@ -27,7 +31,16 @@ import re
 
 import numpy as np
 
-from .._config import CATEGORICAL, CONTINUOUS, THRESHOLD
+from .._config import (
+    CATEGORICAL,
+    CONTINUOUS,
+    LEAF,
+    MISSING_FRACTIONAL,
+    MISSING_STOP,
+    MULTIWAY,
+    SUBSET,
+    THRESHOLD,
+)
 from ..input.schema import Schema
 from ..tree import NODE_FIELDS, SURROGATE_FIELDS, Tree
 from ..tree.integrity import check_fitted
@@ -283,8 +296,27 @@ def read_tree(d, schema: Schema, classes) -> Tree:
         check_fitted(tree)
     except (ValueError, TypeError, OverflowError) as e:
         raise FieldError(f"corrupt tree: {e}") from None
+    _check_finite(tree)
     _check_tree_fits(tree, schema, classes)
     return tree
+
+
+def _check_finite(tree: Tree) -> None:
+    """No float of the tree is infinite. JSON has no infinity, so a model holding one could not
+    be saved again; yet Python's json reads an overflowing literal such as 1e999 as one, and a
+    field that no walk reads (the threshold of a subset test) would carry it unchecked."""
+    arrays = [(f"tree.{name}", "node", getattr(tree, name)) for name in NODE_FIELDS]
+    arrays.append(("tree.value", "node", tree.value))
+    arrays += [(f"tree.surrogates.{name}", "surrogate row", tree.surrogates[name])
+               for name in SURROGATE_FIELDS]
+    for what, row, arr in arrays:
+        if arr.dtype.kind != "f":
+            continue
+        bad = np.isinf(arr)
+        if bad.any():
+            i = int(np.flatnonzero(bad.reshape(len(arr), -1).any(axis=1))[0])
+            raise FieldError(f"{what}: {row} {i} holds an infinite number, which a model file "
+                             "cannot hold")
 
 
 def _check_tree_fits(tree: Tree, schema: Schema, classes) -> None:
@@ -326,3 +358,63 @@ def _check_tree_fits(tree: Tree, schema: Schema, classes) -> None:
         raise FieldError(f"corrupt tree: tree.value: a node's class counts are all zero or sum "
                          f"to infinity (node {node}: sum {total[node]}); predict_proba divides by "
                          "their sum")
+
+
+# --------------------------------------------------------------------------- the estimator
+
+_TEST_NAMES = {LEAF: "leaf", THRESHOLD: "threshold test", MULTIWAY: "multiway test",
+               SUBSET: "category subset test"}
+# a policy's missing-value strategy -> (what its split nodes do with a missing value, test)
+_MISSING_ROUTES = {
+    "error": ("stop there (ID3 has no missing values)", lambda mb: mb == MISSING_STOP),
+    "fractional": ("go down every branch with weight r_v (C4.5)",
+                   lambda mb: mb == MISSING_FRACTIONAL),
+    "surrogate": ("go to a child after the surrogates, or stop on a tie (CART)",
+                  lambda mb: mb != MISSING_FRACTIONAL),
+}
+
+
+def check_grown_by(model, tree: Tree, schema: Schema) -> None:
+    """``tree`` and ``schema`` are what ``model``'s algorithm grows, read from its ``Policy``:
+    the split shapes (multiway or subset tests on categories; threshold tests unless every
+    feature is made categorical, as ID3 does), where a missing value goes at a split, and
+    surrogate splits only for CART. Another estimator's tree would load and predict by rules it
+    was not grown for (a C4.5 tree read as CART stops its missing values instead of weighing
+    the branches), and its SQL and rules would disagree with its predict."""
+    name = type(model).__name__
+    name = f"{'an' if name[0] in 'AEIOU' else 'a'} {name}"
+    try:
+        policy = model._policy()
+    except (ValueError, TypeError) as e:
+        raise FieldError(f"params: {e}") from None
+    if policy.numeric_as_category:
+        continuous = np.flatnonzero(schema.kinds_array == CONTINUOUS)
+        if continuous.size:
+            j = int(continuous[0])
+            raise FieldError(f"schema.kinds[{j}]: feature {describe(schema.feature_names[j])} is "
+                             f"continuous, but {name} makes every feature categorical; the "
+                             "estimator field does not match the model")
+    allowed = {LEAF, MULTIWAY if policy.categorical_split == "multiway" else SUBSET}
+    if not policy.numeric_as_category:
+        allowed.add(THRESHOLD)
+    bad = ~np.isin(tree.kind, sorted(allowed))
+    if bad.any():
+        node = int(np.flatnonzero(bad)[0])
+        shown = ", ".join(_TEST_NAMES[k] for k in sorted(allowed - {LEAF}))
+        raise FieldError(f"tree.kind: node {node} is a {_TEST_NAMES.get(int(tree.kind[node]), 'node')}, "
+                         f"which {name} never grows (it grows {shown}); the estimator field "
+                         "does not match the tree")
+    expected, test = _MISSING_ROUTES[policy.missing]
+    splits = np.flatnonzero(tree.kind != LEAF)
+    routes = tree.missing_branch[splits]
+    bad = ~test(routes)
+    if bad.any():
+        node = int(splits[np.flatnonzero(bad)[0]])
+        raise FieldError(f"tree.missing_branch: node {node} has {int(tree.missing_branch[node])}, "
+                         f"but at a split of {name} a missing value should {expected}; the "
+                         "estimator field does not match the tree")
+    if policy.missing != "surrogate" and (tree.n_surrogates.any() or len(tree.surrogates["feature"])):
+        nodes = np.flatnonzero(tree.n_surrogates)
+        where = f"node {int(nodes[0])} has" if nodes.size else "the tree has"
+        raise FieldError(f"tree.surrogates: {where} surrogate splits, which {name} never "
+                         "grows (CART's); the estimator field does not match the tree")

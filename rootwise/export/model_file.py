@@ -40,6 +40,7 @@ from .atomic import write_atomic
 from .model_fields import (
     FieldError,
     array,
+    check_grown_by,
     check_keys,
     read_classes,
     read_params,
@@ -264,6 +265,7 @@ def _build(data, max_bytes: int):
         raise FieldError("feature_names_in and schema.names_from_input disagree")
     reports = read_reports(data["reports"], REPORT_ATTRIBUTES, REPORTS, max_bytes)
     tree = read_tree(data["tree"], schema, classes)
+    check_grown_by(model, tree, schema)
 
     model.tree_ = tree
     model.schema_ = schema
