@@ -16,8 +16,7 @@ from .common import (
     add_force,
     add_quiet,
     guard_outputs,
-    read_table,
-    split_target,
+    training_table,
     write_text,
 )
 from .options import add_estimator_options, make_estimator
@@ -62,8 +61,7 @@ def folds(y, k: int, seed: int, classifier: bool):
 
 def run(args) -> int:
     guard_outputs(args, {"--json": args.json}, [args.data])
-    frame = read_table(args.data)
-    X, y = split_target(frame, args.data, args.target, args.ignore)
+    X, y = training_table(args)
     if y.isna().any():
         raise UserError(f"{args.data}: column {args.target!r} has {int(y.isna().sum())} missing "
                         f"values; cross-validation needs the target of every row")

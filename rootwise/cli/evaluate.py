@@ -11,11 +11,15 @@ from . import scores
 from .common import (
     UserError,
     add_command,
+    add_file_options,
     add_force,
+    add_missing_target,
     add_quiet,
     guard_outputs,
+    is_arff,
     is_regressor,
     model_columns,
+    note,
     read_model,
     read_table,
     require_column,
@@ -33,9 +37,11 @@ def add(commands) -> None:
                                 "and the confusion matrix. Regressor: RMSE, MAE and R².")
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("data", metavar="DATA", help="a .csv, .tsv, .arff or .parquet file")
+    add_file_options(p)
     p.add_argument("--target", metavar="COL",
-                   help="the column of true values (default: the last column the model does "
-                        "not use, as Weka takes the last attribute)")
+                   help="the column of true values (default: the one column the model does "
+                        "not use; an ARFF file: the last such, as Weka takes the last attribute)")
+    add_missing_target(p)
     p.add_argument("--json", metavar="FILE", help="also write the scores to this JSON file")
     p.add_argument("--digits", type=int, default=3, metavar="D", help="decimals shown")
     add_force(p)
@@ -44,6 +50,9 @@ def add(commands) -> None:
 
 
 def target_column(model, frame, path: str, target: str | None) -> str:
+    """--target, else the one column the model does not use (an ARFF file: the last such, as
+    Weka takes the last attribute). Several such columns in another file are refused, and so is
+    a classifier's default column holding values that are not its classes (an ID column)."""
     if target is not None:
         require_column(frame, path, target)
         return target
@@ -53,31 +62,59 @@ def target_column(model, frame, path: str, target: str | None) -> str:
     if not rest:
         raise UserError(f"{path}: every column is a feature of the model; which holds the true "
                         f"values? (give --target COL)")
-    return rest[-1]
+    if len(rest) > 1 and not is_arff(path):
+        shown = ", ".join(map(str, rest[:12])) + (", ..." if len(rest) > 12 else "")
+        raise UserError(f"{path}: which column holds the true values? {len(rest)} columns are not "
+                        f"features of the model ({shown}); give --target COL")
+    column = rest[-1]
+    if not is_regressor(model):
+        values = frame[column].dropna()
+        classes = pd.Index(list(model.classes_))
+        foreign = values[~values.isin(classes)]
+        if len(values) and len(foreign):
+            shown = ", ".join(map(str, classes[:8])) + (", ..." if len(classes) > 8 else "")
+            raise UserError(f"{path}: column {column!r}, the only one the model does not use, "
+                            f"holds {_plain(foreign.iloc[0])!r}, not a class of the model "
+                            f"({shown}); "
+                            f"give --target COL, the column of true classes")
+    return column
 
 
-def true_values(model, frame, path: str, column: str):
+def _plain(value):
+    """A numpy scalar as the Python value it holds (its repr is then the file's text)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def true_values(args, model, frame, path: str, column: str):
+    """(the rows with a true value, their true values): rows without one are left out with a
+    note, or refused with --no-drop-missing-target."""
     y = frame[column]
     missing = int(y.isna().sum())
-    if missing:
+    if missing and not args.drop_missing_target:
         raise UserError(f"{path}: column {column!r} has {missing} missing values; evaluate needs "
-                        f"the true value of every row")
+                        f"the true value of every row (--drop-missing-target leaves them out)")
+    if missing == len(y):
+        raise UserError(f"{path}: column {column!r} has no value in any row")
+    if missing:
+        note(args, f"left out {missing:,} of {len(y):,} rows of {path} whose true value "
+                   f"({column!r}) is missing (--no-drop-missing-target refuses them)")
+        frame, y = frame[y.notna()], y[y.notna()]
     if is_regressor(model):
         numbers = pd.to_numeric(y, errors="coerce")
         if numbers.isna().any():
             bad = y[numbers.isna()].iloc[0]
             raise UserError(f"{path}: column {column!r} holds {bad!r}, not a number; a regressor "
                             f"is scored on numbers")
-        return numbers.to_numpy(dtype=float)
-    return y.to_numpy(dtype=object)
+        return frame, numbers.to_numpy(dtype=float)
+    return frame, y.to_numpy(dtype=object)
 
 
 def run(args) -> int:
     guard_outputs(args, {"--json": args.json}, [args.model, args.data])
     model = read_model(args.model)
-    frame = read_table(args.data)
+    frame = read_table(args, model)
     column = target_column(model, frame, args.data, args.target)
-    y = true_values(model, frame, args.data, column)
+    frame, y = true_values(args, model, frame, args.data, column)
     X = model_columns(model, frame, args.data)
     with Progress(args, f"predicting {X.shape[0]:,} rows"):
         predicted = model.predict(X)

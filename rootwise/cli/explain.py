@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import rootwise
 
-from .common import UserError, add_command, add_data_arguments, read_table, split_target
+from .common import UserError, add_command, add_data_arguments, training_table
 from .options import add_estimator_options, make_estimator
 
 EXAMPLE = "rootwise explain watermelon_2.0.csv --target 好瓜 --ignore 编号 --node 1"
@@ -23,8 +23,7 @@ def add(commands) -> None:
 
 
 def run(args) -> int:
-    frame = read_table(args.data)
-    X, y = split_target(frame, args.data, args.target, args.ignore)
+    X, y = training_table(args)
     model = make_estimator(args, y)
     if isinstance(model, rootwise.CARTRegressor):  # the table holds entropies and gini indices
         raise UserError(f"explain needs a classification algorithm, not {args.algorithm}")

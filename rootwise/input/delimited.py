@@ -151,11 +151,14 @@ def _number_pattern(decimal: str, thousands) -> re.Pattern:
 
 
 def misread_numbers(frame, decimal: str, thousands, keep_text=()):
-    """The first text column (not in ``keep_text``) whose every value reads as a number under a
-    decimal mark or thousands separator other than the ones in use, as (column, examples,
-    whether there are more values, conventions that read it); None when there is none."""
+    """The first text column (not in ``keep_text``; True: none is checked) whose every value
+    reads as a number under a decimal mark or thousands separator other than the ones in use,
+    as (column, examples, whether there are more values, conventions that read it); None when
+    there is none."""
     from pandas.api import types as ptypes
 
+    if keep_text is True:
+        return None
     current = (decimal, thousands)
     others = [(d, t) for d in (".", ",") for t in THOUSANDS if t != d and (d, t) != current]
     keep = set(keep_text)

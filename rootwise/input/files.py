@@ -81,7 +81,8 @@ def read_data(path, *, sep: str | None = None, na_values=None, decimal: str = ".
     are missing besides an empty cell (default ``NA_VALUES``); ``decimal`` and ``thousands`` as
     in ``pandas.read_csv``. A text column whose every value is a number written with another
     decimal mark or thousands separator raises ``NumberFormatError`` (a ``DataFileError``)
-    naming the column and the argument that reads it, unless the column is in ``keep_text``."""
+    naming the column and the argument that reads it, unless the column is in ``keep_text``
+    (True: no column is checked)."""
     path = os.fspath(path)
     kind = file_format(path)
     _, compression = split_compression(path)
@@ -101,6 +102,39 @@ def read_data(path, *, sep: str | None = None, na_values=None, decimal: str = ".
     if frame.shape[0] == 0:
         raise DataFileError(path, "no data rows below the header")
     return frame
+
+
+def estimate_shape(path, *, sep: str | None = None, decimal: str = ".") -> tuple[int, int] | None:
+    """(rows, columns) of a data file, read from its start or its metadata without parsing the
+    table: exact for Parquet, for a CSV / TSV the header's fields and the rows the file's size
+    holds at the sampled lines' length (a compressed file: the sampled rows, a lower bound);
+    None for ARFF or a file that cannot be sampled (``read_data`` then says what is wrong)."""
+    path = os.fspath(path)
+    kind = file_format(path)
+    _, compression = split_compression(path)
+    try:
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            meta = pq.read_metadata(path)
+            return meta.num_rows, meta.num_columns
+        if kind == "arff":
+            return None
+        with open_binary(path, compression, lambda reason: DataFileError(path, reason)) as f:
+            text, more = delimited.sample_text(f)
+    except Exception:  # noqa: BLE001  (read_data reports it, in its words)
+        return None
+    if sep is None:
+        sep = delimited.detect_separator(text, "\t" if kind == "tsv" else ",", decimal)
+    rows = delimited.records(text, sep)
+    if not rows:
+        return None
+    lines = text.encode("utf-8").splitlines(keepends=True)
+    n_rows = len(lines) - 1
+    if more and compression is None and n_rows > 0:
+        per_row = sum(map(len, lines[1:])) / n_rows
+        n_rows = max(n_rows, round((os.path.getsize(path) - len(lines[0])) / per_row))
+    return n_rows, len(rows[0])
 
 
 def _one_char(path: str, name: str, value) -> None:
