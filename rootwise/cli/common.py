@@ -99,7 +99,7 @@ def check_size(args, shape) -> None:
     than there is (``size``), before it is parsed or fitted."""
     if shape is None:
         return
-    reason = size.too_large(*shape, size.limit_of(args))
+    reason = size.too_large(*shape, size.limit_of(args), getattr(args, "algorithm", None))
     if reason is not None:
         raise UserError(f"{args.data}: {reason}")
 
@@ -145,7 +145,12 @@ def is_regressor(model) -> bool:
 def require_column(frame, path: str, column: str, why: str = "") -> None:
     if column not in frame.columns:
         shown = ", ".join(map(str, frame.columns[:12])) + (", ..." if frame.shape[1] > 12 else "")
-        raise UserError(f"{path} has no column {column!r}{why} (its columns: {shown})")
+        hint = ""
+        for sep, name in ((";", ";"), ("\t", "'\\t'"), ("|", "'|'"), (",", ",")):
+            if any(sep in str(c) and column in str(c).split(sep) for c in frame.columns):
+                hint = f"; its header looks {name}-separated: give --sep {name}"
+                break
+        raise UserError(f"{path} has no column {column!r}{why} (its columns: {shown}){hint}")
 
 
 def split_target(frame, path: str, target: str, ignore: list[str]):
