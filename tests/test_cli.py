@@ -71,10 +71,11 @@ def test_fit_options_reach_the_estimator(capsys):
     assert code == 0 and out.splitlines()[0] == "否 (17/8)"
 
 
-def test_fit_reads_a_bom_and_only_empty_cells_are_missing(tmp_path, capsys):
+def test_fit_reads_a_bom_and_na_values_sets_the_missing_markers(tmp_path, capsys):
     data = tmp_path / "bom.csv"
     data.write_text("颜色,标签\nNA,是\nNone,否\nNA,是\n", encoding="utf-8-sig")
-    code, out, err = run(capsys, "fit", str(data), "--target", "标签")
+    # an empty list: only empty cells are missing, so NA is a category (by default it is missing)
+    code, out, err = run(capsys, "fit", str(data), "--target", "标签", "--na-values", "")
     assert code == 0, err
     assert out.splitlines()[:2] == ["├── 颜色 = NA → 是 (2)", "└── 颜色 = None → 否 (1)"]
 

@@ -182,8 +182,9 @@ def test_evaluate_never_scores_against_a_column_that_is_not_the_target(tmp_path,
     no_target = tmp_path / "new.csv"
     no_target.write_text("id,x\n5,a\n6,b\n", encoding="utf-8")
     assert one_line_error(capsys, "evaluate", model, no_target) == (
-        f"{no_target}: column 'id', the only one the model does not use, holds 5, not a class "
-        "of the model (no, yes); give --target COL, the column of true classes")
+        f"{no_target}: column 'id' is the only one the model does not use, but 2 of its 2 values "
+        "are not classes of the model (e.g. 5; its classes: no, yes); give --target COL, the "
+        "column of true classes")
     # two candidates: no guess
     assert one_line_error(capsys, "evaluate", model, train) == (
         f"{train}: which column holds the true values? 2 columns are not features of the model "

@@ -52,7 +52,7 @@ def add(commands) -> None:
 def target_column(model, frame, path: str, target: str | None) -> str:
     """--target, else the one column the model does not use (an ARFF file: the last such, as
     Weka takes the last attribute). Several such columns in another file are refused, and so is
-    a classifier's default column holding values that are not its classes (an ID column)."""
+    a classifier's default column whose values are mostly not its classes (an ID column)."""
     if target is not None:
         require_column(frame, path, target)
         return target
@@ -69,13 +69,13 @@ def target_column(model, frame, path: str, target: str | None) -> str:
     column = rest[-1]
     if not is_regressor(model):
         values = frame[column].dropna()
-        classes = pd.Index(list(model.classes_))
-        foreign = values[~values.isin(classes)]
-        if len(values) and len(foreign):
-            shown = ", ".join(map(str, classes[:8])) + (", ..." if len(classes) > 8 else "")
-            raise UserError(f"{path}: column {column!r}, the only one the model does not use, "
-                            f"holds {_plain(foreign.iloc[0])!r}, not a class of the model "
-                            f"({shown}); "
+        foreign = values[~values.isin(pd.Index(list(model.classes_)))]
+        if 2 * len(foreign) > len(values):  # mostly not classes: an ID, not the true classes
+            shown = ", ".join(map(str, model.classes_[:8])) + (", ..." if len(model.classes_) > 8
+                                                               else "")
+            raise UserError(f"{path}: column {column!r} is the only one the model does not use, "
+                            f"but {len(foreign)} of its {len(values)} values are not classes of "
+                            f"the model (e.g. {_plain(foreign.iloc[0])!r}; its classes: {shown}); "
                             f"give --target COL, the column of true classes")
     return column
 
