@@ -182,17 +182,24 @@ def test_evaluate_never_scores_against_a_column_that_is_not_the_target(tmp_path,
     no_target = tmp_path / "new.csv"
     no_target.write_text("id,x\n5,a\n6,b\n", encoding="utf-8")
     assert one_line_error(capsys, "evaluate", model, no_target) == (
-        f"{no_target}: column 'id' is the only one the model does not use, but 2 of its 2 values "
+        f"{no_target}: column 'id' is the last one the model does not use, but 2 of its 2 values "
         "are not classes of the model (e.g. 5; its classes: no, yes); give --target COL, the "
         "column of true classes")
-    # two candidates: no guess
-    assert one_line_error(capsys, "evaluate", model, train) == (
-        f"{train}: which column holds the true values? 2 columns are not features of the model "
-        "(id, y); give --target COL")
-    code, out, _ = run(capsys, "evaluate", model, train, "--target", "y")
-    assert code == 0 and "accuracy  1.000  (4 of 4 rows)" in out
+    code, out, _ = run(capsys, "evaluate", model, train)  # the last column: y
+    assert code == 0 and "(true values: column 'y')" in out and "accuracy  1.000  (4 of 4 rows)" in out
+    # a regressor against row numbers
+    numbers = tmp_path / "numbers.csv"
+    numbers.write_text("id,x,v\n1,1.0,3.5\n2,2.0,1.5\n3,3.0,8.0\n4,4.0,2.5\n", encoding="utf-8")
+    assert run(capsys, "fit", numbers, "--target", "v", "--ignore", "id", "--algorithm",
+               "cart-regressor", "--out", model, "--quiet")[0] == 0
+    numbers.write_text("id,x\n11,1.0\n12,2.0\n13,3.0\n", encoding="utf-8")
+    assert one_line_error(capsys, "evaluate", model, numbers) == (
+        f"{numbers}: column 'id', the last one the model does not use, holds row numbers (11 to "
+        "13, each once), not true values; give --target COL")
     only_y = tmp_path / "only_y.csv"
     only_y.write_text("x,y\na,yes\nb,yes\n", encoding="utf-8")
+    assert run(capsys, "fit", train, "--target", "y", "--ignore", "id", "--out", model,
+               "--quiet")[0] == 0
     code, out, _ = run(capsys, "evaluate", model, only_y)
     assert code == 0 and "(true values: column 'y')" in out and "accuracy  0.500" in out
 

@@ -16,7 +16,6 @@ from .common import (
     add_missing_target,
     add_quiet,
     guard_outputs,
-    is_arff,
     is_regressor,
     model_columns,
     note,
@@ -39,8 +38,8 @@ def add(commands) -> None:
     p.add_argument("data", metavar="DATA", help="a .csv, .tsv, .arff or .parquet file")
     add_file_options(p)
     p.add_argument("--target", metavar="COL",
-                   help="the column of true values (default: the one column the model does "
-                        "not use; an ARFF file: the last such, as Weka takes the last attribute)")
+                   help="the column of true values (default: the last column the model does "
+                        "not use, as Weka takes the last attribute, unless it holds IDs)")
     add_missing_target(p)
     p.add_argument("--json", metavar="FILE", help="also write the scores to this JSON file")
     p.add_argument("--digits", type=int, default=3, metavar="D", help="decimals shown")
@@ -50,9 +49,9 @@ def add(commands) -> None:
 
 
 def target_column(model, frame, path: str, target: str | None) -> str:
-    """--target, else the one column the model does not use (an ARFF file: the last such, as
-    Weka takes the last attribute). Several such columns in another file are refused, and so is
-    a classifier's default column whose values are mostly not its classes (an ID column)."""
+    """--target, else the last column the model does not use (as Weka takes the last attribute),
+    unless it is plainly not the target: for a classifier, mostly values that are not its
+    classes; for a regressor, row numbers (an ID column)."""
     if target is not None:
         require_column(frame, path, target)
         return target
@@ -62,22 +61,30 @@ def target_column(model, frame, path: str, target: str | None) -> str:
     if not rest:
         raise UserError(f"{path}: every column is a feature of the model; which holds the true "
                         f"values? (give --target COL)")
-    if len(rest) > 1 and not is_arff(path):
-        shown = ", ".join(map(str, rest[:12])) + (", ..." if len(rest) > 12 else "")
-        raise UserError(f"{path}: which column holds the true values? {len(rest)} columns are not "
-                        f"features of the model ({shown}); give --target COL")
     column = rest[-1]
+    if is_regressor(model) and _row_numbers(frame[column]):
+        raise UserError(f"{path}: column {column!r}, the last one the model does not use, holds "
+                        f"row numbers ({frame[column].min()} to {frame[column].max()}, each "
+                        f"once), not true values; give --target COL")
     if not is_regressor(model):
         values = frame[column].dropna()
         foreign = values[~values.isin(pd.Index(list(model.classes_)))]
         if 2 * len(foreign) > len(values):  # mostly not classes: an ID, not the true classes
             shown = ", ".join(map(str, model.classes_[:8])) + (", ..." if len(model.classes_) > 8
                                                                else "")
-            raise UserError(f"{path}: column {column!r} is the only one the model does not use, "
+            raise UserError(f"{path}: column {column!r} is the last one the model does not use, "
                             f"but {len(foreign)} of its {len(values)} values are not classes of "
                             f"the model (e.g. {_plain(foreign.iloc[0])!r}; its classes: {shown}); "
                             f"give --target COL, the column of true classes")
     return column
+
+
+def _row_numbers(column) -> bool:
+    """Whether a column holds whole numbers, each once, from its least to its greatest."""
+    values = pd.to_numeric(column, errors="coerce")
+    if len(values) < 3 or values.isna().any() or (values != values.round()).any():
+        return False
+    return values.is_unique and values.max() - values.min() == len(values) - 1
 
 
 def _plain(value):
