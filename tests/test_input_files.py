@@ -259,6 +259,7 @@ BAD_FILES = {
     "cut.gz": (gzip.compress(b"a,b\n" + b"1,2\n" * 1000)[:-30], "not a readable gzip file"),
     "cut.arff.xz": (lzma.compress(b"@attribute a numeric\n@data\n1\n")[:-9], "not a readable xz"),
     "t.parquet.gz": (b"PAR1", "a Parquet file is compressed inside"),
+    "t.csv.zst": (b"a,b\n1,2\n", "zstd-compressed files are not read; decompress it first"),
     "dup.csv": (b"y,x,y\n1,2,3\n", "the header names column 'y' twice (fields 1 and 3); every "
                                     "column needs its own name"),
     "extra.csv": (b"a,b\n1,2,3\n4,5,6\n", "the header names 2 columns but the data rows have 3 "

@@ -2,8 +2,9 @@
 
 The compression comes from the last extension, as pandas infers it: ``.gz`` (gzip), ``.bz2``,
 ``.xz``, ``.zip`` and ``.tar`` (also ``.tar.gz``, ``.tgz``, ...). A zip or tar archive must hold
-exactly one file. Only the standard library is used, so the reader of a compressed file is the
-same for CSV, TSV and ARFF, and a damaged file gives one error naming it.
+exactly one file; ``.zst`` is refused with the way round it. Only the standard library is used,
+so the reader of a compressed file is the same for CSV, TSV and ARFF, and a damaged file gives
+one error naming it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import zipfile
 import zlib
 
 SUFFIXES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zip": "zip", ".tar": "tar",
-            ".tgz": "tar", ".tbz2": "tar", ".txz": "tar"}
+            ".tgz": "tar", ".tbz2": "tar", ".txz": "tar", ".zst": "zstd"}
 
 # what a damaged or mislabelled compressed file raises while it is read (gzip.BadGzipFile and
 # bz2's "Invalid data stream" are OSErrors; a truncated stream is an EOFError)
@@ -63,6 +64,9 @@ def _decompressed(raw, kind: str, fail, stack: contextlib.ExitStack):
         return stack.enter_context(bz2.BZ2File(raw, "rb"))
     if kind == "xz":
         return stack.enter_context(lzma.LZMAFile(raw, "rb"))
+    if kind == "zstd":  # not in Python's standard library before 3.14
+        raise fail("zstd-compressed files are not read; decompress it first (unzstd), or "
+                   "compress it with gzip, bzip2 or xz")
     if kind == "zip":
         archive = stack.enter_context(zipfile.ZipFile(raw))
         members = [m for m in archive.infolist() if not m.is_dir()]
