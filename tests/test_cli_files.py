@@ -119,6 +119,25 @@ def test_r_missing_values_make_no_categories(tmp_path, capsys):
     assert code == 0 and out.startswith(rootwise.export_text(model, node_ids=True))
 
 
+def test_r_row_names_are_not_a_feature(tmp_path, capsys):
+    r_file = tmp_path / "r.csv"
+    frame = HOUSES.set_axis(range(1, len(HOUSES) + 1))  # R numbers its rows from 1
+    frame.to_csv(r_file, index_label="", na_rep="NA")
+    assert r_file.read_text().startswith(',rooms,tax,river,price\n1,6.575,')
+    code, expected, _ = run(capsys, "fit", write_plain(tmp_path), *FIT_REG)
+    args = [a for a in FIT_REG if a != "--quiet"]
+    code, out, err = run(capsys, "fit", r_file, *args)
+    assert code == 0 and out == expected
+    assert err == (f"rootwise: note: left out the first column of {r_file}: it has no name and "
+                   "holds the row numbers 1 to 12 (R's write.csv row names)\n")
+    # an unnamed column of other numbers is a feature like any other
+    HOUSES.set_axis(range(2, len(HOUSES) + 2)).to_csv(r_file, index_label="")
+    model = tmp_path / "m.json"
+    code, out, err = run(capsys, "fit", r_file, *FIT_REG, "--out", model)
+    assert code == 0 and err == ""
+    assert list(rootwise.load(model).feature_names_in_) == ["Unnamed: 0", "rooms", "tax", "river"]
+
+
 def test_arff_target_is_the_last_attribute_in_every_command(tmp_path, capsys):
     code, expected, _ = run(capsys, "fit", WEATHER, "--target", "play", "--quiet")
     code, out, err = run(capsys, "fit", WEATHER)

@@ -104,6 +104,24 @@ def check_size(args, shape) -> None:
         raise UserError(f"{args.data}: {reason}")
 
 
+def _without_row_names(args, frame):
+    """The table without a first column that has no name in the header and holds the row
+    numbers 1, 2, ... (R's ``write.csv`` writes its row names so): as a feature it would split
+    the rows by their position in the file."""
+    first = frame.columns[0]
+    if not (isinstance(first, str) and first.startswith("Unnamed: 0")) or frame.shape[1] < 2:
+        return frame
+    import numpy as np
+    import pandas as pd
+
+    numbers = pd.to_numeric(frame[first], errors="coerce").to_numpy()
+    if not np.array_equal(numbers, np.arange(1, len(frame) + 1)):
+        return frame
+    note(args, f"left out the first column of {args.data}: it has no name and holds the row "
+               f"numbers 1 to {len(frame):,} (R's write.csv row names)")
+    return frame.drop(columns=first)
+
+
 def training_table(args):
     """(features, target column) of the command's data file: the target chosen by
     ``target_name`` (``args.target`` is set to it), rows without a target value dropped with a
@@ -114,6 +132,7 @@ def training_table(args):
                                     decimal=getattr(args, "decimal", ".")))
     frame = read_table(args)
     check_size(args, frame.shape)
+    frame = _without_row_names(args, frame)
     args.target = target_name(args, frame)
     X, y = split_target(frame, args.data, args.target, args.ignore)
     keep = y.notna().to_numpy()
