@@ -399,3 +399,20 @@ def test_the_estimate_bounds_a_real_fit(tmp_path):
             assert done.returncode == 0, done.stderr
             used = int(done.stdout.split()[-1])
             assert used <= size.fit_bytes(n_rows, n_columns + 1, algorithm), (name, n_rows, used)
+
+
+def test_predict_reads_the_file_options(tmp_path, capsys):
+    plain = write_plain(tmp_path)
+    model = tmp_path / "m.json"
+    assert run(capsys, "fit", plain, *FIT_REG, "--out", model)[0] == 0
+    code, expected, _ = run(capsys, "predict", model, plain)
+    assert code == 0
+    eu = tmp_path / "eu.csv"
+    # an ID column the model does not use may hold anything, "1,234" included
+    eu.write_text(european(HOUSES.assign(code=[f"1,{i:03d}" for i in range(12)])),
+                  encoding="utf-8")
+    message = one_line_error(capsys, "predict", model, eu)
+    assert message == (f"{eu}: column 'rooms' holds numbers written as 6,575, 6,421, 7,185, ..., "
+                       "which the model reads as numbers; give --decimal , (decimal comma)")
+    code, out, _ = run(capsys, "predict", model, eu, "--decimal", ",", "--thousands", ".")
+    assert code == 0 and out == expected

@@ -53,7 +53,7 @@ def read_table(args, model=None):
             if misread is not None:
                 raise NumberFormatError(args.data, *misread, (decimal, thousands))
     except NumberFormatError as e:  # named as the options of the command line
-        raise UserError(e.message("cli")) from None
+        raise UserError(e.message("cli" if model is None else "model")) from None
     return frame
 
 

@@ -35,9 +35,13 @@ def number_error_message(path: str, column, examples: list[str], more: bool, con
                          current: tuple, style: str) -> str:
     """Why a text column of numbers is refused and how to read it: ``conventions`` are the
     (decimal, thousands) pairs that read every value, ``current`` the pair in use; the fix is
-    named as read_data's arguments (``style`` "python") or as the command line's ("cli")."""
+    named as read_data's arguments (``style`` "python") or as the command line's ("cli"; "model":
+    for a fitted model's numeric column, which cannot be kept as text)."""
     shown = ", ".join(examples) + (", ..." if more else "")
     fixes = "; or ".join(f"{_ask(d, t, current, style)} ({_meaning(d, t)})" for d, t in conventions)
+    if style == "model":  # a fitted model reads the column as numbers: no other way
+        return (f"{path}: column {column!r} holds numbers written as {shown}, which the model "
+                f"reads as numbers; give {fixes}")
     keep = f"--categorical {column}" if style == "cli" else f"keep_text=[{column!r}]"
     return (f"{path}: column {column!r} holds numbers written as {shown}, which would be read as "
             f"text; give {fixes}; or {keep} to keep them as categories")
@@ -46,7 +50,7 @@ def number_error_message(path: str, column, examples: list[str], more: bool, con
 def _ask(decimal: str, thousands, current: tuple, style: str) -> str:
     changes = [(k, v) for k, v, now in (("decimal", decimal, current[0]),
                                         ("thousands", thousands, current[1])) if v != now]
-    if style == "cli":
+    if style != "python":
         return " ".join(f"--{k} {_shell(v)}" for k, v in changes)
     return ", ".join(f"{k}={v!r}" for k, v in changes)
 
