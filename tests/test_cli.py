@@ -71,10 +71,12 @@ def test_fit_options_reach_the_estimator(capsys):
     assert code == 0 and out.splitlines()[0] == "否 (17/8)"
 
 
-def test_fit_reads_a_bom_and_only_empty_cells_are_missing(tmp_path, capsys):
+def test_fit_reads_a_bom_and_na_values_sets_the_missing_markers(tmp_path, capsys):
     data = tmp_path / "bom.csv"
     data.write_text("颜色,标签\nNA,是\nNone,否\nNA,是\n", encoding="utf-8-sig")
-    code, out, err = run(capsys, "fit", str(data), "--target", "标签", "--algorithm", "id3")
+    # an empty list: only empty cells are missing, so NA is a category (by default it is missing)
+    code, out, err = run(capsys, "fit", str(data), "--target", "标签", "--na-values", "",
+                         "--algorithm", "id3")
     assert code == 0, err
     assert out.splitlines()[:2] == ["├── 颜色 = NA → 是 (2)", "└── 颜色 = None → 否 (1)"]
 
@@ -189,7 +191,8 @@ USER_ERRORS = {
     "unknown ignore": (FIT + ["甜度"], "no column '甜度'"),
     "target ignored": (FIT[:4] + ["--ignore", "好瓜"], "both the --target and in --ignore"),
     "no features": (["fit", "{tmp}/nolabel.csv", "--target", "y", "--ignore", "a"], "no feature columns"),
-    "missing label": (["fit", "{tmp}/nolabel.csv", "--target", "y"], "missing label"),
+    "missing label": (["fit", "{tmp}/nolabel.csv", "--target", "y", "--no-drop-missing-target"],
+                      "nolabel.csv: 1 of 2 rows have no value in the target column 'y' (data row 2)"),
     "bad depth": (FIT + ["--max-depth", "0"], "max_depth"),
     "depth not int": (FIT + ["--max-depth", "two"], "max_depth must be None or an integer >= 1, got 'two'"),
     "bad leaf": (FIT + ["--min-samples-leaf", "-1"], "min_samples_leaf"),

@@ -85,7 +85,7 @@ def test_evaluate_labels_match_across_types(tmp_path, capsys):
                  "--out", model]) == 0
     test = tmp_path / "test.csv"
     test.write_text("x,y\n1,0.0\n4,1.0\n3,2.0\n2,\n", encoding="utf-8")
-    code, _, err = run(capsys, "evaluate", model, test)
+    code, _, err = run(capsys, "evaluate", model, test, "--no-drop-missing-target")
     assert code == 2 and "column 'y' has 1 missing values" in err
     test.write_text("x,y\n1,0.0\n4,1.0\n3,2.0\n", encoding="utf-8")
     out = tmp_path / "s.json"
@@ -203,5 +203,6 @@ def test_cv_errors(capsys, tmp_path):
                                  "rows (17), got 18\n")
     data = tmp_path / "d.csv"
     pd.DataFrame({"x": [1, 2, 3], "y": ["a", None, "b"]}).to_csv(data, index=False)
-    code, _, err = run(capsys, "cv", data, "--target", "y", "--folds", "2")
-    assert code == 2 and "column 'y' has 1 missing values" in err
+    code, _, err = run(capsys, "cv", data, "--target", "y", "--folds", "2",
+                       "--no-drop-missing-target")
+    assert code == 2 and "1 of 3 rows have no value in the target column 'y' (data row 2)" in err

@@ -290,10 +290,21 @@ def test_labels_come_back_unchanged(y, classes, dtype_kind):
 
 @pytest.mark.parametrize("hole", [None, np.nan, pd.NA])
 def test_missing_labels(hole):
-    with pytest.raises(ValueError, match=r"y has 1 missing label\(s\) \(rows \[1\]\)"):
+    with pytest.raises(ValueError, match=r"y has 1 missing label\(s\) of 3 \(rows 1\); every row "
+                                         r"needs a class label: leave those rows out first, e\.g\. "
+                                         r"keep = y\.notna\(\)"):
         target.encode_target(np.array(["a", hole, "b"], dtype=object), 3)
     with pytest.raises(ValueError, match="missing label"):
         target.encode_target(["a", hole, "b"], 3)
+
+
+def test_missing_regression_targets_are_counted():
+    y = np.array([1.0, np.nan, 2.0, np.nan, 3.0])
+    with pytest.raises(ValueError, match=r"y has 2 missing value\(s\) of 5 \(rows 1, 3\); every row "
+                                         r"needs a finite target: leave those rows out first"):
+        target.encode_fit_target(y, 5, regression=True)
+    with pytest.raises(ValueError, match=r"y holds infinity in 1 row\(s\) \(rows \[2\]\)"):
+        target.encode_fit_target(np.array([1.0, 2.0, np.inf]), 3, regression=True)
 
 
 @pytest.mark.parametrize("y", [[0.5, 1.5, 2.5], np.array([0.1, 0.2, 0.1]),

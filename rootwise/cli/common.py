@@ -14,6 +14,8 @@ import rootwise
 from rootwise.export.atomic import open_atomic, write_atomic
 from rootwise.export.destination import resolve
 
+from . import size
+
 
 class UserError(Exception):
     """A mistake in the command or its files: reported in one line, exit status 2."""
@@ -34,9 +36,124 @@ def add_command(commands, name: str, *, help: str, example: str, description: st
 # --------------------------------------------------------------------------- reading
 
 
-def read_table(path: str):
-    """The table of a data file (CSV, TSV, ARFF or Parquet, by extension)."""
-    return rootwise.read_data(path)
+def read_table(args, model=None):
+    """The table of ``args.data`` (CSV, TSV, ARFF or Parquet, by extension), read with the file
+    options of ``args`` (``add_file_options``). A text column of numbers written with another
+    decimal mark or thousands separator is refused (``rootwise.read_data``) unless --categorical
+    names it; with a fitted ``model``, only the columns it holds as numbers are checked."""
+    from rootwise.input.delimited import misread_numbers
+    from rootwise.input.files import NumberFormatError, file_format
+
+    keep = True if model is not None else getattr(args, "categorical_features", None) or ()
+    decimal, thousands = getattr(args, "decimal", "."), getattr(args, "thousands", None)
+    try:
+        frame = rootwise.read_data(args.data, sep=getattr(args, "sep", None),
+                                   na_values=getattr(args, "na_values", None), decimal=decimal,
+                                   thousands=thousands, keep_text=keep)
+        if model is not None and file_format(args.data) in ("csv", "tsv"):
+            numeric = [c for c in _continuous_columns(model) if c in frame.columns]
+            misread = misread_numbers(frame[numeric], decimal, thousands)
+            if misread is not None:
+                raise NumberFormatError(args.data, *misread, (decimal, thousands))
+    except NumberFormatError as e:  # named as the options of the command line
+        raise UserError(e.message("cli" if model is None else "model")) from None
+    return frame
+
+
+def _continuous_columns(model) -> list:
+    from rootwise._config import CONTINUOUS
+
+    schema = getattr(model, "schema_", None)
+    if schema is None or not schema.names_from_input:
+        return []
+    return [name for name, kind in zip(schema.feature_names, schema.kinds, strict=True)
+            if kind == CONTINUOUS]
+
+
+def note(args, text: str) -> None:
+    """One line on stderr about the data (not with --quiet)."""
+    if not getattr(args, "quiet", False):
+        print(f"rootwise: note: {text}", file=sys.stderr)
+
+
+def is_arff(path: str) -> bool:
+    from rootwise.input.files import file_format
+
+    return file_format(path) == "arff"
+
+
+def target_name(args, frame) -> str:
+    """--target, or for an ARFF file its last attribute (Weka's convention), said in a note."""
+    if args.target is not None:
+        return args.target
+    if not is_arff(args.data):
+        shown = ", ".join(map(str, frame.columns[:12])) + (", ..." if frame.shape[1] > 12 else "")
+        raise UserError(f"{args.data}: which column is the target? give --target COL (its "
+                        f"columns: {shown}); only an ARFF file's target defaults to its last "
+                        f"attribute")
+    target = str(frame.columns[-1])
+    note(args, f"target {target!r}, the last attribute of {args.data} (as Weka takes it; "
+               f"--target COL chooses another)")
+    return target
+
+
+def check_size(args, shape) -> None:
+    """Refuse a table (``shape``: rows, columns; None: unknown) whose fit would take more memory
+    than there is (``size``), before it is parsed or fitted."""
+    if shape is None:
+        return
+    reason = size.too_large(*shape, size.limit_of(args), getattr(args, "algorithm", None))
+    if reason is not None:
+        raise UserError(f"{args.data}: {reason}")
+
+
+def _without_row_names(args, frame):
+    """The table without a first column that has no name in the header and holds the row
+    numbers 1, 2, ... (R's ``write.csv`` writes its row names so): as a feature it would split
+    the rows by their position in the file."""
+    first = frame.columns[0]
+    if not (isinstance(first, str) and first.startswith("Unnamed: 0")) or frame.shape[1] < 2:
+        return frame
+    import numpy as np
+    import pandas as pd
+
+    numbers = pd.to_numeric(frame[first], errors="coerce").to_numpy()
+    if not np.array_equal(numbers, np.arange(1, len(frame) + 1)):
+        return frame
+    note(args, f"left out the first column of {args.data}: it has no name and holds the row "
+               f"numbers 1 to {len(frame):,} (R's write.csv row names)")
+    return frame.drop(columns=first)
+
+
+def training_table(args):
+    """(features, target column) of the command's data file: the target chosen by
+    ``target_name`` (``args.target`` is set to it), rows without a target value dropped with a
+    note (as rpart does) or refused with --no-drop-missing-target."""
+    from rootwise.input.files import estimate_shape
+
+    check_size(args, estimate_shape(args.data, sep=getattr(args, "sep", None),
+                                    decimal=getattr(args, "decimal", ".")))
+    frame = read_table(args)
+    check_size(args, frame.shape)
+    frame = _without_row_names(args, frame)
+    args.target = target_name(args, frame)
+    X, y = split_target(frame, args.data, args.target, args.ignore)
+    keep = y.notna().to_numpy()
+    if not keep.all():
+        missing = int((~keep).sum())
+        if not getattr(args, "drop_missing_target", True):
+            rows = ", ".join(str(i + 1) for i in (~keep).nonzero()[0][:5])
+            raise UserError(f"{args.data}: {missing} of {len(y)} rows have no value in the target "
+                            f"column {args.target!r} (data row{'s' if missing > 1 else ''} "
+                            f"{rows}{', ...' if missing > 5 else ''}); --drop-missing-target "
+                            f"leaves them out")
+        if missing == len(y):
+            raise UserError(f"{args.data}: the target column {args.target!r} has no value in any "
+                            f"row")
+        note(args, f"left out {missing:,} of {len(y):,} rows of {args.data} whose target "
+                   f"{args.target!r} is missing (--no-drop-missing-target refuses them)")
+        X, y = X[keep], y[keep]
+    return X, y
 
 
 def read_model(path: str):
@@ -50,8 +167,14 @@ def is_regressor(model) -> bool:
 def require_column(frame, path: str, column: str, why: str = "") -> None:
     if column not in frame.columns:
         shown = ", ".join(map(str, frame.columns[:12])) + (", ..." if frame.shape[1] > 12 else "")
-        raise UserError(f"{path} has no column {column!r}{why}{_closest(column, frame.columns)} "
-                        f"(its columns: {shown})")
+        hint = ""
+        for sep, name in ((";", ";"), ("\t", "'\\t'"), ("|", "'|'"), (",", ",")):
+            if any(sep in str(c) and column in str(c).split(sep) for c in frame.columns):
+                hint = f"; its header looks {name}-separated: give --sep {name}"
+                break
+        raise UserError(f"{path} has no column {column!r}{why}"
+                        f"{'' if hint else _closest(column, frame.columns)} "
+                        f"(its columns: {shown}){hint}")
 
 
 def _closest(name: str, columns) -> str:
@@ -140,9 +263,65 @@ def add_quiet(p: argparse.ArgumentParser) -> None:
 
 def add_data_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", metavar="DATA", help="a .csv, .tsv, .arff or .parquet file")
-    p.add_argument("--target", required=True, metavar="COL", help="the column to predict")
+    p.add_argument("--target", metavar="COL",
+                   help="the column to predict (an ARFF file: by default its last attribute, "
+                        "as in Weka)")
     p.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL",
                    help="columns that are not features (e.g. an ID)")
+    add_file_options(p)
+    add_missing_target(p)
+    add_max_memory(p)
+
+
+def add_missing_target(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--drop-missing-target", action=argparse.BooleanOptionalAction, default=True,
+                   help="leave out the rows whose target is missing, with a note (the default, "
+                        "as rpart does); --no-drop-missing-target refuses them")
+
+
+def _one_character(name: str):
+    def parse(text: str):
+        if name == "thousands" and text.lower() == "none":
+            return None
+        text = {"tab": "\t", "\\t": "\t", "space": " "}.get(text, text)
+        if len(text) != 1 or text in "\n\r\"":
+            raise argparse.ArgumentTypeError(f"--{name} must be one character (tab: '\\t'), "
+                                             f"got {text!r}")
+        return text
+    return parse
+
+
+def _na_list(text: str) -> list[str]:
+    return [v.strip() for v in text.split(",") if v.strip()]
+
+
+def add_file_options(p: argparse.ArgumentParser) -> None:
+    """How a CSV / TSV file is read (``rootwise.read_data``'s arguments)."""
+    from rootwise.input.files import NA_VALUES
+
+    g = p.add_argument_group("reading CSV and TSV files")
+    g.add_argument("--sep", type=_one_character("sep"), metavar="C",
+                   help="the field separator (default: detected among , ; tab |)")
+    g.add_argument("--na-values", type=_na_list, metavar="A,B,...",
+                   help="the texts that mean missing, besides an empty cell (default: "
+                        f"{','.join(v for v in NA_VALUES if v)})")
+    g.add_argument("--decimal", type=_one_character("decimal"), default=".", metavar="C",
+                   help="the decimal mark, e.g. --decimal , for 6,575 (default .)")
+    g.add_argument("--thousands", type=_one_character("thousands"), metavar="C",
+                   help="the thousands separator, e.g. --thousands , for 2,960 (default: none)")
+
+
+def _size(text: str) -> int:
+    try:
+        return size.parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def add_max_memory(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-memory", type=_size, metavar="SIZE",
+                   help="refuse a table whose fit would take more memory than this, e.g. 8G "
+                        "(default: the memory available), before reading it")
 
 
 def add_wide(p: argparse.ArgumentParser) -> None:

@@ -17,9 +17,8 @@ from .common import (
     add_quiet,
     add_wide,
     guard_outputs,
-    read_table,
-    split_target,
     table_width,
+    training_table,
     write_text,
 )
 from .options import add_estimator_options, choose_algorithm, make_estimator
@@ -65,11 +64,7 @@ def folds(y, k: int, seed: int, classifier: bool):
 
 def run(args) -> int:
     guard_outputs(args, {"--json": args.json}, [args.data])
-    frame = read_table(args.data)
-    X, y = split_target(frame, args.data, args.target, args.ignore)
-    if y.isna().any():
-        raise UserError(f"{args.data}: column {args.target!r} has {int(y.isna().sum())} missing "
-                        f"values; cross-validation needs the target of every row")
+    X, y = training_table(args)
     chosen = choose_algorithm(args, y)
     template = make_estimator(args, y)
     regressor = args.algorithm == "cart-regressor"

@@ -11,12 +11,15 @@ from . import scores
 from .common import (
     UserError,
     add_command,
+    add_file_options,
     add_force,
+    add_missing_target,
     add_quiet,
     add_wide,
     guard_outputs,
     is_regressor,
     model_columns,
+    note,
     read_model,
     read_table,
     require_column,
@@ -35,9 +38,11 @@ def add(commands) -> None:
                                 "and the confusion matrix. Regressor: RMSE, MAE and R².")
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("data", metavar="DATA", help="a .csv, .tsv, .arff or .parquet file")
+    add_file_options(p)
     p.add_argument("--target", metavar="COL",
                    help="the column of true values (default: the last column the model does "
-                        "not use, as Weka takes the last attribute)")
+                        "not use, as Weka takes the last attribute, unless it holds IDs)")
+    add_missing_target(p)
     p.add_argument("--json", metavar="FILE", help="also write the scores to this JSON file")
     p.add_argument("--digits", type=int, default=3, metavar="D", help="decimals shown")
     add_wide(p)
@@ -47,6 +52,9 @@ def add(commands) -> None:
 
 
 def target_column(model, frame, path: str, target: str | None) -> str:
+    """--target, else the last column the model does not use (as Weka takes the last attribute),
+    unless it is plainly not the target: for a classifier, mostly values that are not its
+    classes; for a regressor, row numbers (an ID column)."""
     if target is not None:
         require_column(frame, path, target)
         return target
@@ -56,31 +64,67 @@ def target_column(model, frame, path: str, target: str | None) -> str:
     if not rest:
         raise UserError(f"{path}: every column is a feature of the model; which holds the true "
                         f"values? (give --target COL)")
-    return rest[-1]
+    column = rest[-1]
+    if is_regressor(model) and _row_numbers(frame[column]):
+        raise UserError(f"{path}: column {column!r}, the last one the model does not use, holds "
+                        f"row numbers ({frame[column].min()} to {frame[column].max()}, each "
+                        f"once), not true values; give --target COL")
+    if not is_regressor(model):
+        values = frame[column].dropna()
+        foreign = values[~values.isin(pd.Index(list(model.classes_)))]
+        if 2 * len(foreign) > len(values):  # mostly not classes: an ID, not the true classes
+            shown = ", ".join(map(str, model.classes_[:8])) + (", ..." if len(model.classes_) > 8
+                                                               else "")
+            raise UserError(f"{path}: column {column!r} is the last one the model does not use, "
+                            f"but {len(foreign)} of its {len(values)} values are not classes of "
+                            f"the model (e.g. {_plain(foreign.iloc[0])!r}; its classes: {shown}); "
+                            f"give --target COL, the column of true classes")
+    return column
 
 
-def true_values(model, frame, path: str, column: str):
+def _row_numbers(column) -> bool:
+    """Whether a column holds whole numbers, each once, from its least to its greatest."""
+    values = pd.to_numeric(column, errors="coerce")
+    if len(values) < 3 or values.isna().any() or (values != values.round()).any():
+        return False
+    return values.is_unique and values.max() - values.min() == len(values) - 1
+
+
+def _plain(value):
+    """A numpy scalar as the Python value it holds (its repr is then the file's text)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def true_values(args, model, frame, path: str, column: str):
+    """(the rows with a true value, their true values): rows without one are left out with a
+    note, or refused with --no-drop-missing-target."""
     y = frame[column]
     missing = int(y.isna().sum())
-    if missing:
+    if missing and not args.drop_missing_target:
         raise UserError(f"{path}: column {column!r} has {missing} missing values; evaluate needs "
-                        f"the true value of every row")
+                        f"the true value of every row (--drop-missing-target leaves them out)")
+    if missing == len(y):
+        raise UserError(f"{path}: column {column!r} has no value in any row")
+    if missing:
+        note(args, f"left out {missing:,} of {len(y):,} rows of {path} whose true value "
+                   f"({column!r}) is missing (--no-drop-missing-target refuses them)")
+        frame, y = frame[y.notna()], y[y.notna()]
     if is_regressor(model):
         numbers = pd.to_numeric(y, errors="coerce")
         if numbers.isna().any():
             bad = y[numbers.isna()].iloc[0]
             raise UserError(f"{path}: column {column!r} holds {bad!r}, not a number; a regressor "
                             f"is scored on numbers")
-        return numbers.to_numpy(dtype=float)
-    return y.to_numpy(dtype=object)
+        return frame, numbers.to_numpy(dtype=float)
+    return frame, y.to_numpy(dtype=object)
 
 
 def run(args) -> int:
     guard_outputs(args, {"--json": args.json}, [args.model, args.data])
     model = read_model(args.model)
-    frame = read_table(args.data)
+    frame = read_table(args, model)
     column = target_column(model, frame, args.data, args.target)
-    y = true_values(model, frame, args.data, column)
+    frame, y = true_values(args, model, frame, args.data, column)
     X = model_columns(model, frame, args.data)
     with Progress(args, f"predicting {X.shape[0]:,} rows"):
         predicted = model.predict(X)

@@ -9,9 +9,8 @@ from .common import (
     add_data_arguments,
     add_quiet,
     add_wide,
-    read_table,
-    split_target,
     table_width,
+    training_table,
 )
 from .options import add_estimator_options, choose_algorithm, make_estimator, seed_note
 from .progress import note
@@ -37,8 +36,7 @@ def add(commands) -> None:
 
 
 def run(args) -> int:
-    frame = read_table(args.data)
-    X, y = split_target(frame, args.data, args.target, args.ignore)
+    X, y = training_table(args)
     chosen = choose_algorithm(args, y)
     model = make_estimator(args, y)
     table = rootwise.explain(X, y, model, node=args.node)

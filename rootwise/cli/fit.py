@@ -17,8 +17,7 @@ from .common import (
     add_text_options,
     guard_outputs,
     is_regressor,
-    read_table,
-    split_target,
+    training_table,
     tree_text,
 )
 from .options import add_estimator_options, choose_algorithm, make_estimator, seed_note
@@ -108,8 +107,7 @@ def training_score(model, X, y) -> dict:
 
 def run(args) -> int:
     guard_outputs(args, {"--out": args.out}, [args.data])
-    frame = read_table(args.data)
-    X, y = split_target(frame, args.data, args.target, args.ignore)
+    X, y = training_table(args)
     model = fit_model(args, X, y)
     text = tree_text(model, args)
     if args.explain_pruning:  # before saving: a model without pruning decisions is an error

@@ -9,6 +9,7 @@ import pandas as pd
 from .common import (
     UserError,
     add_command,
+    add_file_options,
     add_force,
     add_quiet,
     guard_outputs,
@@ -31,6 +32,7 @@ def add(commands) -> None:
                                 "(target, IDs) are ignored.")
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("data", metavar="DATA", help="a .csv, .tsv, .arff or .parquet file")
+    add_file_options(p)
     p.add_argument("--proba", action="store_true", help="add class probabilities")
     p.add_argument("--out", metavar="FILE", help="write the CSV here instead of stdout")
     add_force(p)
@@ -41,7 +43,7 @@ def add(commands) -> None:
 def run(args) -> int:
     guard_outputs(args, {"--out": args.out}, [args.model, args.data])
     model = read_model(args.model)
-    frame = read_table(args.data)
+    frame = read_table(args, model)
     X = model_columns(model, frame, args.data)
     if args.proba and is_regressor(model):
         raise UserError(f"--proba needs a classifier; {args.model} holds a {type(model).__name__}")

@@ -10,8 +10,7 @@ from .common import (
     add_force,
     add_quiet,
     guard_outputs,
-    read_table,
-    split_target,
+    training_table,
     write_text,
 )
 from .fit import fit_model, say_notes
@@ -43,8 +42,7 @@ def add(commands) -> None:
 
 def run(args) -> int:
     guard_outputs(args, {"--out": args.out}, [args.data])
-    frame = read_table(args.data)
-    X, y = split_target(frame, args.data, args.target, args.ignore)
+    X, y = training_table(args)
     model = fit_model(args, X, y)
     page = rootwise.export_html(model, X, y, title=args.title, decimals=args.decimals,
                                 max_depth=args.show_depth)

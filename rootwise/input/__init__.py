@@ -7,4 +7,6 @@
     encode   a table -> one float64 matrix (category codes, NaN = missing)
     target   class labels -> codes, regression targets, sample weights
     files    data files (CSV, TSV, ARFF, Parquet) -> a DataFrame, for the command line and users
+    delimited  CSV / TSV: missing markers, the separator, numbers of another decimal convention
+    compressed .gz, .bz2, .xz, .zip, .tar: the decompressed bytes of a data file
 """

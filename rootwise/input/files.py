@@ -1,14 +1,17 @@
 """Data files -> a pandas DataFrame: CSV, TSV, Weka's ARFF and Parquet (optional ``pyarrow``).
 
 The format comes from the file name: ``.tsv`` / ``.tab`` are tab-separated, ``.arff`` is ARFF,
-``.parquet`` / ``.pq`` Parquet, anything else CSV. CSV and TSV are read as UTF-8 (a BOM is fine)
-and only an empty cell is missing, so a category spelled "NA" or "None" stays a category.
+``.parquet`` / ``.pq`` Parquet, anything else CSV; CSV, TSV and ARFF may be compressed
+(``.gz``, ``.bz2``, ``.xz``, a ``.zip`` or ``.tar`` of one file: ``compressed``). CSV and TSV are
+read as UTF-8 (a BOM is fine) by pandas, with the separator detected and ``NA``, ``N/A``,
+``NaN``, ``null``, ``?`` and empty cells missing (``delimited``).
 
 ARFF (Weka's attribute-relation file format): numeric / real / integer attributes become float
 columns, nominal attributes pandas categoricals whose categories are the declared values in the
 declared order (so branches come out in the order Weka shows them), string and date attributes
 text columns; ``?`` is missing. Sparse rows (``{index value, ...}``, an absent value being 0 or
 the first declared value) are read; instance weights and relational attributes are refused.
+Parquet columns of lists, structs or maps are refused (a tree needs one value per cell).
 """
 
 from __future__ import annotations
@@ -17,6 +20,12 @@ import os
 
 import numpy as np
 import pandas as pd
+
+from . import delimited
+from .compressed import open_binary, split_compression
+from .delimited import NA_VALUES, number_error_message
+
+__all__ = ["NA_VALUES", "DataFileError", "NumberFormatError", "file_format", "read_data"]
 
 PARQUET_EXTRA = "pip install 'rootwise[parquet]'"
 
@@ -33,25 +42,61 @@ class DataFileError(ValueError):
         return type(self), (self.path, self.reason)
 
 
+class NumberFormatError(DataFileError):
+    """A CSV / TSV text column whose every value is a number written with another decimal mark
+    or thousands separator (``6,575``): ``conventions`` lists the (decimal, thousands) pairs that
+    read it, ``current`` the pair in use. ``message("cli")`` names the command line's options."""
+
+    def __init__(self, path, column, examples, more, conventions, current):
+        self.column, self.examples, self.more = column, examples, more
+        self.conventions, self.current = conventions, current
+        self.path = str(path)
+        super().__init__(path, self.message("python")[len(self.path) + 2:])
+
+    def __reduce__(self):
+        return type(self), (self.path, self.column, self.examples, self.more, self.conventions,
+                            self.current)
+
+    def message(self, style: str) -> str:
+        return number_error_message(self.path, self.column, self.examples, self.more,
+                                    self.conventions, self.current, style)
+
+
 def file_format(path) -> str:
-    """"csv", "tsv", "arff" or "parquet", from the file name's extension."""
-    ext = os.path.splitext(os.fspath(path))[1].lower()
+    """"csv", "tsv", "arff" or "parquet", from the file name's extension (a compression
+    suffix such as ``.gz`` is looked through)."""
+    name, _ = split_compression(path)
+    ext = os.path.splitext(name)[1].lower()
     return {".tsv": "tsv", ".tab": "tsv", ".arff": "arff", ".parquet": "parquet",
             ".pq": "parquet"}.get(ext, "csv")
 
 
-def read_data(path) -> pd.DataFrame:
+def read_data(path, *, sep: str | None = None, na_values=None, decimal: str = ".",
+              thousands: str | None = None, keep_text=()) -> pd.DataFrame:
     """The table in ``path`` (see the module docstring for the formats). A file that is not a
     table raises ``DataFileError`` naming the file and what is wrong; a missing file raises
-    ``FileNotFoundError``; Parquet without ``pyarrow`` raises ``ImportError`` naming the extra."""
+    ``FileNotFoundError``; Parquet without ``pyarrow`` raises ``ImportError`` naming the extra.
+
+    CSV and TSV only: ``sep`` the separator (default: detected); ``na_values`` the texts that
+    are missing besides an empty cell (default ``NA_VALUES``); ``decimal`` and ``thousands`` as
+    in ``pandas.read_csv``. A text column whose every value is a number written with another
+    decimal mark or thousands separator raises ``NumberFormatError`` (a ``DataFileError``)
+    naming the column and the argument that reads it, unless the column is in ``keep_text``
+    (True: no column is checked)."""
     path = os.fspath(path)
     kind = file_format(path)
+    _, compression = split_compression(path)
     if kind == "arff":
-        frame = read_arff(path)
+        frame = read_arff(path, compression)
     elif kind == "parquet":
+        if compression is not None:
+            raise DataFileError(path, f"a Parquet file is compressed inside; give the .parquet "
+                                      f"file itself, not a {compression} file")
         frame = read_parquet(path)
     else:
-        frame = read_delimited(path, "\t" if kind == "tsv" else ",")
+        frame = read_delimited(path, compression, "\t" if kind == "tsv" else ",", sep=sep,
+                               na_values=na_values, decimal=decimal, thousands=thousands,
+                               keep_text=keep_text)
     if frame.shape[1] == 0:
         raise DataFileError(path, "no columns")
     if frame.shape[0] == 0:
@@ -59,17 +104,88 @@ def read_data(path) -> pd.DataFrame:
     return frame
 
 
-def read_delimited(path: str, sep: str) -> pd.DataFrame:
+def estimate_shape(path, *, sep: str | None = None, decimal: str = ".") -> tuple[int, int] | None:
+    """(rows, columns) of a data file, read from its start or its metadata without parsing the
+    table: exact for Parquet, for a CSV / TSV the header's fields and the rows the file's size
+    holds at the sampled lines' length (a compressed file: the sampled rows, a lower bound);
+    None for ARFF or a file that cannot be sampled (``read_data`` then says what is wrong)."""
+    path = os.fspath(path)
+    kind = file_format(path)
+    _, compression = split_compression(path)
     try:
-        return pd.read_csv(path, sep=sep, encoding="utf-8-sig", keep_default_na=False,
-                           na_values=[""])
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            meta = pq.read_metadata(path)
+            return meta.num_rows, meta.num_columns
+        if kind == "arff":
+            return None
+        with open_binary(path, compression, lambda reason: DataFileError(path, reason)) as f:
+            text, more = delimited.sample_text(f)
+    except Exception:  # noqa: BLE001  (read_data reports it, in its words)
+        return None
+    if sep is None:
+        sep = delimited.detect_separator(text, "\t" if kind == "tsv" else ",", decimal)
+    rows = delimited.records(text, sep)
+    if not rows:
+        return None
+    lines = text.encode("utf-8").splitlines(keepends=True)
+    n_rows = len(lines) - 1
+    if more and compression is None and n_rows > 0:
+        per_row = sum(map(len, lines[1:])) / n_rows
+        n_rows = max(n_rows, round((os.path.getsize(path) - len(lines[0])) / per_row))
+    return n_rows, len(rows[0])
+
+
+def _one_char(path: str, name: str, value) -> None:
+    if value is not None and (not isinstance(value, str) or len(value) != 1 or value in "\n\r\""):
+        raise ValueError(f"{name} must be one character (not a quote or a line break), "
+                         f"got {value!r}")
+
+
+def read_delimited(path: str, compression, preferred: str, *, sep=None, na_values=None,
+                   decimal=".", thousands=None, keep_text=()) -> pd.DataFrame:
+    """A CSV or TSV file by ``pandas.read_csv`` (``delimited`` says what is detected, missing
+    and refused)."""
+    for name, value in (("sep", sep), ("decimal", decimal), ("thousands", thousands)):
+        _one_char(path, name, value)
+    if decimal is None:
+        raise ValueError("decimal must be one character, got None")
+    if thousands == decimal or (sep is not None and sep in (decimal, thousands)):
+        raise ValueError(f"the separator ({sep!r}), the decimal mark ({decimal!r}) and the "
+                         f"thousands separator ({thousands!r}) must differ")
+    if isinstance(na_values, str):
+        na_values = [na_values]
+    missing = ["", *(NA_VALUES if na_values is None else na_values)]
+
+    def fail(reason):
+        return DataFileError(path, reason)
+
+    with open_binary(path, compression, fail) as stream:
+        text, _ = delimited.sample_text(stream)
+    if sep is None:
+        sep = delimited.detect_separator(text, preferred, decimal)
+    rows = delimited.records(text, sep)
+    trailing = False
+    if rows:
+        delimited.check_header(path, rows[0], fail)
+        trailing = delimited.extra_fields(path, rows, fail)
+    what = "TSV" if sep == "\t" else "CSV"
+    try:
+        with open_binary(path, compression, fail) as stream:
+            frame = pd.read_csv(stream, sep=sep, encoding="utf-8-sig", keep_default_na=False,
+                                na_values=missing, decimal=decimal, thousands=thousands,
+                                index_col=False if trailing else None)
     except pd.errors.EmptyDataError:
         raise DataFileError(path, "the file is empty") from None
     except UnicodeDecodeError as e:
         raise DataFileError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
     except pd.errors.ParserError as e:
-        what = "TSV" if sep == "\t" else "CSV"
-        raise DataFileError(path, f"not a readable {what} file ({str(e).strip()})") from None
+        raise DataFileError(path, f"not a readable {what} file ({_first_line(e)})") from None
+    misread = delimited.misread_numbers(frame, decimal, thousands, keep_text)
+    if misread is not None:
+        raise NumberFormatError(path, *misread, (decimal, thousands))
+    return frame
 
 
 def read_parquet(path: str) -> pd.DataFrame:
@@ -78,9 +194,21 @@ def read_parquet(path: str) -> pd.DataFrame:
     except ImportError:
         raise ImportError(f"reading Parquet files ({path}) needs pyarrow: {PARQUET_EXTRA}") from None
     open(path, "rb").close()  # a missing or unreadable file in the OS's words, as for the others
+    import pyarrow.parquet as pq
+    from pyarrow import types
+
     try:
+        schema = pq.read_schema(path)
+        nested = [(f.name, f.type) for f in schema if types.is_nested(f.type)]
+        if nested:
+            name, kind = nested[0]
+            raise DataFileError(path, f"column {name!r} holds {kind} values (a list, struct or "
+                                      f"map per cell); a tree needs one number or category per "
+                                      f"cell")
         return pd.read_parquet(path, engine="pyarrow")
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, pyarrow.ArrowException) as e:
+        if isinstance(e, DataFileError):
+            raise
         raise DataFileError(path, f"not a readable Parquet file ({_first_line(e)})") from None
 
 
@@ -102,10 +230,10 @@ class _Attribute:
         self.index = {v: i for i, v in enumerate(values)} if values is not None else None
 
 
-def read_arff(path: str) -> pd.DataFrame:
+def read_arff(path: str, compression: str | None = None) -> pd.DataFrame:
     try:
-        with open(path, encoding="utf-8-sig") as f:
-            lines = f.read().splitlines()
+        with open_binary(path, compression, lambda reason: DataFileError(path, reason)) as f:
+            lines = f.read().decode("utf-8-sig").splitlines()
     except UnicodeDecodeError as e:
         raise DataFileError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
     attributes: list[_Attribute] = []

@@ -35,11 +35,8 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
                 ) from None
     missing = _missing_labels(y)
     if np.any(missing):
-        rows = np.flatnonzero(missing)
-        raise ValueError(
-            f"y has {len(rows)} missing label(s) (rows {rows[:5].tolist()}"
-            f"{'...' if len(rows) > 5 else ''}); every row needs a class label."
-        )
+        raise ValueError(_missing_target_message(np.flatnonzero(missing), len(y), "label",
+                                                 "a class label"))
     numbers = _check_discrete(y)
     try:
         classes, codes = sorted_labels(y)
@@ -51,6 +48,15 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     if numbers:
         _warn_if_continuous(len(y), len(classes))
     return classes, codes.astype(np.int64).ravel()
+
+
+def _missing_target_message(rows: np.ndarray, n: int, noun: str, what: str) -> str:
+    """How many rows of y are missing, which, and how to leave them out (rpart drops them; a
+    fit here does not, so that the rows fitted are the rows given)."""
+    shown = ", ".join(map(str, rows[:5].tolist())) + (", ..." if len(rows) > 5 else "")
+    return (f"y has {len(rows)} missing {noun}(s) of {n} (rows {shown}); every row needs "
+            f"{what}: leave those rows out first, e.g. keep = y.notna() (pandas) or "
+            f"~np.isnan(y), then fit(X[keep], y[keep]).")
 
 
 def sorted_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -224,8 +230,13 @@ def encode_fit_target(y, n_rows: int, regression: bool):
         y = y.astype(np.float64)
     except (TypeError, ValueError):
         raise ValueError("y must be numeric for a regressor.") from None
+    if np.isnan(y).any():
+        raise ValueError(_missing_target_message(np.flatnonzero(np.isnan(y)), len(y), "value",
+                                                 "a finite target"))
     if not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or infinity; every row needs a finite target.")
+        rows = np.flatnonzero(~np.isfinite(y))
+        raise ValueError(f"y holds infinity in {len(rows)} row(s) (rows {rows[:5].tolist()}); "
+                         f"every row needs a finite target.")
     return None, y
 
 
