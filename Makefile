@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint clean
+.PHONY: run test lint docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,13 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# The documentation site (Sphinx + myst-parser, in the test extra): warnings are errors, nothing
+# is fetched; the pages open from docs/_build/html/index.html. tests/test_docs.py runs the same build.
+docs: $(STAMP)
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info docs/_build
