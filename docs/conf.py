@@ -22,7 +22,7 @@ exclude_patterns = ["_build"]
 myst_heading_anchors = 4
 myst_enable_extensions = ["dollarmath"]
 
-autodoc_default_options = {"members": True, "show-inheritance": False}
+autodoc_default_options = {"members": True}
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 # the estimators' parameters are described in their class docstrings (scikit-learn's convention)

@@ -652,7 +652,7 @@ class _ClassificationTree(Classifier, _TreeEstimator):
 
 
 class ID3Classifier(_ClassificationTree):
-    """ID3 (seeds 000, 002, 004): information gain, one branch per value of a categorical attribute,
+    """ID3 (Quinlan 1986; Zhou 2016): information gain, one branch per value of a categorical attribute,
     each attribute tested at most once on a path.
 
     Gain(D, a) = Ent(D) - sum_v |D^v|/|D| Ent(D^v),  Ent(D) = -sum_k p_k log2 p_k.

@@ -69,3 +69,29 @@ def test_the_guides_pictures_and_speed_tables_are_on_the_site(site):
     assert "C4.5 against Weka" in bench and "<table" in bench
     id3 = (site / "guide" / "id3.html").read_text(encoding="utf-8")
     assert "0.381" in id3 and "0.420" in id3
+
+
+# the pages whose examples are whole (the others show fragments that use a model from before)
+RUNNABLE_PAGES = ["getting-started.md", "guide/id3.md", "guide/c45.md", "guide/cart-classification.md",
+                  "guide/cart-regression.md", "pruning.md", "model-files.md"]
+
+
+@pytest.mark.parametrize("page", RUNNABLE_PAGES)
+def test_the_worked_examples_run_as_written(page, tmp_path):
+    from test_readme import RUNNABLE, blocks, copy_of_repository, reader_environment
+
+    found = [b for b in blocks((DOCS / page).read_text(encoding="utf-8")) if b[0] in RUNNABLE]
+    python = [body for lang, body, reason, _ in found if RUNNABLE[lang] == "python" and reason is None]
+    shell = [body for lang, body, reason, _ in found if RUNNABLE[lang] == "shell" and reason is None]
+    assert python, f"{page} has no Python example"
+    clone = copy_of_repository(tmp_path / "rootwise")
+    env = reader_environment()
+    script = tmp_path / "page_session.py"
+    script.write_text("\n".join(python), encoding="utf-8")
+    run = subprocess.run([sys.executable, str(script)], cwd=clone, env=env, capture_output=True,
+                         text=True, encoding="utf-8", timeout=1200)
+    assert run.returncode == 0, f"{page}:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+    for body in shell:
+        done = subprocess.run(["bash", "-e", "-c", body], cwd=clone, env=env, capture_output=True,
+                              text=True, encoding="utf-8", timeout=1200)
+        assert done.returncode == 0, f"{page}:\n{body}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
