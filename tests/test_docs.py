@@ -95,3 +95,19 @@ def test_the_worked_examples_run_as_written(page, tmp_path):
         done = subprocess.run(["bash", "-e", "-c", body], cwd=clone, env=env, capture_output=True,
                               text=True, encoding="utf-8", timeout=1200)
         assert done.returncode == 0, f"{page}:\n{body}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+
+
+def test_the_public_docstrings_cite_the_literature_not_seeds_or_issues():
+    import inspect
+
+    import rootwise
+    import rootwise.datasets
+
+    objects = [getattr(rootwise, name) for name in rootwise.__all__ if name != "datasets"]
+    objects += [rootwise, rootwise.datasets] + [getattr(rootwise.datasets, n) for n in dir(rootwise.datasets)
+                                                if n.startswith("load")]
+    objects += [member for cls in objects if inspect.isclass(cls)
+                for _, member in inspect.getmembers(cls) if callable(member)]
+    for obj in objects:
+        found = re.findall(r"\b(?:[Ss]eeds? 0\d\d|[Ii]ssue \d+)", inspect.getdoc(obj) or "")
+        assert not found, f"{getattr(obj, '__qualname__', obj)}'s docstring says {found}"
