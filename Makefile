@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint wheel clean
+.PHONY: run test lint wheel docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,8 +25,13 @@ test: $(STAMP)
 wheel: $(STAMP)
 	$(BIN)/python tools/build_wheel.py
 
+# The documentation site (Sphinx + myst-parser, in the test extra): warnings are errors, nothing
+# is fetched; the pages open from docs/_build/html/index.html. tests/test_docs.py runs the same build.
+docs: $(STAMP)
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf $(VENV) build dist rootwise/_kernels *.egg-info
+	rm -rf $(VENV) build dist rootwise/_kernels *.egg-info docs/_build

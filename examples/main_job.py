@@ -1,6 +1,6 @@
 """`make run`: grow ID3 on watermelon 2.0 and show the computation that chose the root.
 
-This is the worked example of seed 000 §2.1: information gain of each attribute at the root,
+This is the worked example of Zhou 2016, §4.2.1: information gain of each attribute at the root,
 纹理 wins with 0.381, and the tree of the textbook's figure.
 """
 

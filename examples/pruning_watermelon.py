@@ -1,6 +1,6 @@
-"""Pre-pruning and post-pruning judged on a validation set (seed 000 §3), the textbook's example.
+"""Pre-pruning and post-pruning judged on a validation set (Zhou 2016, §4.3), the textbook's example.
 
-Watermelon 2.0 is split as in the watermelon book (§4.3; seed 000 figures 3-5): training rows
+Watermelon 2.0 is split as in the watermelon book (Zhou 2016, §4.3, table 4.2): training rows
 编号 1, 2, 3, 6, 7, 10, 14, 15, 16, 17 (5 是, 5 否), validation rows 4, 5, 8, 9, 11, 12, 13
 (3 是, 4 否). ID3 grows the tree with information gain. The script prints two readings.
 
@@ -73,9 +73,9 @@ def show(title, model, X_val, y_val, report=True):
 def three_trees(columns, rename_no=None, keep_ties_after=False):
     X, y, Xv, yv = split(columns, rename_no)
     show("unpruned", ID3Classifier().fit(X, y), Xv, yv)
-    show("pre-pruned (seed 000 §3.1)",
+    show("pre-pruned (Zhou 2016, §4.3.1)",
          ID3Classifier(pruning="pre").fit(X, y, X_val=Xv, y_val=yv), Xv, yv)
-    show("post-pruned (reduced-error, seed 000 §3.2), ties prune",
+    show("post-pruned (reduced-error, Zhou 2016, §4.3.2), ties prune",
          ID3Classifier(pruning="reduced-error").fit(X, y, X_val=Xv, y_val=yv), Xv, yv)
     show("post-pruned, ties keep the subtree (prune_on_tie=False)",
          ID3Classifier(pruning="reduced-error", prune_on_tie=False).fit(X, y, X_val=Xv, y_val=yv),
@@ -107,7 +107,7 @@ def main():
 
     print("=" * 100)
     print("3. The book's labels too: 否 renamed 非 (sorts after 是), so class ties go to 是;")
-    print("   these are the book's figures 4.5, 4.6 and 4.7 (seed 000 figures 3, 4 and 5).")
+    print("   these are the book's figures 4.5, 4.6 and 4.7.")
     print("=" * 100 + "\n")
     X, y, Xv, yv = split(BOOK_ORDER, rename_no="非")
     show("figure 4.5, unpruned", ID3Classifier().fit(X, y), Xv, yv)

@@ -6,7 +6,7 @@
     CARTClassifier  Gini, binary splits (thresholds, category subsets), surrogate splits,
     CARTRegressor   squared error, cost-complexity pruning with alpha chosen by cross-validation
 
-Every estimator also takes ``pruning="pre"`` or ``"reduced-error"`` (seed 000 §3), judged on
+Every estimator also takes ``pruning="pre"`` or ``"reduced-error"`` (Zhou 2016, §4.3), judged on
 validation data given to ``fit`` (``X_val``, ``y_val``) or carved from the training rows
 (``validation_fraction``).
 """
@@ -652,7 +652,7 @@ class _ClassificationTree(Classifier, _TreeEstimator):
 
 
 class ID3Classifier(_ClassificationTree):
-    """ID3 (seeds 000, 002, 004): information gain, one branch per value of a categorical attribute,
+    """ID3 (Quinlan 1986; Zhou 2016): information gain, one branch per value of a categorical attribute,
     each attribute tested at most once on a path.
 
     Gain(D, a) = Ent(D) - sum_v |D^v|/|D| Ent(D^v),  Ent(D) = -sum_k p_k log2 p_k.
@@ -663,24 +663,24 @@ class ID3Classifier(_ClassificationTree):
     Parameters
     ----------
     epsilon : float, default 0
-        A node whose best information gain is below epsilon becomes a leaf (seed 002, step 4).
+        A node whose best information gain is below epsilon becomes a leaf (Li Hang 2012, algorithm 5.2).
     max_depth : int or None
     min_samples_split : float, default 2
         A node with less weighted mass (sum of sample weights) is not split.
     min_samples_leaf : float, default 1
         A split is allowed only if every non-empty branch has at least this weighted mass. Empty
         branches (values of the attribute absent at the node) are always kept: they become leaves
-        with the parent's class distribution (seed 000, stopping case 3).
+        with the parent's class distribution (Zhou 2016, §4.1).
     categorical_features : "auto", list of names or indices, or boolean mask
         Which columns are categorical on top of those whose dtype is (object, string, category,
         bool). For ID3 every column ends up categorical; this only changes the category order
         (first appearance for categorical columns, ascending for numbers).
     pruning : None, "pre" or "reduced-error"
-        Seed 000 §3, judged on validation data (``fit(X, y, X_val=..., y_val=...)`` or a held-out
+        Zhou 2016, §4.3, judged on validation data (``fit(X, y, X_val=..., y_val=...)`` or a held-out
         ``validation_fraction``, stratified, drawn with ``random_state``).
     prune_on_tie : bool, default True
         When splitting (pre) or keeping a subtree (reduced-error) does not change validation
-        accuracy, prune — the seed's reading: a branch that does not raise accuracy is cut.
+        accuracy, prune — the textbook's reading: a branch that does not raise accuracy is cut.
     random_state : int, numpy RandomState or None, default 0
         Draws the held-out rows of ``pruning="pre"`` / ``"reduced-error"`` (the only random
         draw). The fixed default makes the same call give the same tree in every process;
@@ -719,7 +719,7 @@ class ID3Classifier(_ClassificationTree):
 
 
 class C45Classifier(_ClassificationTree):
-    """C4.5 (seed 000 §2.2, §4; seed 002 §2.3): gain ratio among the attributes whose information
+    """C4.5 (Quinlan 1993; Zhou 2016, §4.2.2, §4.4): gain ratio among the attributes whose information
     gain is at least the average, multiway branches on categorical attributes, bi-partition of
     continuous attributes at midpoints (reusable further down), missing values by fractional
     weights, and error-based pruning.
@@ -740,9 +740,9 @@ class C45Classifier(_ClassificationTree):
     subtree_raising : bool, default True
         Error-based pruning may replace a node by its largest branch.
     epsilon : float, default 0
-        A node whose best gain ratio is below epsilon becomes a leaf (seed 002 step 4).
+        A node whose best gain ratio is below epsilon becomes a leaf (Li Hang 2012, algorithm 5.2).
     release8 : bool, default False
-        Quinlan's C4.5 release 8 as Weka's J48 (3.6) implements it, beyond the seeds: the gain
+        Quinlan's C4.5 release 8 as Weka's J48 (3.6) implements it, beyond the textbook: the gain
         of a continuous test is lowered by the MDL penalty log2(cuts)/|D| (cuts: the admissible
         cut points), each side of a cut needs 0.1 * known weight / classes (clamped to
         [min_samples_leaf, 25]), the threshold is the largest training value not above the
@@ -932,7 +932,7 @@ class _CART(_TreeEstimator):
 
 
 class CARTClassifier(_CART, _ClassificationTree):
-    """CART classification tree (seed 001 §2): binary splits minimising the Gini index.
+    """CART classification tree (Breiman et al. 1984): binary splits minimising the Gini index.
 
         Gini(D) = 1 - sum_k p_k^2,  Gini_index(D, a) = |D1|/|D| Gini(D1) + |D2|/|D| Gini(D2)
 
@@ -952,7 +952,7 @@ class CARTClassifier(_CART, _ClassificationTree):
         ``min_impurity_decrease``; ``max_leaf_nodes`` grows best-first (largest weighted impurity
         decrease first).
     impurity_threshold : float, default 0
-        A node whose impurity is below this is not split (seed 001 §2.5, step 2).
+        A node whose impurity is below this is not split (a CART stopping rule).
     max_exhaustive : int, default 12
         Categorical splits with more than two classes try all 2^(m-1) - 1 partitions of the m
         categories present at the node when m <= max_exhaustive (at most 20); above it, a
@@ -965,7 +965,7 @@ class CARTClassifier(_CART, _ClassificationTree):
         R(T) + alpha |T|, as scikit-learn's ``ccp_alpha``), or chosen inside ``fit``: K-fold
         cross-validation scores every subtree of the weakest-link sequence; "cv-min" takes the
         lowest CV error, "cv-1se" the simplest subtree whose CV error is within one standard error
-        of that minimum. The default is "cv-1se" because seed 001 (§2.6) has CART prune by
+        of that minimum. The default is "cv-1se" because CART (Breiman et al. 1984) prunes by
         cross-validation, and Breiman et al. (1984, ch. 3) recommend the 1-SE rule: the CV
         error curve is flat and noisy near its minimum, and the rule picks a smaller tree that
         is as accurate within the noise of the estimate. Measured on 16 Weka files (3 x 10-fold
@@ -994,14 +994,14 @@ class CARTClassifier(_CART, _ClassificationTree):
         the floor changes: a node with R(t) <= alpha is a leaf of T(alpha) anyway, so the fitted
         tree is the one ``cp=0`` gives pruned at max(alpha, alpha_0), and the CV scores of the
         subtrees above alpha_0 are the same (``prune.cost_complexity``). rpart's default is
-        ``cp=0.01``; on large tables the CV's choice is usually far below it (issue 11's table
+        ``cp=0.01``; on large tables the CV's choice is usually far below it (the benchmark table
         at 10^5 rows: alpha = 0.0004 = 0.0007 x R(root)). None (the default) is 0 -- the whole
         tree -- except when alpha is chosen by cross-validation on 10,000 training rows or more,
         where it is 1e-4: most of a fully grown tree of that size is nodes far below any alpha
         the CV will choose, and growing them in 11 or 31 trees is most of a default fit. Under
         the misclassification cost a floor of 1e-4 x R(root) can stop only a node with less
         than a ten-thousandth of the root's misclassified weight, so below 10^4 misclassified
-        rows it changes nothing. On issue 11's table at 10^5 rows it chose the same trees as
+        rows it changes nothing. On the benchmark table at 10^5 rows it chose the same trees as
         cp=0 (classifier: 40 leaves with one fold draw, 44 with three; regressor: 114), the
         regressor's default fit in 6.2 s of CPU instead of 19.8 s (``benchmarks/README.md``).
         ``cp=0`` always grows the whole tree.
@@ -1024,7 +1024,7 @@ class CARTClassifier(_CART, _ClassificationTree):
         R > 1 needs an integer ``cv``. Three repeats cost 31 trees per fit instead of 11; on the
         16 files (at most 1,500 rows) they raise the 1-SE rule from 82.39% to 82.75% (one fold
         draw moved single files by up to 3.5 points). On large tables a draw barely matters: on
-        issue 11's two-class table five single draws chose 9 leaves at 3 x 10^4 rows, as three
+        the benchmark's two-class table five single draws chose 9 leaves at 3 x 10^4 rows, as three
         repeats did, and at 10^5 rows 40-43 leaves (held-out accuracy 83.97-84.13%) against 44
         (84.05%), where three repeats took 3x the time (``benchmarks/README.md``).
     max_surrogates : int, default 5
@@ -1082,7 +1082,7 @@ class CARTClassifier(_CART, _ClassificationTree):
         training cost R(T), CV error (averaged over the repeats) and its standard error, and the
         chosen row (``cp_table_.to_frame()``); None otherwise, and when there is a single row.
 
-    Missing values (seed 001 §2.4), as R's rpart (the reference CART; ``tests/test_rpart_parity.py``
+    Missing values (Breiman et al. 1984), as R's rpart (the reference CART; ``tests/test_rpart_parity.py``
     checks splits, surrogates, agreements and predictions against rpart 4.1.19):
 
     - a candidate split is scored on the rows whose value is known, and its gain is multiplied by
@@ -1165,11 +1165,11 @@ class CARTClassifier(_CART, _ClassificationTree):
 
 
 class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (sklearn's rule)
-    """CART regression tree (seed 001 §3): binary splits minimising the squared error
+    """CART regression tree (Breiman et al. 1984, ch. 8): binary splits minimising the squared error
 
         min_{a,s} [ min_c1 sum_{D1} (y - c1)^2 + min_c2 sum_{D2} (y - c2)^2 ],
 
-    leaves predicting the weighted mean (default) or median of their rows (seed 001 §3.2).
+    leaves predicting the weighted mean (default) or median of their rows (Breiman et al. 1984).
     Splits, surrogates, pruning, ``splitter`` and ``max_bins`` as in ``CARTClassifier`` (with
     ``splitter="hist"`` the node histograms hold sum w, sum w y and sum w y^2 per bin).
 

@@ -1,19 +1,19 @@
-"""The textbook view: for one node, every candidate attribute with the seeds' measures.
+"""The textbook view: for one node, every candidate attribute with the textbook's measures.
 
-    Ent(D)      = -sum_k p_k log2 p_k                        (seed 000 §2.1)
-    Ent(D|a)    = sum_v |D^v|/|D| Ent(D^v)                   (conditional entropy, seed 002 (5))
+    Ent(D)      = -sum_k p_k log2 p_k                        (Zhou 2016, §4.2.1)
+    Ent(D|a)    = sum_v |D^v|/|D| Ent(D^v)                   (conditional entropy, Li Hang 2012)
     Gain(D, a)  = rho * (Ent(D~) - Ent(D~|a))                (rho = 1 without missing cells)
-    IV(a)       = -sum_v |D^v|/|D| log2 |D^v|/|D|            (intrinsic value, seed 000 §2.2)
+    IV(a)       = -sum_v |D^v|/|D| log2 |D^v|/|D|            (intrinsic value, Zhou 2016, §4.2.2)
     Gain_ratio  = Gain / IV
-    Gini(D)     = 1 - sum_k p_k^2; Gini_index(D, a) = sum_v |D^v|/|D| Gini(D^v)   (seed 001 §2.1)
+    Gini(D)     = 1 - sum_k p_k^2; Gini_index(D, a) = sum_v |D^v|/|D| Gini(D^v)   (Breiman et al. 1984)
 
 Entropies and Gini are those of D~, the rows of the node whose value of the attribute is known,
-and of its branches. A continuous attribute is shown with its best threshold (seed 000 §4.1: the
+and of its branches. A continuous attribute is shown with its best threshold (Zhou 2016, §4.4.1: the
 midpoint with the largest gain) and its two branches. The rows of a node carry the weights they
 have there: C4.5 sends a row whose tested value is missing down every branch with weight w * r_v
-(seed 000 §4.2); ``node_weights`` lists them.
+(Zhou 2016, §4.4.2); ``node_weights`` lists them.
 
-For a regressor (CART's squared error, seed 001 §2.2) the table has the squared-error measures
+For a regressor (CART's squared error, Breiman et al. 1984) the table has the squared-error measures
 instead, over D~ with weights w:
 
     MSE(D)      = sum w (y - mean)^2 / w(D)
@@ -61,7 +61,7 @@ def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFr
     Models with thresholds (C4.5, CART) add ``threshold``: a continuous attribute's best cut
     (x <= threshold | x > threshold), NaN for a categorical one. Models that select by gain ratio
     (C4.5) add ``above_average``: whether the gain reaches the average gain of the candidates
-    that may split the node (seed 000 §2.2); the average is in ``table.attrs["average_gain"]``.
+    that may split the node (Zhou 2016, §4.2.2); the average is in ``table.attrs["average_gain"]``.
     Models with thresholds also add ``admissible``: whether the test leaves enough weight in its
     branches (``min_samples_leaf``; C4.5: in at least two of them). Only admissible tests count
     in the average and can be chosen.
@@ -234,7 +234,7 @@ def node_weights(X, model, *, node: int = 0, sample_weight=None) -> pd.Series:
     labels in ``X`` (row numbers for arrays), in row order; rows with no weight left out.
 
     A row whose tested value is missing at a C4.5 split goes down every branch with weight
-    w * r_v (seed 000 §4.2), so it appears under each branch with its fraction: on watermelon 2.0α
+    w * r_v (Zhou 2016, §4.4.2), so it appears under each branch with its fraction: on watermelon 2.0α
     row 8 (纹理 missing) enters the 清晰 / 稍糊 / 模糊 branches with weights 7/15, 5/15, 3/15."""
     tree = model.tree_
     _check_node(tree, node)
@@ -344,7 +344,7 @@ def _ancestors(tree, node: int) -> list[int]:
 
 
 def format_table(table: pd.DataFrame, digits: int = 3, width: int | None = None) -> str:
-    """The table as aligned text, numbers rounded to ``digits`` as the seeds print them; thresholds
+    """The table as aligned text, numbers rounded to ``digits`` as the textbooks print them; thresholds
     in full (up to 6 significant digits), and for C4.5 a last line with the average gain.
     ``width``: a table wider than that many columns is cut into blocks of whole columns, one
     under the other, each starting with the attribute names (the notes below wrap); None

@@ -102,7 +102,7 @@ def test_pre_pruning_record_is_the_textbooks():
                       r"<td>([^<]*)</td><td>([^<]*)</td><td>(\w+)</td>", page)
     # the root split on 脐部: 5/7 right with the split, 3/7 with the root a leaf
     assert rows[0] == ("0", "(root)", "5/7 = 0.714", "3/7 = 0.429", "split")
-    assert "Pre-pruning (seed 000 §3.1)" in page
+    assert "Pre-pruning (Zhou 2016, §4.3.1)" in page
 
 
 def test_c45_error_based_estimates():

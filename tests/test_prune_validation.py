@@ -709,7 +709,7 @@ def test_report_of_the_textbook_post_pruning():
     X, y, Xv, yv = textbook()
     m = ID3Classifier(pruning="reduced-error").fit(X, y, X_val=Xv, y_val=yv)
     assert pruning_report(m) == """\
-Post-pruning (reduced-error, seed 000 §3.2); ties prune (prune_on_tie=True).
+Post-pruning (reduced-error, Zhou 2016, §4.3.2); ties prune (prune_on_tie=True).
 Validation accuracy on 7 rows: 2/7 = 0.286 unpruned, 4/7 = 0.571 pruned.
 Node numbers are those of the unpruned tree (pruning=None); children come first.
 
@@ -725,7 +725,7 @@ def test_report_of_pre_pruning_and_regression():
     X, y, Xv, yv = textbook(BOOK_COLUMNS)
     text = pruning_report(ID3Classifier(pruning="pre").fit(X, y, X_val=Xv, y_val=yv), digits=2)
     assert text.splitlines()[:2] == [
-        "Pre-pruning (seed 000 §3.1); ties do not split (prune_on_tie=True).",
+        "Pre-pruning (Zhou 2016, §4.3.1); ties do not split (prune_on_tie=True).",
         "Validation accuracy on 7 rows: 4/7 = 0.57 root alone, 5/7 = 0.71 grown."]
     assert text.splitlines()[-1].split() == ["2", "2", "5/7", "=", "0.71", "5/7", "=", "0.71", "leaf",
                                              "脐部", "=", "稍凹"]
@@ -738,7 +738,7 @@ def test_report_of_cost_complexity_and_errors():
     X, y = datasets.load_watermelon_2_0(return_X_y=True)
     cart = CARTClassifier(random_state=0, cv=3).fit(X, y)
     text = pruning_report(cart)
-    assert text.startswith("Cost-complexity pruning (seed 001 §2.6): alpha chosen by 3-fold")
+    assert text.startswith("Cost-complexity pruning (Breiman et al. 1984): alpha chosen by 3-fold")
     assert sum(line.endswith("*") for line in text.splitlines()) == 1
     for model in (ID3Classifier().fit(X, y), C45Classifier().fit(X, y),
                   CARTClassifier(ccp_alpha=0.01).fit(X, y)):

@@ -1,4 +1,4 @@
-"""The seeds' worked-example tables as DataFrames (read from CSV files shipped with rootwise).
+"""The literature's worked-example tables as DataFrames (read from CSV files shipped with rootwise).
 
 Each loader returns the whole table, target column last; ``return_X_y=True`` splits it into the
 features (without an ID column such as 编号) and the target.
@@ -57,32 +57,32 @@ def _spec(name: str):
 
 
 def load_loan_application(*, return_X_y=False):
-    """Seed 002's loan application table (15 rows; target 类别)."""
+    """The loan application table of Li Hang 2012, table 5.1 (15 rows; target 类别)."""
     return load("loan_application", return_X_y=return_X_y)
 
 
 def load_loan_default(*, return_X_y=False):
-    """Seed 001's CART example (10 rows; 年收入 in thousands; target 拖欠贷款)."""
+    """The loan-default table of Tan et al. 2006, ch. 4 (10 rows; 年收入 in thousands; target 拖欠贷款)."""
     return load("loan_default", return_X_y=return_X_y)
 
 
 def load_watermelon_2_0(*, return_X_y=False):
-    """Watermelon data set 2.0 (seed 000; 17 rows; target 好瓜)."""
+    """Watermelon data set 2.0 (Zhou 2016, table 4.1; 17 rows; target 好瓜)."""
     return load("watermelon_2_0", return_X_y=return_X_y)
 
 
 def load_watermelon_2_0_alpha(*, return_X_y=False):
-    """Watermelon 2.0α: 2.0 with missing cells (seed 000 §4.2)."""
+    """Watermelon 2.0α: 2.0 with missing cells (Zhou 2016, table 4.4)."""
     return load("watermelon_2_0_alpha", return_X_y=return_X_y)
 
 
 def load_watermelon_3_0(*, return_X_y=False):
-    """Watermelon 3.0: 2.0 plus the continuous 密度 and 含糖率 (seed 000 §4.1)."""
+    """Watermelon 3.0: 2.0 plus the continuous 密度 and 含糖率 (Zhou 2016, table 4.3)."""
     return load("watermelon_3_0", return_X_y=return_X_y)
 
 
 def load_lagou(case: str = "case1", *, return_X_y=False):
-    """Seed 004's four-row tables: ``case`` is "case1", "case2" or "exercise"."""
+    """A course's four-row ID3 exercises: ``case`` is "case1", "case2" or "exercise"."""
     if case not in ("case1", "case2", "exercise"):
         raise ValueError(f"case must be 'case1', 'case2' or 'exercise', got {case!r}.")
     return load(f"lagou_id3_{case}", return_X_y=return_X_y)

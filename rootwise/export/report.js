@@ -200,7 +200,7 @@ function rootwiseReport(root) {
     }
     if (rec.empty) {
       panel.appendChild(el("p", "Empty branch: no training row reached this node, so it takes its " +
-        "parent's class distribution (seed 000, stopping case 3).", "rw-small"));
+        "parent's class distribution (Zhou 2016, §4.1: the third stopping case).", "rw-small"));
     }
     const notes = (rec.notes || []).concat((rec.surrogates || []).map((s) => `surrogate: ${s}`));
     if (notes.length) {

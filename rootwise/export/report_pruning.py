@@ -1,8 +1,8 @@
 """The report's pruning record, as HTML: what pruning decided and on which numbers.
 
-- ``pruning="pre"`` / ``"reduced-error"`` (seed 000 §3): every decision with the validation score
+- ``pruning="pre"`` / ``"reduced-error"`` (Zhou 2016, §4.3): every decision with the validation score
   of the tree with the node as a subtree and as a leaf (``model.pruning_steps_``);
-- CART's cost-complexity pruning with alpha chosen by cross-validation (seed 001 §2.6): the CP
+- CART's cost-complexity pruning with alpha chosen by cross-validation (Breiman et al. 1984): the CP
   table and its chart (``model.cp_table_``);
 - C4.5's error-based pruning: each node's estimated errors as a leaf, E + U(N, E, CF), and of its
   subtree (the sum over its leaves), from the fitted tree's counts
@@ -36,7 +36,7 @@ def pruning_record(model, view: TreeView, drawn: list[int]) -> tuple[str, dict |
         return estimates_html(model, view, estimates, drawn), {
             str(n): [view.number(v) for v in estimates[n]] for n in drawn}
     if pruning == "cost-complexity":
-        return (f"<p>Cost-complexity pruning (seed 001 §2.6) at the fixed ccp_alpha = "
+        return (f"<p>Cost-complexity pruning (Breiman et al. 1984) at the fixed ccp_alpha = "
                 f"{escape(repr(model.ccp_alpha))}: no cross-validation, so no CP table.</p>"), None
     return f"<p>Not pruned (pruning={escape(repr(pruning))}).</p>", None
 
@@ -49,12 +49,12 @@ def steps_html(model, steps) -> str:
     post = model.pruning == "reduced-error"
     measure = "mean squared error" if regression else "accuracy"
     if post:
-        head = ("Post-pruning (reduced-error, seed 000 §3.2): bottom-up, a subtree becomes a leaf "
+        head = ("Post-pruning (reduced-error, Zhou 2016, §4.3.2): bottom-up, a subtree becomes a leaf "
                 f"when that does not worsen the validation {measure}. Node numbers are those of the "
                 "unpruned tree (pruning=None).")
         yes, no = "pruned", "kept"
     else:
-        head = ("Pre-pruning (seed 000 §3.1): a node is split only when the split improves the "
+        head = ("Pre-pruning (Zhou 2016, §4.3.1): a node is split only when the split improves the "
                 f"validation {measure}. Node numbers are the fitted tree's: click a row to see it.")
         yes, no = "leaf", "split"
     if not steps:
@@ -91,7 +91,7 @@ def cp_html(model, table) -> str:
     cv = getattr(model, "cv", None)
     folds = f"{cv}-fold " if isinstance(cv, (int, np.integer)) else ""
     regression = not hasattr(model, "classes_")
-    head = (f"Cost-complexity pruning (seed 001 §2.6): alpha chosen by {folds}cross-validation with "
+    head = (f"Cost-complexity pruning (Breiman et al. 1984): alpha chosen by {folds}cross-validation with "
             f"the rule {table.rule}. Each row is a subtree of the pruning sequence; the chosen one "
             "is marked.")
     rows = []

@@ -45,7 +45,7 @@ def export_text(model, *, decimals: int = 3, show_counts: bool = False, node_ids
     Branches: ``x <= t`` / ``x > t`` (thresholds), ``a = v`` (one category per branch, ID3 /
     C4.5), ``a in {u, v}`` (a set of categories, CART's subsets); ``or missing`` marks where a
     row whose value is missing goes (CART: after its surrogate splits). A branch no training
-    row reached (seed 000's empty branch) shows ``(0, parent's class)``: it predicts its
+    row reached (the textbook's empty branch) shows ``(0, parent's class)``: it predicts its
     parent's distribution. Categories that have no branch at a node get a line of their own
     saying where such rows go.
 

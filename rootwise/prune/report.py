@@ -1,10 +1,10 @@
-"""The pruning report: every decision of validation-based pruning (seed 000 §3), one line per node.
+"""The pruning report: every decision of validation-based pruning (Zhou 2016, §4.3), one line per node.
 
 ``pruning_report(model)`` prints, for a model fitted with ``pruning="pre"`` or ``"reduced-error"``,
 the validation score of the whole tree with each node as a subtree and as a leaf, and the decision
 taken; for CART's cost-complexity pruning with alpha chosen by cross-validation, its CP table::
 
-    Post-pruning (reduced-error, seed 000 §3.2); ties prune (prune_on_tie=True).
+    Post-pruning (reduced-error, Zhou 2016, §4.3.2); ties prune (prune_on_tie=True).
     Validation accuracy on 7 rows: 2/7 = 0.286 unpruned, 4/7 = 0.571 pruned.
     Node numbers are those of the unpruned tree (pruning=None); children come first.
 
@@ -135,10 +135,10 @@ def _steps_table(model, steps: list[PruningStep], digits: int) -> str:
     post = model.pruning == "reduced-error"
     tie = "ties prune" if model.prune_on_tie else "ties keep the subtree"
     if post:
-        head = f"Post-pruning (reduced-error, seed 000 §3.2); {tie} (prune_on_tie={model.prune_on_tie})."
+        head = f"Post-pruning (reduced-error, Zhou 2016, §4.3.2); {tie} (prune_on_tie={model.prune_on_tie})."
     else:
         tie = "ties do not split" if model.prune_on_tie else "ties split"
-        head = f"Pre-pruning (seed 000 §3.1); {tie} (prune_on_tie={model.prune_on_tie})."
+        head = f"Pre-pruning (Zhou 2016, §4.3.1); {tie} (prune_on_tie={model.prune_on_tie})."
     if not steps:
         return head + "\nNo decision: the tree grew no split to judge (a single leaf).\n"
     root = next((s for s in steps if s.node == 0), steps[0])
@@ -195,7 +195,7 @@ def _is_whole(x: float) -> bool:
 def _cp_table(model, table, digits: int) -> str:
     cv = getattr(model, "cv", None)
     folds = f"{cv}-fold " if isinstance(cv, (int, np.integer)) else ""
-    lines = [f"Cost-complexity pruning (seed 001 §2.6): alpha chosen by {folds}cross-validation, "
+    lines = [f"Cost-complexity pruning (Breiman et al. 1984): alpha chosen by {folds}cross-validation, "
              f"rule {table.rule}; the chosen subtree is marked.", ""]
     rows = [("alpha", "leaves", "train cost", "cv error", "std error", "chosen")]
     for k in range(len(table.alpha)):
