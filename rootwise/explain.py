@@ -343,6 +343,9 @@ def _ancestors(tree, node: int) -> list[int]:
 def format_table(table: pd.DataFrame, digits: int = 3) -> str:
     """The table as aligned text, numbers rounded to ``digits`` as the seeds print them; thresholds
     in full (up to 6 significant digits), and for C4.5 a last line with the average gain."""
+    if isinstance(digits, (bool, np.bool_)) or not isinstance(digits, (int, np.integer)) or digits < 0:
+        raise ValueError(f"format_table: digits must be an integer >= 0, got {digits!r}.")
+    digits = int(digits)
     shown = table.copy()
     shown["chosen"] = np.where(shown["chosen"], "<-", "")
     for col in ("threshold", "midpoint"):

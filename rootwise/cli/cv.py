@@ -15,6 +15,7 @@ from .common import (
     add_data_arguments,
     add_force,
     add_quiet,
+    decimals,
     guard_outputs,
     read_table,
     split_target,
@@ -36,7 +37,7 @@ def add(commands) -> None:
     add_data_arguments(p)
     p.add_argument("--folds", type=int, default=10, metavar="K", help="number of folds (default 10)")
     p.add_argument("--json", metavar="FILE", help="also write the scores to this JSON file")
-    p.add_argument("--digits", type=int, default=3, metavar="D", help="decimals shown")
+    p.add_argument("--digits", type=decimals, default=3, metavar="D", help="decimals shown")
     add_force(p)
     add_quiet(p)
     add_estimator_options(p)

@@ -13,6 +13,7 @@ from .common import (
     add_command,
     add_force,
     add_quiet,
+    decimals,
     guard_outputs,
     is_regressor,
     model_columns,
@@ -37,7 +38,7 @@ def add(commands) -> None:
                    help="the column of true values (default: the last column the model does "
                         "not use, as Weka takes the last attribute)")
     p.add_argument("--json", metavar="FILE", help="also write the scores to this JSON file")
-    p.add_argument("--digits", type=int, default=3, metavar="D", help="decimals shown")
+    p.add_argument("--digits", type=decimals, default=3, metavar="D", help="decimals shown")
     add_force(p)
     add_quiet(p)
     p.set_defaults(run=run)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import rootwise
 
-from .common import UserError, add_command, add_data_arguments, read_table, split_target
+from .common import UserError, add_command, add_data_arguments, decimals, read_table, split_target
 from .options import add_estimator_options, make_estimator
 
 EXAMPLE = "rootwise explain watermelon_2.0.csv --target 好瓜 --ignore 编号 --node 1"
@@ -17,7 +17,7 @@ def add(commands) -> None:
     add_data_arguments(p)
     p.add_argument("--node", type=int, default=0, metavar="N",
                    help="node number, as shown by 'fit --node-ids' (default: the root)")
-    p.add_argument("--digits", type=int, default=3, metavar="D", help="decimals shown")
+    p.add_argument("--digits", type=decimals, default=3, metavar="D", help="decimals shown")
     add_estimator_options(p)
     p.set_defaults(run=run)
 

@@ -72,3 +72,37 @@ def is_missing(v) -> bool:
 
 def is_number_or_missing(v) -> bool:
     return is_missing(v) or (isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)))
+
+
+def family(v) -> str:
+    """The kind of value a cell holds, for telling values apart that Python calls equal:
+    "bool", "number" (ints and floats: 1 and 1.0 are one number), "str", or the type's name.
+    True == 1 in Python, numpy and pandas, so a bool is never a number here."""
+    if isinstance(v, (bool, np.bool_)):
+        return "bool"
+    if isinstance(v, numbers.Number):
+        return "number"
+    if isinstance(v, str):
+        return "str"
+    return type(v).__name__
+
+
+# pandas' ``infer_dtype`` names for object cells of several types: the only ones that can mix
+# booleans and numbers
+_MIXED_KINDS = frozenset({"mixed", "mixed-integer"})
+
+
+def refuse_bools_and_numbers(cells, what: str) -> None:
+    """Refuse cells (an object array or Series) that hold both booleans and numbers: Python,
+    numpy and pandas take True for 1 and False for 0, so they would become one category or
+    class. pandas, when imported, rules out most columns in one pass without Python work."""
+    pd = sys.modules.get("pandas")
+    if pd is not None and pd.api.types.infer_dtype(cells, skipna=True) not in _MIXED_KINDS:
+        return
+    kinds = {family(v) for v in cells if not is_missing(v)}
+    if {"bool", "number"} <= kinds:
+        flag = next(v for v in cells if family(v) == "bool")
+        number = next(v for v in cells if family(v) == "number")
+        raise ValueError(f"{what} holds both booleans and numbers (such as {flag!r} and "
+                         f"{number!r}), which would be taken for one value (True == 1, False "
+                         f"== 0); give one type: booleans, numbers or strings.")
