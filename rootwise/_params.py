@@ -2,10 +2,10 @@
 
 An estimator lists, per parameter, the values it takes: ``Interval(Integral, 1, None,
 closed="left")``, ``StrOptions({...})``, ``"boolean"``, ``"random_state"``, ``"array-like"``,
-``None``, a type, ``HasMethods([...])`` or ``"iterable"``. A value is valid when it satisfies
-one of them, with scikit-learn's rules (``sklearn.utils._param_validation``), and two stricter
-ones: a boolean is not a number here (``True`` is no ``max_depth``), and a number must be a
-real one, not NaN.
+``None``, a type, ``HasMethods([...])`` or ``"cv_object"`` (an integer >= 2, a splitter with
+``split`` and ``get_n_splits``, an iterable of (train, test) pairs, or None). A value is valid
+when it satisfies one of them, by scikit-learn's rules (``sklearn.utils._param_validation``),
+with one stricter: a boolean is not a number here (``True`` is no ``max_depth`` and no seed).
 
 ``check`` runs in every ``fit``. It does not import scikit-learn, whose import costs more than
 a first fit may (``rootwise._base``); only a refusal does, to raise scikit-learn's own
@@ -93,8 +93,10 @@ def satisfies(v, constraint) -> bool:
         if constraint == "array-like":  # scikit-learn's: a sequence or an array, not a scalar
             return (hasattr(v, "__len__") or hasattr(v, "shape") or hasattr(v, "__array__")) \
                 and not np.isscalar(v)
-        if constraint == "iterable":  # an iterable of (train, test) pairs; a string is none
-            return isinstance(v, Iterable) and not isinstance(v, str)
+        if constraint == "cv_object":
+            return (v is None or Interval(numbers.Integral, 2, None, closed="left").is_satisfied_by(v)
+                    or HasMethods(["split", "get_n_splits"]).is_satisfied_by(v)
+                    or (isinstance(v, Iterable) and not isinstance(v, str)))
         raise ValueError(f"unknown parameter constraint {constraint!r}")
     if isinstance(constraint, type):
         return isinstance(v, constraint)
@@ -125,13 +127,6 @@ def to_sklearn(constraint):
     """One constraint as scikit-learn states it."""
     if isinstance(constraint, (Interval, StrOptions, HasMethods)):
         return constraint.to_sklearn()
-    if constraint == "iterable":
-        try:  # scikit-learn's own (private) class for iterables that are not strings
-            from sklearn.utils._param_validation import _IterablesNotString
-
-            return _IterablesNotString()
-        except ImportError:  # pragma: no cover - another scikit-learn version
-            return Iterable
     return constraint
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from . import _params
 from ._base import Classifier, Estimator, Regressor, check_is_fitted, clone
 from ._config import MISSING_FRACTIONAL
-from ._params import HasMethods, Interval, SklearnConstraints, StrOptions
+from ._params import Interval, SklearnConstraints, StrOptions
 from ._policy import Policy
 from ._threads import resolve as resolve_threads
 from ._threads import threads
@@ -864,7 +864,7 @@ class _CART(_TreeEstimator):
         "pruning": [StrOptions({*_VALIDATION_PRUNING, "cost-complexity"}), None],
         "ccp_alpha": [_REAL_FROM_0, StrOptions({"cv-min", "cv-1se"})],
         "cp": [_REAL_FROM_0, None],
-        "cv": [Interval(numbers.Integral, 2, None, closed="left"), HasMethods(["split"]), "iterable"],
+        "cv": ["cv_object"],
         "cv_repeats": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "splitter": [StrOptions({"exact", "hist"})],
         "max_bins": [Interval(numbers.Integral, 2, 255, closed="both")],
@@ -1039,7 +1039,7 @@ class CARTClassifier(_CART, _ClassificationTree):
     cv : int, cross-validation splitter or iterable of (train, test) pairs, default 10
         Folds for ``ccp_alpha="cv-min"`` / ``"cv-1se"``. An integer K gives shuffled K-fold
         (``random_state``), stratified when every class has at least K rows; with fewer than K
-        rows, one fold per row.
+        rows, one fold per row. None: scikit-learn's default, 5 folds in order (``check_cv``).
     cv_repeats : int or None, default None (3 with an integer cv below 10,000 rows, else 1)
         Repeated K-fold with an integer ``cv``: R partitions drawn one after the other from
         ``random_state`` (scikit-learn's ``RepeatedStratifiedKFold``; the first is the single

@@ -264,18 +264,17 @@ def label(v) -> str:
     return clean(str(v))
 
 
-# strings that read as a value of another kind, or as no value
-_LOOKALIKES = frozenset({"true", "false", "none", "null", "na", "n/a", "<na>", "nan", "nat",
-                         "missing"})
+# the words ``label`` prints for booleans
+_BOOLEAN_WORDS = frozenset({"True", "False"})
 
 
 def shown_values(values) -> list[str]:
     """How a column's categories (or the classes) are printed: ``label`` of each value, but a
     string is quoted (``'1'``) where it could be read as another value -- always when the
     collection also holds values that are not strings (1 and '1'), and otherwise when the
-    string is empty, has blanks at an end, reads as a number, a boolean or a missing value
-    ('1.5', 'nan', 'True', 'None'), or holds a comma or a brace (which separate the values of
-    a set, "in {a, b}")."""
+    string is empty, has blanks at an end, reads as a number or a boolean as they are printed
+    ('1.5', 'nan', 'True'), or holds a comma or a brace (which separate the values of a set,
+    "in {a, b}")."""
     values = [v.item() if isinstance(v, np.generic) else v for v in values]
     mixed = any(not isinstance(v, str) for v in values)
     return [repr(str(v)) if isinstance(v, str) and (mixed or _lookalike(v)) else label(v)
@@ -283,7 +282,7 @@ def shown_values(values) -> list[str]:
 
 
 def _lookalike(s: str) -> bool:
-    if s == "" or s != s.strip() or any(ch in s for ch in ",{}") or s.lower() in _LOOKALIKES:
+    if s == "" or s != s.strip() or any(ch in s for ch in ",{}") or s in _BOOLEAN_WORDS:
         return True
     try:
         float(s)

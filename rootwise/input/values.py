@@ -93,16 +93,17 @@ _MIXED_KINDS = frozenset({"mixed", "mixed-integer"})
 
 
 def refuse_bools_and_numbers(cells, what: str) -> None:
-    """Refuse cells (an object array or Series) that hold both booleans and numbers: Python,
-    numpy and pandas take True for 1 and False for 0, so they would become one category or
+    """Refuse cells (an object array or Series) that hold True and 1 (or 1.0), or False and 0:
+    Python, numpy and pandas take them for one value, so they would become one category or
     class. pandas, when imported, rules out most columns in one pass without Python work."""
     pd = sys.modules.get("pandas")
     if pd is not None and pd.api.types.infer_dtype(cells, skipna=True) not in _MIXED_KINDS:
         return
-    kinds = {family(v) for v in cells if not is_missing(v)}
-    if {"bool", "number"} <= kinds:
-        flag = next(v for v in cells if family(v) == "bool")
-        number = next(v for v in cells if family(v) == "number")
-        raise ValueError(f"{what} holds both booleans and numbers (such as {flag!r} and "
-                         f"{number!r}), which would be taken for one value (True == 1, False "
-                         f"== 0); give one type: booleans, numbers or strings.")
+    flags = {bool(v) for v in cells if family(v) == "bool"}
+    if not flags:
+        return
+    for v in cells:
+        if family(v) == "number" and not is_missing(v) and v in (0, 1) and bool(v) in flags:
+            raise ValueError(f"{what} holds both {bool(v)!r} and {v!r}, which Python, numpy and "
+                             f"pandas take for one value ({bool(v)!r} == {v!r}): they would "
+                             f"merge. Give one type: booleans, numbers or strings.")
