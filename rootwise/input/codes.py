@@ -123,6 +123,13 @@ def number_codes(series, name: str, categories: tuple) -> np.ndarray:
     return lookup_numbers(values, cats)
 
 
+def same_values(values: tuple, categories: tuple) -> bool:
+    """Whether a column's distinct ``values`` are its fitted ``categories``, in order and of the
+    same kinds: (1, 0) == (True, False) in Python, but 1 is no True here."""
+    return values == tuple(categories) and all(
+        family(v) == family(c) for v, c in zip(values, categories, strict=True))
+
+
 def check_kinds(values: tuple, categories: tuple, name: str) -> None:
     """Refuse a column whose distinct ``values`` (``factorize``) include a kind of value
     (``values.family``: bool, number, str, ...) that none of its fitted ``categories`` is: such a

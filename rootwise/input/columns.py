@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._config import CODE_DTYPE, CODE_MISSING, CODE_UNSEEN, CONTINUOUS
-from .codes import check_kinds, factorize, number_codes
+from .codes import check_kinds, factorize, number_codes, same_values
 from .schema import Schema
 from .tables import column, is_pandas
 from .values import continuous_values, numeric_series
@@ -87,7 +87,7 @@ def category_codes(series, name: str, categories: tuple, out: np.ndarray) -> Non
         out[np.isnan(found)] = CODE_MISSING
         return
     codes, values = factorize(series, name)
-    if values == tuple(categories):  # e.g. a pandas categorical of the fitted categories
+    if same_values(values, categories):  # e.g. a pandas categorical of the fitted categories
         out[:] = codes  # -1 is already CODE_MISSING
         return
     check_kinds(values, categories, name)
