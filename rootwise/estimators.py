@@ -9,6 +9,14 @@
 Every estimator also takes ``pruning="pre"`` or ``"reduced-error"`` (seed 000 §3), judged on
 validation data given to ``fit`` (``X_val``, ``y_val``) or carved from the training rows
 (``validation_fraction``).
+
+A table given to ``predict`` (``predict_proba``, ``apply``, ``decision_path``) must hold fit's
+columns in fit's order, whatever their labels (``input.headers``). A categorical column whose
+values are of another kind than its fitted categories is refused, not matched to nothing
+(``input.codes.check_kinds``); integer codes of a categorical column are taken when declared as
+a pandas categorical of the fitted categories::
+
+    X["c"] = pd.Categorical.from_codes(codes, categories=model.schema_.categories_of("c"))
 """
 
 from __future__ import annotations
@@ -671,7 +679,9 @@ class _ClassificationTree(Classifier, _TreeEstimator):
         return self._route(X, self.tree_.distribution())[1]
 
     def predict(self, X) -> np.ndarray:
-        """Most probable class; ties go to the first class in ``class_order_``."""
+        """Most probable class; ties go to the first class in ``class_order_``. ``X`` has fit's
+        columns in fit's order; integer codes of a categorical column must be declared
+        (``pd.Categorical.from_codes(codes, categories=model.schema_.categories_of(name))``)."""
         if _dask(X):
             from .dask import lazy
 
