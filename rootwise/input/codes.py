@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import UNSEEN_CODE, X_DTYPE
-from .values import continuous_values, family, plain, refuse_bools_and_numbers
+from .values import continuous_values, family, may_merge, plain, refuse_bools_and_numbers
 
 
 def factorize(column, name: str) -> tuple[np.ndarray, tuple]:
@@ -32,13 +32,14 @@ def factorize(column, name: str) -> tuple[np.ndarray, tuple]:
 
     if isinstance(column.dtype, pd.CategoricalDtype):
         return column.cat.codes.to_numpy(), tuple(plain(v) for v in column.cat.categories)
-    if column.dtype == object:
-        refuse_bools_and_numbers(column, f"column {name!r}")
     try:
         codes, uniques = pd.factorize(column, use_na_sentinel=True)
     except TypeError:  # an unhashable cell (a list, a dict): find it to name its row
         raise_unhashable(column, name)
-    return codes, tuple(plain(v) for v in uniques.tolist())
+    values = tuple(plain(v) for v in uniques.tolist())
+    if column.dtype == object and may_merge(values):  # True and 1 would have become one value
+        refuse_bools_and_numbers(column, f"column {name!r}")
+    return codes, values
 
 
 def _factorize_numbers(column: np.ndarray) -> tuple[np.ndarray, tuple]:

@@ -95,15 +95,27 @@ _MIXED_KINDS = frozenset({"mixed", "mixed-integer"})
 def refuse_bools_and_numbers(cells, what: str) -> None:
     """Refuse cells (an object array or Series) that hold True and 1 (or 1.0), or False and 0:
     Python, numpy and pandas take them for one value, so they would become one category or
-    class. pandas, when imported, rules out most columns in one pass without Python work."""
+    class. pandas, when imported, rules out most columns in one pass without Python work, and
+    the cells' types the rest; only a column holding booleans and numbers is read cell by cell."""
     pd = sys.modules.get("pandas")
     if pd is not None and pd.api.types.infer_dtype(cells, skipna=True) not in _MIXED_KINDS:
         return
-    flags = {bool(v) for v in cells if family(v) == "bool"}
-    if not flags:
+    cells = np.asarray(cells, dtype=object)
+    types = set(map(type, cells))
+    flags = {t for t in types if issubclass(t, (bool, np.bool_))}
+    if not flags or not any(issubclass(t, numbers.Number) for t in types - flags):
         return
-    for v in cells:
-        if family(v) == "number" and not is_missing(v) and v in (0, 1) and bool(v) in flags:
+    is_flag = np.fromiter((isinstance(v, (bool, np.bool_)) for v in cells), bool, len(cells))
+    present = {bool(v) for v in set(cells[is_flag].tolist())}
+    for v in cells[~is_flag]:
+        if isinstance(v, numbers.Number) and not is_missing(v) and v in (0, 1) and bool(v) in present:
             raise ValueError(f"{what} holds both {bool(v)!r} and {v!r}, which Python, numpy and "
                              f"pandas take for one value ({bool(v)!r} == {v!r}): they would "
                              f"merge. Give one type: booleans, numbers or strings.")
+
+
+def may_merge(values) -> bool:
+    """Whether a column's distinct values (as factorised) include a boolean or a 0 or 1: only
+    then can a boolean and a number have been merged into one of them."""
+    return any(isinstance(v, (bool, np.bool_)) or (isinstance(v, numbers.Number) and v in (0, 1))
+               for v in values)
