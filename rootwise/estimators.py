@@ -9,6 +9,14 @@
 Every estimator also takes ``pruning="pre"`` or ``"reduced-error"`` (Zhou 2016, §4.3), judged on
 validation data given to ``fit`` (``X_val``, ``y_val``) or carved from the training rows
 (``validation_fraction``).
+
+A table given to ``predict`` (``predict_proba``, ``apply``, ``decision_path``) must hold fit's
+columns in fit's order, whatever their labels (``input.headers``). A categorical column whose
+values are of another kind than its fitted categories is refused, not matched to nothing
+(``input.codes.check_kinds``); integer codes of a categorical column are taken when declared as
+a pandas categorical of the fitted categories::
+
+    X["c"] = pd.Categorical.from_codes(codes, categories=model.schema_.categories_of("c"))
 """
 
 from __future__ import annotations
@@ -18,13 +26,15 @@ from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
+from . import _params
 from ._base import Classifier, Estimator, Regressor, check_is_fitted, clone
 from ._config import MISSING_FRACTIONAL
+from ._params import Interval, SklearnConstraints, StrOptions
 from ._policy import Policy
 from ._threads import resolve as resolve_threads
 from ._threads import threads
 from .input import columns as input_columns
-from .input import encode, tables, target
+from .input import encode, headers, tables, target
 from .input.schema import resolve_categorical
 from .prune.cost_complexity import (
     COSTS,
@@ -57,6 +67,23 @@ LARGE_TABLE = 10_000
 # cp=None on a large table whose alpha is chosen by CV: no split at a node costing at most 1e-4 of
 # the root (at 10^5 rows of issue 11's table the chosen alpha is 7e-4 x R(root)).
 AUTO_CP = 1e-4
+# the total weight, and a regressor's total weight x span(y)^2 or ^4, stay below this: float64
+# overflows at 1.8e308, and the fit's sums (over folds, of products) need room above these
+MAGNITUDE_LIMIT = 1e300
+
+
+# what every estimator's shared parameters take (scikit-learn's constraint words, ``_params``)
+_REAL_FROM_0 = Interval(numbers.Real, 0, None, closed="left")
+_COMMON_CONSTRAINTS = {
+    "max_depth": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    "min_samples_split": [_REAL_FROM_0],
+    "min_samples_leaf": [Interval(numbers.Real, 0, None, closed="neither")],
+    "categorical_features": [StrOptions({"auto"}), "array-like", None],
+    "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "prune_on_tie": ["boolean"],
+    "random_state": ["random_state"],
+    "n_jobs": [Interval(numbers.Integral, None, None, closed="neither"), None],
+}
 
 
 class _TreeEstimator(Estimator):
@@ -71,37 +98,20 @@ class _TreeEstimator(Estimator):
         raise NotImplementedError
 
     # ---------------------------------------------------------------- parameter checks
+    # each preset's ``_constraints``: the values every parameter takes (``rootwise._params``);
+    # scikit-learn reads them as ``_parameter_constraints``
+    _constraints: dict = {}
+    _parameter_constraints = SklearnConstraints()
+
     def _check_params(self) -> None:
+        """Refuse a parameter of the wrong type or out of range (scikit-learn's
+        InvalidParameterError, naming it), then the combinations that do not go together."""
         name = type(self).__name__
+        _params.check(self._constraints, self.get_params(deep=False), name)
         try:
             resolve_threads(self.n_jobs)
         except ValueError as e:
             raise ValueError(f"{name}: {e}") from None
-        md = self.max_depth
-        if md is not None and (not isinstance(md, numbers.Integral) or isinstance(md, bool)
-                               or md < 1):
-            raise ValueError(f"{name}: max_depth must be None or an integer >= 1, got {md!r}.")
-        for pname in ("min_samples_split", "min_samples_leaf", "epsilon", "min_impurity_decrease",
-                      "impurity_threshold", "confidence", "validation_fraction"):
-            if not hasattr(self, pname):
-                continue
-            v = getattr(self, pname)
-            if not isinstance(v, numbers.Real) or isinstance(v, bool) or not np.isfinite(v) or v < 0:
-                raise ValueError(f"{name}: {pname} must be a finite number >= 0, got {v!r}.")
-        if self.min_samples_leaf <= 0:
-            raise ValueError(f"{name}: min_samples_leaf must be > 0, got {self.min_samples_leaf!r}.")
-        if hasattr(self, "confidence") and not 0 < self.confidence < 1:
-            raise ValueError(f"{name}: confidence must be in (0, 1), got {self.confidence!r}.")
-        if not 0 < self.validation_fraction < 1:
-            raise ValueError(f"{name}: validation_fraction must be in (0, 1), got "
-                             f"{self.validation_fraction!r}.")
-        allowed = (None, *_VALIDATION_PRUNING, *self._own_pruning)
-        if self.pruning not in allowed:
-            raise ValueError(f"{name}: pruning must be one of {allowed}, got {self.pruning!r}.")
-        mln = getattr(self, "max_leaf_nodes", None)
-        if mln is not None and (not isinstance(mln, numbers.Integral) or isinstance(mln, bool)
-                                or mln < 2):
-            raise ValueError(f"{name}: max_leaf_nodes must be None or an integer >= 2, got {mln!r}.")
 
     # ---------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None, X_val=None, y_val=None, *, bin_edges=None,
@@ -138,6 +148,7 @@ class _TreeEstimator(Estimator):
         if not self._regression:
             w = target.class_weighted(w, yt, getattr(self, "class_weight", None), classes,
                                       f"{type(self).__name__}: class_weight")
+        self._check_magnitudes(yt, w)
         if (X_val is None) != (y_val is None):
             raise ValueError("fit needs both X_val and y_val, or neither.")
         if X_val is not None and self.pruning not in _VALIDATION_PRUNING:
@@ -148,10 +159,9 @@ class _TreeEstimator(Estimator):
         validation = None
         if self.pruning in _VALIDATION_PRUNING:
             if X_val is not None:
-                names, val_names = tables.input_feature_names(X), tables.input_feature_names(X_val)
-                if names is not None and val_names is not None and list(names) != list(val_names):
-                    raise ValueError(f"X_val's columns {list(val_names)} are not X's "
-                                     f"{list(names)}: give the same columns in the same order.")
+                if headers.labels_of(X) is not None and headers.labels_of(X_val) is not None:
+                    headers.check_columns(headers.labels_of(X), tables.input_feature_names(X),
+                                          X_val, type(self).__name__, what="X_val")
                 Xv = encode.encode(tables.as_table(X_val, what="X_val"), schema)
                 self._check_missing(Xv, schema)
                 yv = target.encode_validation_target(y_val, classes, Xv.shape[0])
@@ -190,8 +200,38 @@ class _TreeEstimator(Estimator):
                                                       self._fold_pairs(folds, n_rows))
 
         # every check has passed: only now replace the fitted state
-        return self._set_fitted(tree, schema, classes, priority, steps, cptable,
-                                tables.input_feature_names(X))
+        self._set_fitted(tree, schema, classes, priority, steps, cptable,
+                         tables.input_feature_names(X))
+        self._fit_columns = headers.labels_of(X)  # any labels, strings or not
+        return self
+
+    def _check_magnitudes(self, yt, w) -> None:
+        """Refuse weights or targets whose sums would overflow float64 in the fit, naming them
+        and the limit: the total weight W, and for a regressor W x span(y)^p, with p = 4 when
+        alpha is chosen by cross-validation (its standard error sums squared squared errors)
+        and p = 2 otherwise (impurities are weighted squared errors)."""
+        name = type(self).__name__
+        with np.errstate(over="ignore"):
+            total = float(np.sum(w))
+        if not total <= MAGNITUDE_LIMIT:
+            times = " times class_weight" if getattr(self, "class_weight", None) is not None else ""
+            raise ValueError(f"{name}: sample_weight{times} sums to {total:.3g}: the total weight "
+                             f"must stay below {MAGNITUDE_LIMIT:.0e} for the fit's sums to stay "
+                             f"finite in float64; scale the weights down.")
+        if not self._regression or len(yt) == 0:
+            return
+        low, high = float(np.min(yt)), float(np.max(yt))
+        with np.errstate(over="ignore"):
+            span = high - low
+        by_cv = self.pruning == "cost-complexity" and isinstance(self.ccp_alpha, str)
+        power = 4 if by_cv else 2
+        if span > 0 and np.log10(total) + power * np.log10(span) > np.log10(MAGNITUDE_LIMIT):
+            why = ("alpha by cross-validation sums the squares of squared errors" if by_cv
+                   else "impurities are weighted squared errors")
+            raise ValueError(f"{name}: y spans {span:.3g} (from {low:.3g} to {high:.3g}), too "
+                             f"large: {why}, so the total weight times span^{power} must stay "
+                             f"below {MAGNITUDE_LIMIT:.0e} (here {total:.3g} x {span:.3g}^"
+                             f"{power}); scale y down.")
 
     def _floor(self, y, w, n_classes, policy) -> float:
         """alpha_0 = cp x R(root) (``cp``; 0 for the estimators without it)."""
@@ -211,6 +251,7 @@ class _TreeEstimator(Estimator):
             self.class_order_ = classes[priority]
         self.pruning_steps_ = steps
         self.cp_table_ = cptable
+        self.__dict__.pop("_fit_columns", None)  # a local fit records them after this
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
@@ -410,7 +451,7 @@ class _TreeEstimator(Estimator):
         numeric matrix for an all-continuous model comes back as it is, unchecked; every other
         table goes through the encoder, which refuses infinities column by column."""
         check_is_fitted(self, "tree_")
-        tables.check_feature_names(getattr(self, "feature_names_in_", None), X, type(self).__name__)
+        self._check_columns(X)
         Xe = encode.encode_numeric_array(X, self.schema_, check_finite=check_finite)
         if Xe is not None:  # a plain numeric matrix for an all-continuous model: no table needed
             return Xe, check_finite
@@ -418,6 +459,12 @@ class _TreeEstimator(Estimator):
         Xe = encode.encode(frame, self.schema_)
         self._check_missing(Xe, self.schema_)
         return Xe, True
+
+    def _check_columns(self, X) -> None:
+        """Refuse a table whose columns are not fit's in fit's order, whatever their labels
+        (``input.headers``)."""
+        headers.check_columns(getattr(self, "_fit_columns", headers.UNKNOWN),
+                              getattr(self, "feature_names_in_", None), X, type(self).__name__)
 
     def _fitted_table(self, X):
         """X as a table, with as many columns as the model was fitted on."""
@@ -452,7 +499,7 @@ class _TreeEstimator(Estimator):
     def _route_columns(self, X, table: np.ndarray, categorical: np.ndarray, layout):
         """``_route`` for a model with categorical features: the table's columns as they are
         (continuous) and as int32 codes (categorical), never an n x d float64 matrix."""
-        tables.check_feature_names(getattr(self, "feature_names_in_", None), X, type(self).__name__)
+        self._check_columns(X)
         frame = self._fitted_table(X)
         cols = input_columns.columns(frame, self.schema_)
         self._check_missing_columns(cols, categorical)
@@ -632,7 +679,9 @@ class _ClassificationTree(Classifier, _TreeEstimator):
         return self._route(X, self.tree_.distribution())[1]
 
     def predict(self, X) -> np.ndarray:
-        """Most probable class; ties go to the first class in ``class_order_``."""
+        """Most probable class; ties go to the first class in ``class_order_``. ``X`` has fit's
+        columns in fit's order; integer codes of a categorical column must be declared
+        (``pd.Categorical.from_codes(codes, categories=model.schema_.categories_of(name))``)."""
         if _dask(X):
             from .dask import lazy
 
@@ -693,6 +742,10 @@ class ID3Classifier(_ClassificationTree):
 
     Ties between attributes of equal gain go to the lowest column index.
     """
+
+    _constraints = {**_COMMON_CONSTRAINTS, "epsilon": [_REAL_FROM_0],
+                    "pruning": [StrOptions(_VALIDATION_PRUNING), None],
+                    "class_order": ["array-like", None]}
 
     def __init__(self, *, epsilon=0.0, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, categorical_features="auto", pruning=None,
@@ -768,6 +821,11 @@ class C45Classifier(_ClassificationTree):
 
     _missing = "fractional"
     _own_pruning = ("error-based",)
+    _constraints = {**_COMMON_CONSTRAINTS, "epsilon": [_REAL_FROM_0],
+                    "confidence": [Interval(numbers.Real, 0, 1, closed="neither")],
+                    "pruning": [StrOptions({*_VALIDATION_PRUNING, "error-based"}), None],
+                    "subtree_raising": ["boolean"], "release8": ["boolean"],
+                    "class_order": ["array-like", None]}
 
     def __init__(self, *, confidence=0.25, min_samples_leaf=2, min_samples_split=4,
                  max_depth=None, epsilon=0.0, pruning="error-based", subtree_raising=True,
@@ -788,6 +846,20 @@ class C45Classifier(_ClassificationTree):
         self.n_jobs = n_jobs
         self.class_order = class_order
 
+    def _check_params(self) -> None:
+        super()._check_params()
+        # error-based pruning takes z = Phi^-1(1 - CF); release 8 keeps CF as a 32-bit float, as
+        # J48 does. Both must leave 0 < 1 - CF < 1, or the quantile does not exist.
+        c = self.confidence
+        cf = float(np.float32(c)) if self.release8 else float(c)
+        if not 0.0 < 1.0 - cf < 1.0:
+            kept = " as a 32-bit float (release8 keeps J48's float)" if self.release8 else ""
+            side, bound = ("small", "confidence >= 1e-16") if c < 0.5 else \
+                ("close to 1", "confidence <= 0.9999999")
+            raise ValueError(f"C45Classifier: confidence={c!r} is too {side} for the normal "
+                             f"quantile z = Phi^-1(1 - confidence) of error-based pruning: 1 - "
+                             f"confidence rounds to {1.0 - cf!r}{kept}. Use {bound}.")
+
     def _policy(self) -> Policy:
         return Policy(criterion="entropy", selection="gain_ratio", categorical_split="multiway",
                       numeric_as_category=False, missing="fractional", epsilon=float(self.epsilon),
@@ -801,51 +873,27 @@ class _CART(_TreeEstimator):
 
     _missing = "surrogate"
     _own_pruning = ("cost-complexity",)
+    _constraints = {
+        **_COMMON_CONSTRAINTS,
+        "min_impurity_decrease": [_REAL_FROM_0], "impurity_threshold": [_REAL_FROM_0],
+        "max_leaf_nodes": [Interval(numbers.Integral, 2, None, closed="left"), None],
+        "max_surrogates": [Interval(numbers.Integral, 0, None, closed="left")],
+        "pruning": [StrOptions({*_VALIDATION_PRUNING, "cost-complexity"}), None],
+        "ccp_alpha": [_REAL_FROM_0, StrOptions({"cv-min", "cv-1se"})],
+        "cp": [_REAL_FROM_0, None],
+        "cv": ["cv_object"],
+        "cv_repeats": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "splitter": [StrOptions({"exact", "hist"})],
+        "max_bins": [Interval(numbers.Integral, 2, 255, closed="both")],
+    }
 
     def _check_params(self) -> None:
         super()._check_params()
-        name = type(self).__name__
-        a = self.ccp_alpha
-        if isinstance(a, str):
-            if a not in ("cv-min", "cv-1se"):
-                raise ValueError(f"{name}: ccp_alpha must be a number >= 0, 'cv-min' or 'cv-1se', "
-                                 f"got {a!r}.")
-        elif not isinstance(a, numbers.Real) or isinstance(a, bool) or not a >= 0:
-            raise ValueError(f"{name}: ccp_alpha must be a number >= 0, 'cv-min' or 'cv-1se', "
-                             f"got {a!r}.")
-        cv = self.cv
-        if isinstance(cv, bool) or isinstance(cv, str) or (
-                isinstance(cv, numbers.Integral) and cv < 2) or not (
-                isinstance(cv, numbers.Integral) or hasattr(cv, "split") or hasattr(cv, "__iter__")):
-            raise ValueError(f"{name}: cv must be an integer >= 2, a cross-validation splitter or an "
-                             f"iterable of (train, test) index pairs, got {cv!r}.")
-        cp = self.cp
-        if cp is not None and (not isinstance(cp, numbers.Real) or isinstance(cp, bool)
-                               or not np.isfinite(cp) or cp < 0):
-            raise ValueError(f"{name}: cp must be None or a finite number >= 0 (rpart's "
-                             f"complexity parameter; 0 grows the whole tree), got {cp!r}.")
-        cc = getattr(self, "ccp_cost", None)
-        if hasattr(self, "ccp_cost") and (not isinstance(cc, str) or cc not in COSTS):
-            raise ValueError(f"{name}: ccp_cost must be one of {COSTS}, got {cc!r}.")
         r = self.cv_repeats
-        if r is not None and (not isinstance(r, numbers.Integral) or isinstance(r, bool) or r < 1):
-            raise ValueError(f"{name}: cv_repeats must be None or an integer >= 1, got {r!r}.")
-        if r is not None and r > 1 and not isinstance(cv, numbers.Integral):
-            raise ValueError(f"{name}: cv_repeats={r} needs an integer cv (the number of folds); "
-                             f"give a repeated splitter (RepeatedKFold) as cv instead.")
-        me = getattr(self, "max_exhaustive", None)
-        if me is not None and (not isinstance(me, numbers.Integral) or isinstance(me, bool)
-                               or not 1 <= me <= _MAX_EXHAUSTIVE_LIMIT):
-            raise ValueError(f"{name}: max_exhaustive must be an integer in [1, "
-                             f"{_MAX_EXHAUSTIVE_LIMIT}], got {me!r}.")
-        ms = self.max_surrogates
-        if not isinstance(ms, numbers.Integral) or isinstance(ms, bool) or ms < 0:
-            raise ValueError(f"{name}: max_surrogates must be an integer >= 0, got {ms!r}.")
-        if not isinstance(self.splitter, str) or self.splitter not in ("exact", "hist"):
-            raise ValueError(f"{name}: splitter must be 'exact' or 'hist', got {self.splitter!r}.")
-        mb = self.max_bins
-        if not isinstance(mb, numbers.Integral) or isinstance(mb, bool) or not 2 <= mb <= 255:
-            raise ValueError(f"{name}: max_bins must be an integer in [2, 255], got {mb!r}.")
+        if r is not None and r > 1 and not isinstance(self.cv, numbers.Integral):
+            raise ValueError(f"{type(self).__name__}: cv_repeats={r} needs an integer cv (the "
+                             f"number of folds); give a repeated splitter (RepeatedKFold) as cv "
+                             f"instead.")
 
     def _floor(self, y, w, n_classes, policy) -> float:
         """alpha_0 = cp x R(root) of the training rows."""
@@ -1008,7 +1056,7 @@ class CARTClassifier(_CART, _ClassificationTree):
     cv : int, cross-validation splitter or iterable of (train, test) pairs, default 10
         Folds for ``ccp_alpha="cv-min"`` / ``"cv-1se"``. An integer K gives shuffled K-fold
         (``random_state``), stratified when every class has at least K rows; with fewer than K
-        rows, one fold per row.
+        rows, one fold per row. None: scikit-learn's default, 5 folds in order (``check_cv``).
     cv_repeats : int or None, default None (3 with an integer cv below 10,000 rows, else 1)
         Repeated K-fold with an integer ``cv``: R partitions drawn one after the other from
         ``random_state`` (scikit-learn's ``RepeatedStratifiedKFold``; the first is the single
@@ -1154,6 +1202,11 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.max_bins = max_bins
         self.class_order = class_order
 
+    _constraints = {**_CART._constraints, "criterion": [StrOptions({"gini", "entropy"})],
+                    "class_weight": [dict, StrOptions({"balanced"}), None],
+                    "max_exhaustive": [Interval(numbers.Integral, 1, _MAX_EXHAUSTIVE_LIMIT,
+                                                closed="both")],
+                    "ccp_cost": [StrOptions(set(COSTS))], "class_order": ["array-like", None]}
     _auto_repeats = 3  # cv_repeats=None with an integer cv, below LARGE_TABLE rows
     _one_draw_from = LARGE_TABLE
 
@@ -1203,6 +1256,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         the same tree.
     """
 
+    _constraints = {**_CART._constraints, "leaf_value": [StrOptions({"mean", "median"})]}
     _regression = True
     _auto_repeats = 1  # cv_repeats=None
     _one_draw_from = 0

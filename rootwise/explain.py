@@ -349,6 +349,9 @@ def format_table(table: pd.DataFrame, digits: int = 3, width: int | None = None)
     ``width``: a table wider than that many columns is cut into blocks of whole columns, one
     under the other, each starting with the attribute names (the notes below wrap); None
     (default) keeps every line whole."""
+    if isinstance(digits, (bool, np.bool_)) or not isinstance(digits, (int, np.integer)) or digits < 0:
+        raise ValueError(f"format_table: digits must be an integer >= 0, got {digits!r}.")
+    digits = int(digits)
     shown = table.copy()
     shown["chosen"] = np.where(shown["chosen"], "<-", "")
     for col in ("threshold", "midpoint"):

@@ -204,7 +204,8 @@ def test_class_weight_by_label_names():
     ({"nope": 2.0}, "class_weight names the class 'nope', which y does not hold"),
     ({"a": -1.0}, "class_weight['a'] must be a finite number >= 0, got -1.0"),
     ({"a": "2"}, "class_weight['a'] must be a finite number >= 0, got '2'"),
-    ("heavy", 'class_weight must be None, "balanced" or a dict'),
+    ("heavy", "The 'class_weight' parameter of CARTClassifier must be an instance of 'dict', a "
+              "str among {'balanced'} or None. Got 'heavy' instead."),
 ])
 def test_bad_class_weight(cw, message):
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -381,7 +382,9 @@ def test_max_exhaustive_is_checked(value):
 @pytest.mark.parametrize("value", [1, 0, True, "five", 2.5])
 def test_cv_is_checked(value):
     X, y = np.array([[0.0], [1.0]]), [0, 1]
-    with pytest.raises(ValueError, match="cv must be"):
+    with pytest.raises(ValueError, match=r"The 'cv' parameter of CARTRegressor must be an int in "
+                                         r"the range \[2, inf\), an object implementing 'split' "
+                                         r"and 'get_n_splits', an iterable or None"):
         CARTRegressor(cv=value).fit(X, y)
 
 

@@ -146,7 +146,8 @@ def test_cross_validation_scores_what_predict_predicts():
 
 
 @pytest.mark.parametrize("order, message", [
-    ("yes", "class_order must be None or a sequence of class labels, got 'yes'"),
+    ("yes", r"The 'class_order' parameter of CARTClassifier must be an array-like or None\. "
+            r"Got 'yes' instead\."),
     (["yes"], r"class_order must list every class of y; it leaves out \['no'\]"),
     (["yes", "no", "yes"], "class_order lists the label 'yes' twice"),
     ([["yes"], "no"], r"class_order holds \['yes'\], which is not a class label"),

@@ -264,7 +264,8 @@ CORRUPTIONS = {
     "bad param value": (_set(["params", "max_depth"], -3), "max_depth"),
     "param object": (_set(["params", "epsilon"], {"a": 1}), "params.epsilon"),
     "long param": (_set(["params", "pruning"], "x" * 10**6),
-                   r"params: ID3Classifier: pruning must be one of .*, got 'x+\.\.\.$"),
+                   r"params: The 'pruning' parameter of ID3Classifier must be a str among .* or None\. "
+                   r"Got 'x+\.\.\.$"),
     "kind 7": (_set(["schema", "kinds", 0], 7), r"schema.kinds\[0\]"),
     "categories not a list": (_set(["schema", "categories", 3], "清晰"), r"categories\[3\] is not a list"),
     "category object": (_set(["schema", "categories", 3, 0], {"x": 1}), r"categories\[3\]"),

@@ -175,5 +175,6 @@ def test_default_cp_floors_only_large_tables_whose_alpha_is_chosen_by_cv():
 def test_bad_cp_is_refused_with_its_name(bad):
     X, y = table(8, False, n=50)
     for cls in (CARTClassifier, CARTRegressor):
-        with pytest.raises(ValueError, match="cp must be None or a finite number >= 0"):
+        with pytest.raises(ValueError, match=rf"The 'cp' parameter of {cls.__name__} must be a "
+                                             rf"float in the range \[0\.0, inf\) or None\."):
             cls(cp=bad).fit(X, y if cls is CARTClassifier else np.arange(50.0))

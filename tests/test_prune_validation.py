@@ -664,9 +664,9 @@ def test_validation_fraction_without_stratification():
     (ID3Classifier(pruning="reduced-error"), {"X_val": "reordered", "y_val": "y"}, "same order"),
     (ID3Classifier(pruning="reduced-error"), {"X_val": "missing", "y_val": "y"}, "missing values"),
     (ID3Classifier(pruning="reduced-error"), {"X_val": "empty", "y_val": "none"}, "0 sample"),
-    (ID3Classifier(pruning="error-based"), {}, "pruning must be one of"),
-    (C45Classifier(pruning="cost-complexity"), {}, "pruning must be one of"),
-    (CARTClassifier(pruning="error-based"), {}, "pruning must be one of"),
+    (ID3Classifier(pruning="error-based"), {}, "The 'pruning' parameter of .* must be a str among"),
+    (C45Classifier(pruning="cost-complexity"), {}, "The 'pruning' parameter of .* must be a str among"),
+    (CARTClassifier(pruning="error-based"), {}, "The 'pruning' parameter of .* must be a str among"),
     (ID3Classifier(pruning="pre", validation_fraction=1.0), {}, "validation_fraction"),
     (ID3Classifier(pruning="pre", validation_fraction=0.01), {}, "cannot hold out"),
 ])

@@ -26,6 +26,17 @@ class Parser(argparse.ArgumentParser):
         raise UserError(f"{message} (see '{self.prog} --help')")
 
 
+def decimals(text: str) -> int:
+    """argparse type of --digits and --decimals: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
+    return value
+
+
 def add_command(commands, name: str, *, help: str, example: str, description: str | None = None):
     """A sub-command whose --help ends with a worked example."""
     return commands.add_parser(name, help=help, description=textwrap.fill(description or help, 78),
@@ -355,7 +366,7 @@ def table_width(args) -> int | None:
 
 
 def add_text_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--decimals", type=int, default=3, metavar="D",
+    p.add_argument("--decimals", type=decimals, default=3, metavar="D",
                    help="decimals of thresholds, weights and values (default 3)")
     p.add_argument("--counts", action="store_true",
                    help="add each leaf's non-zero class counts, largest first")

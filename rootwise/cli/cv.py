@@ -16,6 +16,7 @@ from .common import (
     add_force,
     add_quiet,
     add_wide,
+    decimals,
     guard_outputs,
     table_width,
     training_table,
@@ -37,7 +38,7 @@ def add(commands) -> None:
     add_data_arguments(p)
     p.add_argument("--folds", type=int, default=10, metavar="K", help="number of folds (default 10)")
     p.add_argument("--json", metavar="FILE", help="also write the scores to this JSON file")
-    p.add_argument("--digits", type=int, default=3, metavar="D", help="decimals shown")
+    p.add_argument("--digits", type=decimals, default=3, metavar="D", help="decimals shown")
     add_wide(p)
     add_force(p)
     add_quiet(p)

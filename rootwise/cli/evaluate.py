@@ -16,6 +16,7 @@ from .common import (
     add_missing_target,
     add_quiet,
     add_wide,
+    decimals,
     guard_outputs,
     is_regressor,
     model_columns,
@@ -44,7 +45,7 @@ def add(commands) -> None:
                         "not use, as Weka takes the last attribute, unless it holds IDs)")
     add_missing_target(p)
     p.add_argument("--json", metavar="FILE", help="also write the scores to this JSON file")
-    p.add_argument("--digits", type=int, default=3, metavar="D", help="decimals shown")
+    p.add_argument("--digits", type=decimals, default=3, metavar="D", help="decimals shown")
     add_wide(p)
     add_force(p)
     add_quiet(p)

@@ -9,6 +9,7 @@ from .common import (
     add_data_arguments,
     add_quiet,
     add_wide,
+    decimals,
     table_width,
     training_table,
 )
@@ -28,7 +29,7 @@ def add(commands) -> None:
     add_data_arguments(p)
     p.add_argument("--node", type=int, default=0, metavar="N",
                    help="node number, as shown by 'fit --node-ids' (default: the root)")
-    p.add_argument("--digits", type=int, default=3, metavar="D", help="decimals shown")
+    p.add_argument("--digits", type=decimals, default=3, metavar="D", help="decimals shown")
     add_wide(p)
     add_quiet(p)
     add_estimator_options(p)

@@ -9,6 +9,7 @@ from .common import (
     add_data_arguments,
     add_force,
     add_quiet,
+    decimals,
     guard_outputs,
     training_table,
     write_text,
@@ -30,7 +31,7 @@ def add(commands) -> None:
     add_data_arguments(p)
     p.add_argument("--out", required=True, metavar="REPORT.html", help="the page to write")
     p.add_argument("--title", help="the page's heading (default: the model's class name)")
-    p.add_argument("--decimals", type=int, default=3, metavar="D",
+    p.add_argument("--decimals", type=decimals, default=3, metavar="D",
                    help="decimals of thresholds, weights and values (default 3)")
     p.add_argument("--show-depth", type=int, metavar="N",
                    help="draw N levels of the tree; deeper subtrees are cut")

@@ -24,7 +24,7 @@ from .._base import check_is_fitted
 from .._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY
 from ..tree.majority import node_classes
 from .paths import ALWAYS, NEVER, Interval, PathWalker
-from .text import clean, label
+from .text import clean, shown_values
 
 
 def export_rules(model, *, as_frame: bool = False, decimals: int = 3):
@@ -53,6 +53,8 @@ class _RuleWriter:
         self.schema = model.schema_
         self.classes = getattr(model, "classes_", None)
         self.majority = None if self.classes is None else node_classes(model)  # ties as predict
+        self.class_texts = None if self.classes is None else shown_values(self.classes)
+        self._category_texts: dict[int, list[str]] = {}
         self.decimals = decimals
         self.quality = "std" if self.classes is None else "confidence"
         # a classifier with fractional splits predicts as C4.5 (a regressor walks as Tree.apply)
@@ -71,7 +73,7 @@ class _RuleWriter:
             prediction, quality = self.outcome(node)
             head = (" and ".join(f"({c})" if " or " in c and len(conditions) > 1 else c
                                  for c in conditions) if conditions else "true")
-            out.append({"rule": f"if {head} then {self.prediction_text(prediction)}",
+            out.append({"rule": f"if {head} then {self.prediction_text(node, prediction)}",
                         "conditions": conditions, "prediction": prediction,
                         "n_rows": int(t.n_node_samples[node]),
                         "weight": float(t.weighted_n_node_samples[node]),
@@ -125,8 +127,16 @@ class _RuleWriter:
         text = f"{v:.{self.decimals}f}"
         return text.rstrip("0").rstrip(".") if "." in text else text
 
-    def prediction_text(self, prediction) -> str:
-        return self.number(prediction) if self.classes is None else label(prediction)
+    def prediction_text(self, node: int, prediction) -> str:
+        return self.number(prediction) if self.classes is None else \
+            self.class_texts[int(self.majority[node])]
+
+    def categories(self, feature: int) -> list[str]:
+        """The feature's categories as printed (quoting depends on all of them: ``shown_values``)."""
+        texts = self._category_texts.get(feature)
+        if texts is None:
+            texts = self._category_texts[feature] = shown_values(self.schema.categories[feature])
+        return texts
 
     def name(self, feature: int) -> str:
         return clean(str(self.schema.feature_names[feature]))
@@ -146,16 +156,17 @@ class _RuleWriter:
                 known = f"{name} known"
             return self.with_missing(name, known, c.missing, [])
         cats = self.schema.categories[c.feature]
+        shown = self.categories(c.feature)
         always = [k for k, s in enumerate(c.codes) if s == ALWAYS]
         decided = [s for s in (*c.codes, c.other) if s not in (NEVER, ALWAYS)]
         if c.other == ALWAYS:
             rest = [k for k in range(len(cats)) if k not in set(always)]
-            known = (f"{name} not in {{{', '.join(label(cats[k]) for k in rest)}}}" if rest
+            known = (f"{name} not in {{{', '.join(shown[k] for k in rest)}}}" if rest
                      else f"{name} known")
         elif len(always) == 1:
-            known = f"{name} = {label(cats[always[0]])}"
+            known = f"{name} = {shown[always[0]]}"
         elif always:
-            known = f"{name} in {{{', '.join(label(cats[k]) for k in always)}}}"
+            known = f"{name} in {{{', '.join(shown[k] for k in always)}}}"
         else:
             known = None
         return self.with_missing(name, known, c.missing, decided)

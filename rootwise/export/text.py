@@ -133,6 +133,8 @@ class TreeView:
         self.majority = None if self.classes is None else node_classes(model)
         self.decimals = int(decimals)
         self._names = [clean(str(n)) for n in self.schema.feature_names]
+        self.class_texts = None if self.classes is None else shown_values(self.classes)
+        self._category_texts: dict[int, list[str]] = {}
 
     # ------------------------------------------------------------------ numbers and names
     def number(self, v) -> str:
@@ -147,7 +149,10 @@ class TreeView:
         return self._names[int(self.tree.feature[node])]
 
     def category(self, feature: int, code: int) -> str:
-        return label(self.schema.categories[feature][code])
+        texts = self._category_texts.get(feature)
+        if texts is None:  # made once per feature: whether to quote depends on all its categories
+            texts = self._category_texts[feature] = shown_values(self.schema.categories[feature])
+        return texts[code]
 
     # ------------------------------------------------------------------ branches
     def branches(self, node: int) -> list[tuple[int | None, str]]:
@@ -193,13 +198,13 @@ class TreeView:
         value = self.tree.value[node]
         if self.classes is None:
             return f"value: {self.number(value[0])}"
-        return f"class: {label(self.classes[self.majority[node]])}"
+        return f"class: {self.class_texts[self.majority[node]]}"
 
     def counts(self, node: int) -> str:
         if self.classes is None:
             return f"samples: {self.number(self.tree.weighted_n_node_samples[node])}"
-        return ", ".join(f"{label(c)}: {self.number(v)}"
-                         for c, v in zip(self.classes, self.tree.value[node], strict=True))
+        return ", ".join(f"{c}: {self.number(v)}"
+                         for c, v in zip(self.class_texts, self.tree.value[node], strict=True))
 
     @functools.cached_property
     def _empty(self) -> list[bool]:
@@ -220,7 +225,7 @@ class TreeView:
                 return f"{self.number(value)} (0, parent's value)"
             return f"{self.number(value)} ± {self.number(spread)} ({self.number(weight)})"
         best, total, wrong = self._leaf_lists[node]
-        head = label(self.classes[best])
+        head = self.class_texts[best]
         if empty:
             text = f"{head} (0, parent's class)"
         else:
@@ -248,7 +253,7 @@ class TreeView:
         class order)."""
         value = self.tree.value[node]
         order = sorted(np.flatnonzero(value > 0), key=lambda k: -value[k])
-        return ", ".join(f"{label(self.classes[k])}: {self.number(value[k])}" for k in order)
+        return ", ".join(f"{self.class_texts[k]}: {self.number(value[k])}" for k in order)
 
     def no_branch_summary(self, node: int, show_counts: bool = False) -> str:
         """Where rows go whose category has no branch at split ``node``: at a subset test (CART)
@@ -258,7 +263,7 @@ class TreeView:
             return "handled as missing"
         if self.classes is None:
             return f"stops here: {self.number(self.tree.value[node][0])}"
-        text = f"stops here: {label(self.classes[self.majority[node]])}"
+        text = f"stops here: {self.class_texts[self.majority[node]]}"
         return f"{text} [{self.nonzero_counts(node)}]" if show_counts else text
 
 
@@ -270,6 +275,33 @@ def label(v) -> str:
         text = repr(v)
         return text[:-2] if text.endswith(".0") else text
     return clean(str(v))
+
+
+# the words ``label`` prints for booleans
+_BOOLEAN_WORDS = frozenset({"True", "False"})
+
+
+def shown_values(values) -> list[str]:
+    """How a column's categories (or the classes) are printed: ``label`` of each value, but a
+    string is quoted (``'1'``) where it could be read as another value -- always when the
+    collection also holds values that are not strings (1 and '1'), and otherwise when the
+    string is empty, has blanks at an end, reads as a number or a boolean as they are printed
+    ('1.5', 'nan', 'True'), or holds a comma or a brace (which separate the values of a set,
+    "in {a, b}")."""
+    values = [v.item() if isinstance(v, np.generic) else v for v in values]
+    mixed = any(not isinstance(v, str) for v in values)
+    return [repr(str(v)) if isinstance(v, str) and (mixed or _lookalike(v)) else label(v)
+            for v in values]
+
+
+def _lookalike(s: str) -> bool:
+    if s == "" or s != s.strip() or any(ch in s for ch in ",{}") or s in _BOOLEAN_WORDS:
+        return True
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
 
 
 def clean(text: str) -> str:

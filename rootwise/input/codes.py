@@ -4,9 +4,13 @@
 a missing cell); ``recode`` turns those into the codes of a fitted schema's categories. Python
 touches each *distinct* value once (to compare it with the schema's categories), never each cell.
 
-Equal values share a code by Python's ``==`` (and hash): 1, 1.0 and True are one value, as are
--0.0 and 0.0 -- pandas' hash tables and numpy's sort agree with a Python dict here, which is what
-the schema's lookup is.
+Equal values share a code by Python's ``==`` (and hash): 1 and 1.0 are one number, as are -0.0
+and 0.0 -- pandas' hash tables and numpy's sort agree with a Python dict here, which is what the
+schema's lookup is. Values Python calls equal that are not the same kind of value are kept
+apart or refused, never merged: a column holding both booleans and numbers is refused (True ==
+1), and at prediction a column whose values are of a kind none of its categories is (strings
+for numbers, integer codes for strings, 0/1 for booleans) is refused rather than matched to
+nothing (``check_kinds``); 1 and "1" are two categories.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import UNSEEN_CODE, X_DTYPE
-from .values import plain
+from .values import continuous_values, family, may_merge, plain, refuse_bools_and_numbers
 
 
 def factorize(column, name: str) -> tuple[np.ndarray, tuple]:
@@ -32,7 +36,10 @@ def factorize(column, name: str) -> tuple[np.ndarray, tuple]:
         codes, uniques = pd.factorize(column, use_na_sentinel=True)
     except TypeError:  # an unhashable cell (a list, a dict): find it to name its row
         raise_unhashable(column, name)
-    return codes, tuple(plain(v) for v in uniques.tolist())
+    values = tuple(plain(v) for v in uniques.tolist())
+    if column.dtype == object and may_merge(values):  # True and 1 would have become one value
+        refuse_bools_and_numbers(column, f"column {name!r}")
+    return codes, values
 
 
 def _factorize_numbers(column: np.ndarray) -> tuple[np.ndarray, tuple]:
@@ -91,3 +98,65 @@ def lookup_numbers(values: np.ndarray, categories: np.ndarray) -> np.ndarray:
     codes = np.where(found, order[pos], UNSEEN_CODE).astype(X_DTYPE)
     codes[np.isnan(values)] = np.nan
     return codes
+
+
+def number_codes(series, name: str, categories: tuple) -> np.ndarray:
+    """float64 codes of a numeric column whose categories are numbers (ID3's continuous
+    columns), looked up by value (NaN: missing, UNSEEN_CODE: not a category).
+
+    A float32 (or float16) column is looked up at its own precision: its value 0.1f is the
+    category 0.1, which float64 holds as another number. When two categories are one value at
+    that precision the column cannot tell them apart, and is refused."""
+    values = continuous_values(series, name)
+    cats = np.asarray(categories, dtype=np.float64)
+    dtype = getattr(series.dtype, "numpy_dtype", series.dtype)
+    if dtype.kind == "f" and dtype.itemsize < 8:
+        with np.errstate(over="ignore"):  # a category beyond the type's range becomes inf
+            narrow = cats.astype(dtype).astype(np.float64)
+        distinct, first, counts = np.unique(narrow, return_index=True, return_counts=True)
+        if np.any(counts > 1):
+            twin = distinct[counts > 1][0]
+            a, b = cats[narrow == twin][:2].tolist()
+            raise ValueError(f"column {name!r} is {dtype.name}, but its categories {a!r} and {b!r} "
+                             f"(learnt as float64) are one {dtype.name} value: give the column "
+                             f"as float64, as it was at fit.")
+        cats = narrow
+    return lookup_numbers(values, cats)
+
+
+def same_values(values: tuple, categories: tuple) -> bool:
+    """Whether a column's distinct ``values`` are its fitted ``categories``, in order and of the
+    same kinds: (1, 0) == (True, False) in Python, but 1 is no True here."""
+    return values == tuple(categories) and all(
+        family(v) == family(c) for v, c in zip(values, categories, strict=True))
+
+
+def check_kinds(values: tuple, categories: tuple, name: str) -> None:
+    """Refuse a column whose distinct ``values`` (``factorize``) include a kind of value
+    (``values.family``: bool, number, str, ...) that none of its fitted ``categories`` is: such a
+    cell would match no category, silently. Integer codes given for a categorical column are
+    the usual case; codes are taken when declared as a pandas categorical of the fitted
+    categories, ``pd.Categorical.from_codes(codes, categories=model.schema_.categories_of(name))``."""
+    fitted = {family(c) for c in categories}
+    if not fitted:
+        return
+    strange = [v for v in values if family(v) not in fitted]
+    if not strange:
+        return
+    kind = family(strange[0])
+    shown = ", ".join(repr(v) for v in strange[:3]) + (", ..." if len(strange) > 3 else "")
+    known = ", ".join(repr(c) for c in categories[:3]) + (", ..." if len(categories) > 3 else "")
+    text = (f"column {name!r} holds {_plural(kind)} ({shown}), but its categories at fit were "
+            f"{' and '.join(_plural(k) for k in sorted(fitted))} ({known}): they would match no "
+            f"category.")
+    if kind == "number" and "number" not in fitted:
+        text += (f" Category codes are not category values; to give codes, declare them: "
+                 f"pd.Categorical.from_codes(codes, categories=model.schema_.categories_of("
+                 f"{name!r})).")
+    else:
+        text += " Give the column's values as they were at fit."
+    raise ValueError(text)
+
+
+def _plural(kind: str) -> str:
+    return {"bool": "booleans", "number": "numbers", "str": "strings"}.get(kind, f"{kind} values")

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._config import CODE_DTYPE, CODE_MISSING, CODE_UNSEEN, CONTINUOUS
-from .codes import factorize, lookup_numbers
+from .codes import check_kinds, factorize, number_codes, same_values
 from .schema import Schema
 from .tables import column, is_pandas
 from .values import continuous_values, numeric_series
@@ -82,15 +82,15 @@ def category_codes(series, name: str, categories: tuple, out: np.ndarray) -> Non
     rows each one is 4 MB of fresh pages)."""
     if categories and all(isinstance(c, float) for c in categories) and numeric_series(series):
         # numbers as categories (ID3): looked up among the category values
-        found = lookup_numbers(continuous_values(series, name),
-                               np.asarray(categories, dtype=np.float64))
+        found = number_codes(series, name, categories)
         out[:] = np.where(found >= 0, found, CODE_UNSEEN)
         out[np.isnan(found)] = CODE_MISSING
         return
     codes, values = factorize(series, name)
-    if values == tuple(categories):  # e.g. a pandas categorical of the fitted categories
+    if same_values(values, categories):  # e.g. a pandas categorical of the fitted categories
         out[:] = codes  # -1 is already CODE_MISSING
         return
+    check_kinds(values, categories, name)
     position = {c: i for i, c in enumerate(categories)}
     # one entry per distinct value, and a last one that code -1 (missing) takes by wrapping
     table = np.array([position.get(v, CODE_UNSEEN) for v in values] + [CODE_MISSING],

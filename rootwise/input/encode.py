@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 from .._config import CONTINUOUS, X_DTYPE
-from .codes import factorize, lookup_numbers, recode
+from .codes import check_kinds, factorize, number_codes, recode, same_values
 from .schema import Schema, learn_column, schema_of
 from .tables import column, feature_names_of
 from .values import continuous_values, numeric_series
@@ -36,9 +36,10 @@ def encode_column(series, name: str, categories: tuple | None) -> np.ndarray:
         return continuous_values(series, name)
     if categories and all(isinstance(c, float) for c in categories) and numeric_series(series):
         # numbers as categories (ID3): look values up in the category list
-        return lookup_numbers(continuous_values(series, name),
-                              np.asarray(categories, dtype=np.float64))
+        return number_codes(series, name, categories)
     codes, values = factorize(series, name)
+    if not same_values(values, categories):
+        check_kinds(values, categories, name)
     return recode(codes, values, categories)
 
 

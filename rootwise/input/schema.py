@@ -41,6 +41,20 @@ class Schema:
     def category_label(self, feature: int, code: int):
         return self.categories[feature][code]
 
+    def categories_of(self, name) -> tuple:
+        """The categories of the column ``name`` (a feature name, or a position) in code order.
+        A categorical column given to ``predict`` as integer codes is refused unless its codes
+        are declared: ``pd.Categorical.from_codes(codes, categories=schema.categories_of(name))``."""
+        j = name if isinstance(name, int) and not isinstance(name, bool) else None
+        if j is None and name in self.feature_names:
+            j = self.feature_names.index(name)
+        if j is None or not -self.n_features <= j < self.n_features:
+            raise ValueError(f"no column {name!r}; the columns are {list(self.feature_names)}.")
+        if self.categories[j] is None:
+            raise ValueError(f"column {self.feature_names[j]!r} is continuous: it has no "
+                             f"categories.")
+        return self.categories[j]
+
 
 def resolve_categorical(frame, categorical_features) -> np.ndarray:
     """Boolean mask of categorical columns from ``categorical_features``.

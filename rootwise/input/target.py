@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from .tables import is_pandas
-from .values import is_missing
+from .values import is_missing, refuse_bools_and_numbers
 
 
 def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -20,6 +20,8 @@ def encode_target(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     a list mixing ``"a"`` and ``1`` keeps both as they are (numpy alone would turn 1 into "1").
     """
     y = _labels_1d(y)
+    if y.dtype == object:  # True == 1: they would be one class
+        refuse_bools_and_numbers(y, "y")
     if len(y) != n_rows:
         raise ValueError(
             f"X and y have different numbers of rows: {n_rows} and {len(y)}."
@@ -211,8 +213,9 @@ def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
         raise ValueError("sample_weight contains NaN or infinity.")
     if np.any(w < 0):
         raise ValueError("Negative values in data passed to sample_weight.")
-    if w.sum() <= 0:
-        raise ValueError("sample_weight sums to zero; at least one row needs a positive weight.")
+    with np.errstate(over="ignore"):  # an infinite sum is the fit's to refuse, with its limit
+        if w.sum() <= 0:
+            raise ValueError("sample_weight sums to zero; at least one row needs a positive weight.")
     return w
 
 

@@ -96,3 +96,50 @@ def is_missing(v) -> bool:
 
 def is_number_or_missing(v) -> bool:
     return is_missing(v) or (isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)))
+
+
+def family(v) -> str:
+    """The kind of value a cell holds, for telling values apart that Python calls equal:
+    "bool", "number" (ints and floats: 1 and 1.0 are one number), "str", or the type's name.
+    True == 1 in Python, numpy and pandas, so a bool is never a number here."""
+    if isinstance(v, (bool, np.bool_)):
+        return "bool"
+    if isinstance(v, numbers.Number):
+        return "number"
+    if isinstance(v, str):
+        return "str"
+    return type(v).__name__
+
+
+# pandas' ``infer_dtype`` names for object cells of several types: the only ones that can mix
+# booleans and numbers
+_MIXED_KINDS = frozenset({"mixed", "mixed-integer"})
+
+
+def refuse_bools_and_numbers(cells, what: str) -> None:
+    """Refuse cells (an object array or Series) that hold True and 1 (or 1.0), or False and 0:
+    Python, numpy and pandas take them for one value, so they would become one category or
+    class. pandas, when imported, rules out most columns in one pass without Python work, and
+    the cells' types the rest; only a column holding booleans and numbers is read cell by cell."""
+    pd = sys.modules.get("pandas")
+    if pd is not None and pd.api.types.infer_dtype(cells, skipna=True) not in _MIXED_KINDS:
+        return
+    cells = np.asarray(cells, dtype=object)
+    types = set(map(type, cells))
+    flags = {t for t in types if issubclass(t, (bool, np.bool_))}
+    if not flags or not any(issubclass(t, numbers.Number) for t in types - flags):
+        return
+    is_flag = np.fromiter((isinstance(v, (bool, np.bool_)) for v in cells), bool, len(cells))
+    present = {bool(v) for v in set(cells[is_flag].tolist())}
+    for v in cells[~is_flag]:
+        if isinstance(v, numbers.Number) and not is_missing(v) and v in (0, 1) and bool(v) in present:
+            raise ValueError(f"{what} holds both {bool(v)!r} and {v!r}, which Python, numpy and "
+                             f"pandas take for one value ({bool(v)!r} == {v!r}): they would "
+                             f"merge. Give one type: booleans, numbers or strings.")
+
+
+def may_merge(values) -> bool:
+    """Whether a column's distinct values (as factorised) include a boolean or a 0 or 1: only
+    then can a boolean and a number have been merged into one of them."""
+    return any(isinstance(v, (bool, np.bool_)) or (isinstance(v, numbers.Number) and v in (0, 1))
+               for v in values)
