@@ -3,12 +3,13 @@ status 130 / 143 and one line), never a crash, and leave every file as it was.
 
 The danger is Python code that numba's compiled wrapper runs while it boxes a kernel's result
 (``numba.core.serialize._numba_unpickle``): a KeyboardInterrupt raised there crashed the process.
-So the child process below stops itself (SIGSTOP) at a chosen moment, the test sends the signal
-and SIGCONT, and the signal arrives exactly there: inside that boxing code (a stand-in for
+So a child process stops itself (SIGSTOP) at a chosen moment, the test sends the signal and
+SIGCONT, and the signal arrives exactly there: inside that boxing code (a stand-in for
 ``_numba_unpickle`` compiled under numba's file name, as the real one is, that stops and then
 calls it) or at the entry of one of the engine's kernels. The moments are counted in a first run
 that is not interrupted, and the signals spread over all of them: the test does not depend on
-timing.
+timing. One child runs the command (or the API calls) again after each interrupt, so that a
+dozen interrupts cost one start of Python; the last one ends the process with its status.
 """
 
 from __future__ import annotations
@@ -32,23 +33,18 @@ from rootwise import _interrupts
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"),
                                 reason="reads process states in /proc")
 
-# Installed in the child before rootwise: counts the moments and stops at STOP_AT.
+# The child: counts the moments, stops at the one asked for, runs again after each interrupt.
 CHILD = textwrap.dedent('''
-    import atexit, os, signal, sys
+    import contextlib, io, json, os, signal, sys
     # a shell starts background jobs with SIGINT ignored: act as at a terminal
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    STOP_AT = int(os.environ.get("STOP_AT", "0"))
-    moments = []
+    mode, data, algorithm, folder = sys.argv[1:5]
+    moments, stop_at = [], [0]
 
     def moment(kind):
         moments.append(kind)
-        if len(moments) == STOP_AT:
+        if len(moments) == stop_at[0]:
             os.kill(os.getpid(), signal.SIGSTOP)  # the test signals, then continues it here
-
-    @atexit.register
-    def _report():
-        with open(os.environ["MOMENTS"], "w") as f:
-            f.write(" ".join(moments))
 
     import numba.core.serialize as serialize
     unpickle = serialize._numba_unpickle
@@ -61,8 +57,11 @@ CHILD = textwrap.dedent('''
          stand_in)
     serialize._numba_unpickle = stand_in["_numba_unpickle"]
 
+    import pandas as pd
+    import rootwise
     import rootwise.engine.loop as loop
     import rootwise.prune.error_based as error_based
+    from rootwise.cli import main
 
     def entry(module, name):
         kernel = getattr(module, name)
@@ -76,34 +75,59 @@ CHILD = textwrap.dedent('''
     for module, name in ((loop, "root_segments"), (loop, "_root"), (loop, "_grow_from"),
                          (error_based, "prune_tree")):
         entry(module, name)
-''')
 
-API = textwrap.dedent('''
-    import sys
-    import pandas as pd
-    import rootwise
+    def run(out):
+        """(status, stderr): the CLI's fit --out, or the API's fit, predict and save."""
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            if mode == "cli":
+                status = main(["fit", data, "--target", "y", "--algorithm", algorithm,
+                               "--out", out, "--quiet"])
+            else:
+                frame = pd.read_csv(data)
+                X, y = frame.drop(columns="y"), frame["y"]
+                make = {"c4.5": rootwise.C45Classifier, "cart": rootwise.CARTClassifier}
+                try:
+                    model = make[algorithm]().fit(X, y)
+                    model.predict(X)
+                    rootwise.save(model, out)
+                    status = 0
+                except KeyboardInterrupt as e:
+                    print("KeyboardInterrupt", *e.args, file=sys.stderr)
+                    status = 7
+        return status, err.getvalue()
 
-    data, algorithm, out = sys.argv[1:4]
-    frame = pd.read_csv(data)
-    X, y = frame.drop(columns="y"), frame["y"]
-    model = {"c4.5": rootwise.C45Classifier, "cart": rootwise.CARTClassifier}[algorithm]()
-    try:
-        model.fit(X, y)
-        model.predict(X)
-        rootwise.save(model, out)
-    except KeyboardInterrupt as e:
-        print("KeyboardInterrupt", *e.args)
-        sys.exit(7)
+    def report(line):
+        with open(os.path.join(folder, "results.txt"), "a") as f:
+            f.write(json.dumps(line) + "\\n")
+
+    run(os.path.join(folder, "warm.json"))  # kernels loaded, lazy imports done
+    moments.clear()
+    report(run(os.path.join(folder, "whole.json")) + (moments,))
+    os.kill(os.getpid(), signal.SIGSTOP)  # the test chooses the moments
+    with open(os.path.join(folder, "targets.txt")) as f:
+        targets = [int(t) for t in f.read().split()]
+    report(["targets read"])
+    for i, target in enumerate(targets):
+        moments.clear()
+        stop_at[0] = target
+        status, err = run(os.path.join(folder, f"out-{target}.json"))
+        report([target, status, err])
+        if i == len(targets) - 1:
+            sys.exit(status)  # the last interrupt ends the process, with the command's status
 ''')
 
 OLD = "the model saved before\n"
+# from the signal to the end of the interrupted call: the interrupt itself takes a fraction of a
+# second (numba's boxing code returns, then 20 ms); the rest is a loaded machine
+PROMPT = 10.0
 
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory):
     """20,000 rows, 6 numeric columns (5 % missing) and a categorical one, noisy labels: C4.5's
     and CART's fits grow deep trees and prune them (CART choosing its alpha by 10-fold
-    cross-validation on two threads)."""
+    cross-validation)."""
     folder = tmp_path_factory.mktemp("interrupts")
     rng = np.random.default_rng(7)
     n = 20_000
@@ -116,23 +140,7 @@ def table(tmp_path_factory):
     frame["y"] = y
     frame.to_csv(folder / "data.csv", index=False)
     (folder / "child.py").write_text(CHILD, encoding="utf-8")
-    (folder / "api.py").write_text(API, encoding="utf-8")
     return folder
-
-
-def command(folder, mode, algorithm, out):
-    """The child's command line: the CLI's ``fit ... --out`` or the API script, behind CHILD."""
-    def run(path):  # under its own file name, as a script runs
-        return f"exec(compile(open({str(path)!r}).read(), {str(path)!r}, 'exec'))"
-
-    if mode == "cli":
-        script = ("import sys; from rootwise.cli import main; "
-                  f"sys.exit(main(['fit', {str(folder / 'data.csv')!r}, '--target', 'y', "
-                  f"'--algorithm', {algorithm!r}, '--out', {str(out)!r}, '--quiet']))")
-    else:
-        script = (f"import sys; sys.argv = ['api.py', {str(folder / 'data.csv')!r}, "
-                  f"{algorithm!r}, {str(out)!r}]; " + run(folder / "api.py"))
-    return [sys.executable, "-c", run(folder / "child.py") + "; " + script]
 
 
 def stopped(pid: int) -> bool:
@@ -144,20 +152,9 @@ def leftovers(folder) -> list[str]:
     return sorted(name for name in os.listdir(folder) if name.endswith(".tmp"))
 
 
-def moments(folder, mode, algorithm) -> list[str]:
-    """The moments of a whole run, uninterrupted (its model file is whole)."""
-    out = folder / f"whole-{mode}-{algorithm}.json"
-    env = {**os.environ, "STOP_AT": "0", "MOMENTS": str(folder / "moments.txt")}
-    done = subprocess.run(command(folder, mode, algorithm, out), env=env, capture_output=True,
-                          timeout=600)
-    assert done.returncode == 0, done.stderr.decode()
-    assert json.loads(out.read_text(encoding="utf-8"))["format"] == "rootwise-model"
-    return (folder / "moments.txt").read_text(encoding="utf-8").split()
-
-
 def spread(kinds: list[str], count: int) -> list[int]:
-    """``count`` moments (1-based) spread over the run: the boxing moments and the kernel
-    entries evenly, each of the first and the last included."""
+    """``count`` moments (1-based) spread over the run: two thirds among the boxing moments,
+    a third among the kernel entries, evenly, each group's first and last included."""
     boxes = [i + 1 for i, k in enumerate(kinds) if k == "box"]
     entries = [i + 1 for i, k in enumerate(kinds) if k != "box"]
     chosen = set()
@@ -168,68 +165,108 @@ def spread(kinds: list[str], count: int) -> list[int]:
     return sorted(chosen)
 
 
-def interrupt_at(folder, mode, algorithm, stop_at, sig):
-    """Run the child until moment ``stop_at``, send ``sig`` while it is stopped, continue it;
-    returns (status, stderr, stdout, seconds from SIGCONT to its end, the output file)."""
-    out = folder / f"m-{mode}-{algorithm}-{stop_at}.json"
-    out.write_text(OLD, encoding="utf-8")
-    env = {**os.environ, "STOP_AT": str(stop_at), "MOMENTS": str(folder / f"m-{stop_at}.txt")}
-    child = subprocess.Popen(command(folder, mode, algorithm, out), env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+class Child:
+    """The child process of one mode and algorithm, and its reports (``results.txt``)."""
+
+    def __init__(self, table, mode, algorithm, tmp_path):
+        self.folder = tmp_path
+        path = table / "child.py"
+        boot = f"exec(compile(open({str(path)!r}).read(), {str(path)!r}, 'exec'))"
+        # the tree printed goes nowhere (a pipe nobody reads would fill up and block the child);
+        # stderr is kept for a crash's report (faulthandler)
+        self.stderr = open(tmp_path / "stderr.txt", "wb")
+        self.process = subprocess.Popen(
+            [sys.executable, "-X", "faulthandler", "-c", boot, mode, str(table / "data.csv"),
+             algorithm, str(tmp_path)], stdout=subprocess.DEVNULL, stderr=self.stderr)
+
+    def crash_report(self) -> str:
+        self.stderr.flush()
+        return (self.folder / "stderr.txt").read_text(encoding="utf-8", errors="replace")
+
+    def results(self) -> list:
+        path = self.folder / "results.txt"
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+    def wait_for(self, n_results: int, stop: bool, timeout: float = 300.0) -> None:
+        """Until the child has made ``n_results`` reports and then (``stop``) stopped itself."""
+        deadline = time.monotonic() + timeout
+        while len(self.results()) < n_results or (stop and not stopped(self.process.pid)):
+            if self.process.poll() is not None:
+                pytest.fail(f"the child ended ({self.process.returncode}): {self.crash_report()}")
+            assert time.monotonic() < deadline, "the child never got there"
+            time.sleep(0.002)
+
+
+def interrupted_runs(table, tmp_path, mode, algorithm, count):
+    """Interrupt the child at ``count`` moments spread over a run, alternately with SIGINT and
+    SIGTERM. Returns the runs, each (signal, moment, kind, status, stderr, seconds from SIGCONT
+    to the report, output file), the kinds of all the moments, and the child's exit status."""
+    child = Child(table, mode, algorithm, tmp_path)
+    runs = []
     try:
-        deadline = time.monotonic() + 300
-        while not stopped(child.pid):
-            assert child.poll() is None, child.communicate()
-            assert time.monotonic() < deadline, "the child never reached its moment"
-            time.sleep(0.005)
-        child.send_signal(sig)
-        start = time.monotonic()
-        child.send_signal(signal.SIGCONT)
-        stdout, stderr = child.communicate(timeout=120)
-        seconds = time.monotonic() - start
+        child.wait_for(1, stop=True)
+        status, err, kinds = child.results()[0]
+        assert status == 0, err
+        whole = json.loads((tmp_path / "whole.json").read_text(encoding="utf-8"))
+        assert whole["format"] == "rootwise-model"
+        targets = spread(kinds, count)
+        for target in targets:
+            (tmp_path / f"out-{target}.json").write_text(OLD, encoding="utf-8")
+        (tmp_path / "targets.txt").write_text(" ".join(map(str, targets)), encoding="utf-8")
+        child.process.send_signal(signal.SIGCONT)
+        for k, target in enumerate(targets):
+            child.wait_for(2 + k, stop=True)
+            sig = (signal.SIGINT, signal.SIGTERM)[k % 2]
+            child.process.send_signal(sig)
+            start = time.monotonic()
+            child.process.send_signal(signal.SIGCONT)
+            child.wait_for(3 + k, stop=False)
+            seconds = time.monotonic() - start
+            moment, status, err = child.results()[2 + k]
+            assert moment == target
+            runs.append((sig, target, kinds[target - 1], status, err, seconds,
+                         tmp_path / f"out-{target}.json"))
+        child.process.wait(timeout=120)
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    return child.returncode, stderr.decode(), stdout.decode(), seconds, out
-
-
-# seconds from the signal to the end of the process: the interrupt itself takes a fraction of a
-# second; the rest is a loaded machine ending a process
-PROMPT = 20.0
+        if child.process.poll() is None:
+            child.process.kill()
+            child.process.wait()
+        child.stderr.close()
+    return runs, kinds, child.process.returncode
 
 
 @pytest.mark.parametrize("algorithm", ["c4.5", "cart"])
-def test_the_cli_ends_cleanly_on_a_signal_at_any_moment(table, algorithm):
-    kinds = moments(table, "cli", algorithm)
-    assert kinds.count("box") >= 10 and "_grow_from" in kinds
-    offsets = spread(kinds, 12)
-    assert len(offsets) >= 10
-    for k, stop_at in enumerate(offsets):
-        sig = (signal.SIGINT, signal.SIGTERM)[k % 2]
-        status, err, _, seconds, out = interrupt_at(table, "cli", algorithm, stop_at, sig)
-        where = f"{sig.name} at moment {stop_at} ({kinds[stop_at - 1]}) of {len(kinds)}"
+def test_the_cli_ends_cleanly_on_a_signal_at_any_moment(table, tmp_path, algorithm):
+    runs, kinds, exit_status = interrupted_runs(table, tmp_path, "cli", algorithm, 12)
+    assert len(runs) >= 10 and kinds.count("box") >= 10 and "_grow_from" in kinds
+    for sig, moment, kind, status, err, seconds, out in runs:
+        where = f"{sig.name} at moment {moment} ({kind}) of {len(kinds)}"
         assert status == (130 if sig == signal.SIGINT else 143), f"{where}: {status}\n{err}"
         assert err.strip() == ("rootwise: interrupted" if sig == signal.SIGINT
                                else "rootwise: terminated"), where
         assert seconds < PROMPT, where
         assert out.read_text(encoding="utf-8") == OLD, where
-        assert leftovers(table) == [], where
+    assert leftovers(tmp_path) == []
+    # the last interrupt ended the process with the command's status
+    assert exit_status == runs[-1][3]
 
 
 @pytest.mark.parametrize("algorithm", ["c4.5", "cart"])
-def test_the_api_raises_keyboard_interrupt_on_a_signal_at_any_moment(table, algorithm):
-    kinds = moments(table, "api", algorithm)
-    offsets = spread(kinds, 6)
-    for k, stop_at in enumerate(offsets):
-        sig = (signal.SIGINT, signal.SIGTERM)[k % 2]
-        status, err, printed, seconds, out = interrupt_at(table, "api", algorithm, stop_at, sig)
-        where = f"{sig.name} at moment {stop_at} ({kinds[stop_at - 1]}) of {len(kinds)}"
+def test_the_api_raises_keyboard_interrupt_on_a_signal_at_any_moment(table, tmp_path, algorithm):
+    runs, kinds, exit_status = interrupted_runs(table, tmp_path, "api", algorithm, 6)
+    assert len(runs) >= 5
+    for sig, moment, kind, status, err, seconds, out in runs:
+        where = f"{sig.name} at moment {moment} ({kind}) of {len(kinds)}"
         assert status == 7, f"{where}: {status}\n{err}"
-        assert printed.split()[0] == "KeyboardInterrupt", where
+        # SIGTERM with its default action (ending the process) raises it too
+        assert err.strip() == ("KeyboardInterrupt" if sig == signal.SIGINT
+                               else "KeyboardInterrupt SIGTERM"), where
         assert seconds < PROMPT, where
         assert out.read_text(encoding="utf-8") == OLD, where
-        assert leftovers(table) == [], where
+    assert leftovers(tmp_path) == []
+    assert exit_status == 7
 
 
 # --------------------------------------------------------------------------- the guard itself
@@ -380,3 +417,31 @@ def test_a_fit_keeps_its_tree_and_the_handlers(table):
     model = rootwise.C45Classifier().fit(X, y)
     assert signal.getsignal(signal.SIGINT) is before
     assert model.tree_.node_count > 1
+
+
+@pytest.mark.parametrize("make", [rootwise.C45Classifier, rootwise.CARTClassifier],
+                         ids=["c4.5", "cart"])
+def test_growth_returns_to_python_often_and_grows_the_same_tree(table, monkeypatch, make):
+    """``_grow_from`` hands back to Python (where a signal is acted on) every WORK_PER_CALL cells
+    searched; where it stops and resumes changes nothing in the tree."""
+    from rootwise.engine import loop
+
+    frame = pd.read_csv(table / "data.csv")
+    X, y = frame.drop(columns="y"), frame["y"]
+    kernel = loop._grow_from
+    calls = []
+
+    def counted(*args):
+        calls.append(1)
+        return kernel(*args)
+
+    monkeypatch.setattr(loop, "_grow_from", counted)
+    whole = make(pruning=None).fit(X, y)
+    once = len(calls)
+    calls.clear()
+    monkeypatch.setattr(loop, "WORK_PER_CALL", 1 << 16)  # 8,192 rows of 8 columns a call
+    pieces = make(pruning=None).fit(X, y)
+    # the root's search alone is 20,000 rows: at most one call per 8,192 rows searched
+    assert len(calls) >= once + 20
+    assert pieces.tree_ == whole.tree_  # every field of every node, the pool, the surrogates
+    assert whole.tree_.node_count > 500
