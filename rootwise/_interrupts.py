@@ -58,11 +58,6 @@ class _State:
 _state = _State()
 
 
-def stopping() -> bool:
-    """Whether an interrupt of the main thread's guarded work is unwinding (workers stop)."""
-    return _state.raised is not None
-
-
 def check() -> None:
     """A safe point: deliver a signal noted in numba's code (main thread); in another thread,
     raise KeyboardInterrupt while the main thread's work is being interrupted (the folds of
@@ -177,7 +172,8 @@ def _retry() -> None:
 
 
 def _deliver(frame) -> None:
-    """Run the replaced handler of the pending signal; keep what it raises (``stopping``)."""
+    """Run the replaced handler of the pending signal; keep what it raises (the block raises it
+    again if C code swallows it, and ``check`` stops the block's other threads)."""
     signum, _state.pending = _state.pending, None
     handler = _state.previous.get(signum, signal.SIG_DFL)
     if handler == signal.SIG_DFL:  # SIGTERM's default ends the process: unwind instead
