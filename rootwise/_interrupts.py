@@ -59,13 +59,18 @@ _state = _State()
 
 
 def check() -> None:
-    """A safe point: deliver a signal noted in numba's code (main thread); in another thread,
-    raise KeyboardInterrupt while the main thread's work is being interrupted (the folds of
-    cross-validation stop instead of growing to the end)."""
+    """A safe point of the work: in the main thread, deliver a signal noted in numba's code, or
+    raise again an interrupt that C code swallowed (the work went on after it); in another
+    thread, raise KeyboardInterrupt while the main thread's work is being interrupted (the folds
+    of cross-validation stop instead of growing to the end)."""
     if _state.depth == 0:
         return
     if threading.current_thread() is threading.main_thread():
-        if _state.pending is not None and not _state.closing:
+        if _state.closing:
+            return
+        if _state.raised is not None:
+            raise _state.raised
+        if _state.pending is not None:
             _deliver(sys._getframe(1))
     elif _state.raised is not None:
         raise KeyboardInterrupt

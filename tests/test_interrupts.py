@@ -353,6 +353,20 @@ def test_an_interrupt_that_c_code_swallowed_is_raised_when_the_block_ends():
             swallow()
 
 
+def test_an_interrupt_that_c_code_swallowed_is_raised_again_at_the_next_check():
+    """The work went on after the interrupt: the engine's next safe point raises it again,
+    instead of the whole fit running to its end."""
+    with pytest.raises(KeyboardInterrupt):
+        with _interrupts.deferred():
+            try:
+                signal.raise_signal(signal.SIGINT)
+                sum(range(10))
+            except KeyboardInterrupt:
+                pass
+            _interrupts.check()
+            pytest.fail("the swallowed interrupt was not raised again")
+
+
 def test_an_interrupt_turned_into_another_error_is_raised_instead():
     with pytest.raises(KeyboardInterrupt) as caught:
         with _interrupts.deferred():
