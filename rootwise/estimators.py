@@ -30,6 +30,7 @@ from . import _params
 from ._base import Classifier, Estimator, Regressor, check_is_fitted, clone
 from ._config import MISSING_FRACTIONAL
 from ._params import Interval, SklearnConstraints, StrOptions
+from ._interrupts import deferring
 from ._policy import Policy
 from ._threads import resolve as resolve_threads
 from ._threads import threads
@@ -114,6 +115,7 @@ class _TreeEstimator(Estimator):
             raise ValueError(f"{name}: {e}") from None
 
     # ---------------------------------------------------------------- fit
+    @deferring  # SIGINT / SIGTERM are raised between kernels, not inside numba's wrappers
     def fit(self, X, y, sample_weight=None, X_val=None, y_val=None, *, bin_edges=None,
             folds=None):
         """Grow (and prune) the tree on a table (DataFrame, array or list of rows) and ``y``.
@@ -511,6 +513,7 @@ class _TreeEstimator(Estimator):
             input_columns.raise_infinite(cols, categorical, first_inf, self.schema_)
         return ends, out
 
+    @deferring
     def apply(self, X) -> np.ndarray:
         """Index of the node each row ends in: a leaf, or the split node where it stops (a category
         unseen in training; a missing value at a C4.5 node, which sends it down every branch)."""
@@ -521,6 +524,7 @@ class _TreeEstimator(Estimator):
         check_is_fitted(self, "tree_")
         return self._route(X, np.empty((self.tree_.node_count, 0), dtype=np.int64))[0]
 
+    @deferring
     def decision_path(self, X):
         """Sparse indicator (rows x nodes) of the nodes each row passes."""
         Xe = self._encode(X)
@@ -666,6 +670,7 @@ class _Grower:
 
 
 class _ClassificationTree(Classifier, _TreeEstimator):
+    @deferring
     def predict_proba(self, X) -> np.ndarray:
         """Class distribution of the node each row ends in (weighted class counts, normalised);
         for C4.5, rows with missing values combine the branches' distributions by r_v."""
@@ -678,6 +683,7 @@ class _ClassificationTree(Classifier, _TreeEstimator):
             return self._fractional_distribution(X)
         return self._route(X, self.tree_.distribution())[1]
 
+    @deferring
     def predict(self, X) -> np.ndarray:
         """Most probable class; ties go to the first class in ``class_order_``. ``X`` has fit's
         columns in fit's order; integer codes of a categorical column must be declared
@@ -924,6 +930,7 @@ class _CART(_TreeEstimator):
                       prune_on_tie=bool(self.prune_on_tie), splitter=self.splitter,
                       max_bins=int(self.max_bins), **extra)
 
+    @deferring
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """Weakest-link sequence of the unpruned tree: ``ccp_alphas`` and the total leaf impurity
         ``impurities`` (R(T) = sum over leaves of w_t/W * I(t)) of each subtree, as scikit-learn.
@@ -1294,6 +1301,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
                              f"{self.leaf_value!r}.")
         return self._cart_policy("squared_error", leaf_value=self.leaf_value)
 
+    @deferring
     def predict(self, X) -> np.ndarray:
         """The value (mean or median of the training rows) of the node each row ends in."""
         if _dask(X):

@@ -43,6 +43,7 @@ import sys
 import threading
 
 import rootwise
+from rootwise._interrupts import deferred
 from rootwise.export.atomic import raise_recorded_interrupt, record_interrupt
 
 from . import cv, evaluate, explain, fit, precompile, predict, report, show
@@ -110,7 +111,7 @@ def main(argv=None) -> int:
     if argv is not None:
         argv = [os.fspath(a) if isinstance(a, os.PathLike) else a for a in argv]
     try:
-        with _signals_raise():
+        with _signals_raise(), deferred():  # raised between kernels (``_interrupts``)
             args = parser().parse_args(argv)
             if getattr(args, "notice", True):
                 status = notice_while(args.run, args)

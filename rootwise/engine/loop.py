@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .. import _interrupts
 from .._config import ENTROPY, MULTIWAY, SUBSET, THRESHOLD
 from . import pages
 from .arrays import enlarged, unset
@@ -150,9 +151,13 @@ def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, param
 
 # growth state kept between the calls of ``_grow_from``: int64 slots of ``state``
 (TOP, N_HEAP, N_LEAVES, N_NODES, N_POOL, N_SUR, N_STEPS, NEED_SEG, NEED_MW, NEED_VAL,
- RELEASE_AT) = range(11)
-N_STATE = 11
+ RELEASE_AT, WORK_BUDGET) = range(12)
+N_STATE = 12
 NEVER = np.iinfo(np.int64).max
+# cells (a node's rows x the table's columns) whose splits one call of ``_grow_from`` searches
+# before it returns to Python, which then acts on a signal (``_interrupts``): about a tenth of a
+# second of search, and some 100 microseconds of Python per return
+WORK_PER_CALL = 1 << 24
 
 
 class Entries(NamedTuple):
@@ -242,9 +247,10 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out, own_segment=False):
     in ``_with_room``), and it is called again. The tables are made and grown here, in Python,
     not in a kernel around ``_grow_from``: numba links and optimises a kernel together with
     everything it calls, so such a kernel compiled the whole growth loop a second time (about 8
-    of the 85 s of CPU of a first fit). This loop turns once per doubling of a table: a few
-    dozen times in a fit, however many nodes. (Inside a kernel, numba would also count the
-    references of every array a loop replaces, on each of its iterations.)"""
+    of the 85 s of CPU of a first fit). This loop turns once per doubling of a table, and once
+    per WORK_PER_CALL cells searched, so that a signal is acted on within a fraction of a second
+    (``_interrupts``). (Inside a kernel, numba would also count the references of every array a
+    loop replaces, on each of its iterations.)"""
     n = int(n)
     d = feat.search.shape[0]
     max_k = scr.sides.shape[0]
@@ -287,7 +293,9 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out, own_segment=False):
     # is left at the end of growth is about a 16th of the segment
     step = max(cap // 16, 1)
     state[RELEASE_AT] = step if finished is not None else NEVER
+    state[WORK_BUDGET] = max(WORK_PER_CALL // max(d, 1), 1)  # rows searched per call
     while True:
+        _interrupts.check()  # a signal, or the main thread's interrupt in a CV fold's thread
         # room for the largest split the next node can make (``max_b`` children, ``max_k`` pool
         # entries for its test and each of ``max_s`` surrogates); a table is only remapped while
         # it has no view but its own, so the bundles are dropped first
@@ -402,12 +410,14 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
     max_b = max_k if params.multiway else 2
     max_s = params.max_surrogates
     done = True
+    work = 0  # rows whose splits this call has searched (``grow``: WORK_BUDGET)
     while top > 0 or n_heap > 0:
         if (n_nodes + max_b > nodes.feature.shape[0]
                 or n_pool + max_k * (1 + max_s) > pool.shape[0]
                 or n_sur + max_s > sur.feature.shape[0] or top + max_b > stack.node.shape[0]
                 or n_heap + max_b > heap_key.shape[0] or n_steps + 1 > val.step_node.shape[0]
-                or n_nodes >= state[RELEASE_AT]):  # ``grow`` gives finished rows back
+                or n_nodes >= state[RELEASE_AT]  # ``grow`` gives finished rows back
+                or work >= state[WORK_BUDGET]):  # back to Python for a while (signals)
             done = False
             break
         popped_key = 0.0
@@ -439,6 +449,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         # the one call of the split search: it is inlined, so each call site would compile the
         # whole search once more (a best-first node is searched for its key, then again when
         # popped: the candidates are overwritten by the nodes searched in between)
+        work += end - start
         j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr,
                         cand, slot)
         if keyed:

@@ -31,6 +31,8 @@ import tempfile
 
 from .destination import resolve
 
+from .._interrupts import check
+
 # An interrupt that a signal handler raises (KeyboardInterrupt, the CLI's Terminated) runs at
 # whatever Python code the main thread is in, and C code that clears errors can swallow it: it
 # was seen inside numpy's dtype comparison while pandas formatted a column for to_csv, after
@@ -94,6 +96,7 @@ def open_atomic(path, mode: str = "w", *, encoding: str | None = "utf-8", newlin
             yield f
             f.flush()
             os.fsync(f.fileno())
+        check()  # a signal noted in numba's code is raised here, before the file is replaced
         raise_recorded_interrupt()
         os.replace(tmp, target)
     except _NotCreated as failed:  # name the file the user asked for, not the temporary one

@@ -31,6 +31,7 @@ import os
 import numpy as np
 
 from .._base import check_is_fitted, is_classifier
+from .._interrupts import deferring
 from ..estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
 from ..input.target import class_priority
 from ..prune.cost_complexity import CPTable
@@ -83,6 +84,7 @@ class ModelFileError(ValueError):
 # --------------------------------------------------------------------------- save
 
 
+@deferring
 def save(model, path) -> None:
     """Write ``model`` to ``path`` as a JSON model file. The file is replaced atomically: a failed
     save leaves an existing file as it was."""
@@ -186,6 +188,7 @@ def _layout(obj, level: int = 0) -> str:
 # --------------------------------------------------------------------------- load
 
 
+@deferring
 def load(path):
     """Read a model written by ``save``. Raises FileNotFoundError for a missing file and
     ModelFileError (a ValueError) naming the file and the field for anything else wrong with it.
