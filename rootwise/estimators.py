@@ -29,8 +29,8 @@ import numpy as np
 from . import _params
 from ._base import Classifier, Estimator, Regressor, check_is_fitted, clone
 from ._config import MISSING_FRACTIONAL
-from ._params import Interval, SklearnConstraints, StrOptions
 from ._interrupts import deferring
+from ._params import Interval, SklearnConstraints, StrOptions
 from ._policy import Policy
 from ._threads import resolve as resolve_threads
 from ._threads import threads

@@ -29,9 +29,8 @@ import secrets
 import stat
 import tempfile
 
-from .destination import resolve
-
 from .._interrupts import check
+from .destination import resolve
 
 # An interrupt that a signal handler raises (KeyboardInterrupt, the CLI's Terminated) runs at
 # whatever Python code the main thread is in, and C code that clears errors can swallow it: it
