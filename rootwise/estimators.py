@@ -14,7 +14,6 @@ validation data given to ``fit`` (``X_val``, ``y_val``) or carved from the train
 from __future__ import annotations
 
 import dataclasses
-
 import numbers
 from contextlib import contextmanager, nullcontext
 
