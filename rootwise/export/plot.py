@@ -142,9 +142,8 @@ def legible_picture(model, room, margin: float, *, max_depth, node, max_nodes, *
     shown, total = _levels(pic), _levels(pic) + pic.hidden_levels
     top = "the tree" if node == 0 else f"the subtree below node {node}"
     note = (f"Showing {shown} of {total} levels of {top}: {pic.hidden_levels} levels and "
-            f"{pic.hidden_leaves} leaves are hidden (boxes marked \"+k nodes below\").\n"
-            f"To see them: max_depth=k draws k levels; node=n draws the subtree below node n "
-            f"(node_ids=True shows the numbers); a larger figsize fits more.")
+            f"{pic.hidden_leaves} leaves are hidden (boxes \"+k nodes below\").\n"
+            f"max_depth=k draws k levels; node=n the subtree below node n (node_ids=True).")
     return tree_picture(model, max_depth=shown - 1, node=node, max_nodes=max_nodes, note=note,
                         **kwargs)
 
