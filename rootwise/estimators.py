@@ -21,6 +21,7 @@ a pandas categorical of the fitted categories::
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from contextlib import contextmanager, nullcontext
 
@@ -143,6 +144,7 @@ class _TreeEstimator(Estimator):
         schema, Xe = encode.fit_encode(frame, mask, numeric_as_category=policy.numeric_as_category)
         n_rows = Xe.shape[0]
         self._check_missing(Xe, schema)
+        schema = dataclasses.replace(schema, missing=tuple(np.isnan(Xe).any(axis=0).tolist()))
         classes, yt = target.encode_fit_target(y, n_rows, self._regression)
         priority = None if classes is None else self._class_priority(classes, y)
         w = target.check_sample_weight(sample_weight, n_rows)

@@ -121,7 +121,7 @@ def test_categorical_makes_a_code_column_categorical(tmp_path, capsys):
     assert code == 0 and "code <= " in out  # continuous: thresholds
     code, out, _ = run(capsys, "fit", data, "--target", "y", "--algorithm", "cart",
                        "--pruning", "none", "--categorical", "code")
-    assert code == 0 and out.splitlines()[:2] == ["├── code in {1, 3} or missing → a (4)",
+    assert code == 0 and out.splitlines()[:2] == ["├── code in {1, 3} → a (4)",
                                                   "└── code in {2} → b (2)"]
 
 

@@ -17,12 +17,14 @@ import pathlib
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from hand_trees import chain_model
 from sklearn.exceptions import NotFittedError
 
 import rootwise
 from rootwise import datasets
+from rootwise.export.html import notebook_html
 from rootwise.prune.error_based import pessimistic_errors
 
 CHROMIUM = os.environ.get("ROOTWISE_CHROMIUM", "/usr/bin/chromium")
@@ -378,7 +380,9 @@ def test_c45_report_in_the_browser(browser, tmp_path):
 def test_two_notebook_views_on_one_page_work_apart(browser, melon, loan_default, tmp_path):
     X, y = loan_default
     cart = rootwise.CARTClassifier(pruning=None).fit(X, y)
-    html = f"<!DOCTYPE html><html><body>{melon[0]._repr_html_()}{cart._repr_html_()}</body></html>"
+    assert "goes with" not in cart._repr_html_()  # no missing cell in training: no surrogates
+    view = notebook_html(cart, show_missing="all")
+    html = f"<!DOCTYPE html><html><body>{melon[0]._repr_html_()}{view}</body></html>"
     p = Page(browser, html, tmp_path)
     first, second = (f"#{i}" for i in re.findall(r'class="rootwise-report" id="([^"]+)"', html))
     p.page.wait_for_selector(f"{second}.rw-ready")
@@ -395,3 +399,58 @@ def test_two_notebook_views_on_one_page_work_apart(browser, melon, loan_default,
     p.page.click(f'{first} g.rw-node[data-node="0"] .rw-toggle')
     assert p.shown(first) == ["0"] and len(p.shown(second)) == cart.tree_.node_count
     assert p.errors == []
+
+
+@pytest.fixture(scope="module")
+def wide_tree():
+    """A fully grown CART tree of about 200 leaves and 19 classes on a table made here."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(size=(1400, 4)), columns=["a", "b", "c", "d"])
+    y = np.array([f"class {k:02d}" for k in rng.integers(0, 19, size=1400)])
+    y[X["a"] > 1.2] = "class 00"  # some structure, so the root is a real split
+    model = rootwise.CARTClassifier(pruning=None, min_samples_leaf=5).fit(X, y)
+    assert 180 <= model.get_n_leaves() <= 400 and len(model.classes_) == 19
+    return model
+
+
+@pytest.mark.parametrize("size", [(1400, 1000), (400, 900)])
+def test_a_large_tree_opens_fitted_with_its_root_in_view(browser, wide_tree, tmp_path, size):
+    width, height = size
+    path = tmp_path / "wide.html"
+    path.write_text(rootwise.export_html(wide_tree), encoding="utf-8")
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    page.wait_for_selector(".rootwise-report.rw-ready")
+    root = page.eval_on_selector('g.rw-node[data-node="0"] rect.rw-box',
+                                 "r => { const b = r.getBoundingClientRect(); "
+                                 "return [b.left, b.top, b.right, b.bottom]; }")
+    assert 0 <= root[0] and root[2] <= width and 0 <= root[1] and root[3] <= height, root
+    # the tree fits the pane's width: no wider than the page
+    svg_width = page.eval_on_selector("svg.rw-tree", "s => s.getBoundingClientRect().width")
+    assert svg_width <= width
+    legend_open = page.eval_on_selector("details.rw-legend-box", "d => d.open")
+    assert legend_open == (width >= 640)  # 19 classes fold behind one line on a narrow screen
+    # zoom: "+" makes the drawing larger, "Fit" brings the root back into view
+    page.click(".rw-zoom-in")
+    page.click(".rw-zoom-in")
+    assert page.eval_on_selector("svg.rw-tree", "s => s.getBoundingClientRect().width") > \
+        1.5 * svg_width
+    # pan: dragging the background of the tree scrolls it
+    box = page.eval_on_selector(".rw-scroll", "s => { const b = s.getBoundingClientRect(); "
+                                "return [b.left, b.bottom]; }")
+    before = page.eval_on_selector(".rw-scroll", "s => [s.scrollLeft, s.scrollTop]")
+    page.mouse.move(box[0] + 30, box[1] - 12)
+    page.mouse.down()
+    page.mouse.move(box[0] + 130, box[1] - 52, steps=5)
+    page.mouse.up()
+    after = page.eval_on_selector(".rw-scroll", "s => [s.scrollLeft, s.scrollTop]")
+    assert after != before
+    page.click(".rw-fit")
+    root = page.eval_on_selector('g.rw-node[data-node="0"] rect.rw-box',
+                                 "r => { const b = r.getBoundingClientRect(); "
+                                 "return [b.left, b.right]; }")
+    assert 0 <= root[0] and root[1] <= width
+    assert not errors
+    page.close()

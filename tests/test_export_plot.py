@@ -32,6 +32,7 @@ matplotlib.use("Agg")  # no display: before pyplot is imported
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from hand_trees import chain_model  # noqa: E402
 from sklearn.exceptions import NotFittedError  # noqa: E402
@@ -188,7 +189,10 @@ def test_c45_fractional_counts_and_missing_routing():
 def test_cart_subsets_thresholds_surrogates(loan_default):
     X, y = loan_default
     model = rootwise.CARTClassifier(pruning=None).fit(X, y)
-    d = Drawing(rootwise.plot_tree(model))
+    plain = Drawing(rootwise.plot_tree(model))  # no missing cell in training: no words on them
+    assert not any("missing" in t for t in plain.label.values())
+    assert not any("surrogate" in s for n in plain.title for s in plain.lines(n))
+    d = Drawing(rootwise.plot_tree(model, show_missing="all"))
     # seed 001: the root splits 婚姻状况 {已婚} | {单身, 离婚}; rows missing it go with the larger
     # side, and 年收入 is its surrogate
     assert d.title[0] == "婚姻状况"
@@ -256,17 +260,21 @@ def test_a_tree_too_big_is_cut_with_a_note(digits_tree):
     d = Drawing(ax)
     assert set(d.box) == set(np.flatnonzero(tree.depth <= fits).tolist())
     note = [t.get_text() for t in ax.texts if t.get_gid() == "note"]
-    assert note == [f"Showing depth 0-{fits} of {tree.max_depth} ({per_level[fits]} of "
-                    f"{tree.node_count} nodes); pass max_depth or a larger max_nodes to choose."]
+    hidden = int(np.count_nonzero((tree.kind == LEAF) & (tree.depth > fits)))
+    assert note == [f"Showing {fits + 1} of {tree.max_depth + 1} levels of the tree: "
+                    f"{tree.max_depth - fits} levels and {hidden} leaves are hidden (boxes "
+                    f"\"+k nodes below\").\nmax_depth=k draws k levels; node=n the subtree below "
+                    f"node n (node_ids=True)."]
 
 
 def test_very_deep_tree_is_drawn_without_recursion():
     model = chain_model(10_000)
-    ax = rootwise.plot_tree(model, max_nodes=101)
+    ax = rootwise.plot_tree(model, max_nodes=101, figsize=(60, 60))  # legible: all 51 levels
     drawn = {int(p.get_gid().split()[1]) for p in ax.patches if (p.get_gid() or "").startswith("node ")}
     assert drawn == set(range(101))  # depths 0..50: two nodes a level below the root
     note = [t.get_text() for t in ax.texts if t.get_gid() == "note"][0]
-    assert note.startswith("Showing depth 0-50 of 10000 (101 of 20001 nodes)")
+    assert note.startswith("Showing 51 of 10001 levels of the tree: 9950 levels and 9951 leaves "
+                           "are hidden")
     texts = {t.get_gid(): t.get_text() for t in ax.texts}
     assert texts["text 100"].endswith(f"+{20000 - 100} nodes below")
 
@@ -275,12 +283,54 @@ def test_very_deep_tree_is_drawn_without_recursion():
 
 
 def test_drawn_into_given_axes_with_the_font_scaled_to_fit(melon_id3):
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(24, 6))
     ax = rootwise.plot_tree(melon_id3, ax=right, node_ids=True)
     assert ax is right and not left.patches
     d = Drawing(ax)
     assert d.title[0] == "[0] 纹理" and d.title[8] == "[8] 触感"
     check_layout(d, melon_id3.tree_)
+
+
+def _font(ax) -> float:
+    return next(t.get_fontsize() for t in ax.texts if (t.get_gid() or "").startswith("title"))
+
+
+def test_fontsize_and_figsize_are_honoured(melon_id3):
+    small, large = rootwise.plot_tree(melon_id3), rootwise.plot_tree(melon_id3, fontsize=12)
+    assert _font(small) == 9 and _font(large) == 12
+    w9, w12 = small.figure.get_size_inches()[0], large.figure.get_size_inches()[0]
+    assert w12 == pytest.approx(w9 * 12 / 9)  # the figure grows with the text
+    ax = rootwise.plot_tree(melon_id3, figsize=(30, 8))
+    assert tuple(ax.figure.get_size_inches()) == (30, 8) and _font(ax) == 9
+    ax = rootwise.plot_tree(melon_id3, figsize=(30, 8), fontsize=14)
+    assert 8 <= _font(ax) <= 14
+
+
+def test_a_real_tree_too_wide_to_read_shows_its_top_levels_and_says_what_is_hidden():
+    """C4.5 on soybean (Weka's example; 19 classes, about 60 leaves): at 9 points in 20 inches
+    only the top levels fit; the note names the hidden levels and leaves and the way to them."""
+    frame = pd.read_csv(pathlib.Path(__file__).parent / "golden" / "j48" / "data" / "soybean.csv",
+                        keep_default_na=False, na_values=[""])
+    model = rootwise.C45Classifier().fit(frame.drop(columns="class"), frame["class"])
+    tree = model.tree_
+    ax = rootwise.plot_tree(model)
+    assert _font(ax) >= 8 and ax.figure.get_size_inches()[0] <= 20
+    d = Drawing(ax)
+    shown = max(int(tree.depth[n]) for n in d.box) + 1
+    assert 1 < shown < tree.max_depth + 1
+    hidden = int(np.count_nonzero((tree.kind == LEAF) & (tree.depth >= shown)))
+    note = next(t for t in ax.texts if t.get_gid() == "note")
+    assert note.get_text().startswith(f"Showing {shown} of {tree.max_depth + 1} levels of the "
+                                      f"tree: {tree.max_depth + 1 - shown} levels and {hidden} "
+                                      f"leaves are hidden")
+    assert "max_depth=" in note.get_text() and "node=" in note.get_text()
+    assert note.get_fontsize() >= 8  # as large as the boxes' text, not a footnote
+    # node=: the subtree below a cut node, its nodes only, drawn from its top
+    cut = next(n for n in d.box if d.lines(n)[-1].endswith("nodes below"))
+    sub = Drawing(rootwise.plot_tree(model, node=cut, max_depth=1))
+    assert set(sub.box) == {cut, *tree.children(cut)}
+    with pytest.raises(ValueError, match="node must be a node number from 0 to"):
+        rootwise.plot_tree(model, node=tree.node_count)
 
 
 def test_bad_input_gets_clear_errors(melon_id3, monkeypatch):
@@ -293,6 +343,10 @@ def test_bad_input_gets_clear_errors(melon_id3, monkeypatch):
         rootwise.plot_tree(melon_id3, max_nodes=0)
     with pytest.raises(ValueError, match="decimals"):
         rootwise.plot_tree(melon_id3, decimals=-1)
+    with pytest.raises(ValueError, match="fontsize must be a positive number, got 0"):
+        rootwise.plot_tree(melon_id3, fontsize=0)
+    with pytest.raises(ValueError, match=r"figsize must be \(width, height\) in inches"):
+        rootwise.plot_tree(melon_id3, figsize=12)
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)  # as if it were not installed
     with pytest.raises(ImportError, match=r"pip install rootwise\[plot\]"):
         rootwise.plot_tree(melon_id3)

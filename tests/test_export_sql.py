@@ -12,6 +12,7 @@ import math
 import re
 import sqlite3
 import struct
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ from sklearn.exceptions import NotFittedError
 
 import rootwise
 from rootwise import datasets
-from rootwise._config import LEAF, MISSING_FRACTIONAL
+from rootwise._config import LEAF, MISSING_FRACTIONAL, THRESHOLD
 from rootwise.export.sql_text import conjunction, identifier, literal, number
 from rootwise.input.encode import encode
 
@@ -306,16 +307,64 @@ def test_numbers_read_back_as_the_same_double_in_sqlite():
         assert [struct.pack("<d", v) for v in back] == [struct.pack("<d", v) for v in chunk]
 
 
-def test_short_decimals_are_written_plainly_others_exactly_with_the_decimal_in_a_comment():
-    assert number(97.5) == "97.5"
+def test_numbers_are_written_in_their_shortest_digits_exactly():
+    assert number(97.5) == "97.5"  # the decimal is the double itself
     assert number(-0.25) == "-0.25"
     assert number(3.0) == "3.0"
     assert number(0.0) == "0.0"
     assert number(1e20) == "1e20"
-    assert number(0.1) == "(3602879701896397.0 / 4503599627370496.0 / 8.0 /* 0.1 */)"
+    # shortest digits as one exact division: SQLite 3.40 reads "22.930396" one unit off
+    assert number(0.1) == "(1.0 / 10)"
+    assert number(6.941) == "(6941.0 / 1000)"
+    assert number(-22.930396) == "(-22930396.0 / 1000000)"
+    # 17 significant digits do not fit 2^53: exactly in binary, the decimal in a comment
     assert number(0.1 + 0.2).endswith("/* 0.30000000000000004 */)")
     with pytest.raises(ValueError, match="cannot write"):
         number(float("nan"))
+
+
+def _literal_value(text: str) -> Decimal:
+    """The exact rational value of a literal written by ``number`` (comments dropped)."""
+    text = re.sub(r"/\*.*?\*/", "", text).strip().strip("()").strip()
+    parts = re.split(r"\s*([*/])\s*", text)
+    value = Decimal(parts[0])
+    for op, operand in zip(parts[1::2], parts[2::2], strict=True):
+        value = value * Decimal(operand) if op == "*" else value / Decimal(operand)
+    return value
+
+
+def test_every_threshold_of_a_large_tree_in_its_shortest_digits_in_sqlite():
+    """A fully grown regression tree on segment-challenge (19 numeric columns): every threshold
+    and surrogate threshold the SQL holds reads back in SQLite as the model's double; where it is
+    not exact in binary-free decimal, its digits are repr's (the shortest that round-trip); and
+    the SQL predicts what predict does."""
+    frame = read_weka("segment-challenge")
+    X = frame.drop(columns=["class", "region-centroid-row"])
+    y = frame["region-centroid-row"].astype(float)
+    model = rootwise.CARTRegressor(random_state=0).fit(X, y)
+    tree = model.tree_
+    values = tree.threshold[tree.kind == THRESHOLD].tolist() + tree.surrogates["threshold"].tolist()
+    values = sorted(set(v for v in values if math.isfinite(v)))
+    assert len(values) > 500
+    sql = rootwise.export_sql(model, "data")
+    con = sqlite3.connect(":memory:")
+    shortest = 0
+    for lo in range(0, len(values), 200):
+        chunk = values[lo: lo + 200]
+        texts = [number(v) for v in chunk]
+        back = con.execute("SELECT " + ", ".join(texts)).fetchone()
+        assert [struct.pack("<d", v) for v in back] == [struct.pack("<d", v) for v in chunk]
+        for v, text in zip(chunk, texts, strict=True):
+            if "/*" not in text:  # written in decimal digits: exactly repr's value
+                assert _literal_value(text) == Decimal(repr(v))
+                shortest += 1
+    assert shortest > 0.8 * len(values)  # the rest need 16-17 digits: more than 2^53
+    # every division the SQL holds is the literal of one of the model's numbers
+    leaf_values = tree.value[tree.kind == LEAF, 0].tolist()
+    written = {number(v) for v in values + leaf_values}
+    divisions = re.findall(r"\(-?\d+\.0 [/*] \d+\)", sql)
+    assert divisions and set(divisions) <= written
+    assert_same_predictions(model, X)
 
 
 def test_labels_and_names_are_quoted_and_escaped():

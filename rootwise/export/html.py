@@ -33,7 +33,7 @@ OPEN_NODES = 150  # the tree opens showing at most this many nodes; the rest are
 
 def export_html(model, X=None, y=None, *, title: str | None = None, decimals: int = 3,
                 max_depth=None, max_nodes: int = DEFAULT_MAX_NODES,
-                max_tables: int = DEFAULT_MAX_TABLES) -> str:
+                max_tables: int = DEFAULT_MAX_TABLES, show_missing: str = "auto") -> str:
     """The report of a fitted model as one self-contained HTML page (a string; write it to a
     ``.html`` file and open it in a browser).
 
@@ -42,7 +42,10 @@ def export_html(model, X=None, y=None, *, title: str | None = None, decimals: in
     candidate attribute, the chosen one marked) for up to ``max_tables`` nodes, those nearest the
     root first. Classification trees only: a regression tree's nodes show value and spread.
     title: the page's heading (default: the model's class name). max_depth, max_nodes: as
-    ``plot_tree``'s, for trees too big to draw whole (the cut is said on the page)."""
+    ``plot_tree``'s, for trees too big to draw whole (the cut is said on the page). show_missing:
+    "auto" (default) shows missing-value routing and surrogates only for columns that had missing
+    cells in training, "all" for every split. The tree opens fitted to the pane's width with its
+    root in view; the toolbar zooms (Ctrl + wheel too) and dragging the background pans."""
     check_is_fitted(model, ["tree_", "schema_"])
     if (X is None) != (y is None):
         raise ValueError("export_html needs both X and y (the model's training data, for each "
@@ -51,9 +54,9 @@ def export_html(model, X=None, y=None, *, title: str | None = None, decimals: in
         raise TypeError(f"title must be a string, got {type(title).__name__}.")
     if isinstance(max_tables, bool) or not isinstance(max_tables, (int, np.integer)) or max_tables < 0:
         raise ValueError(f"max_tables must be an integer >= 0, got {max_tables!r}.")
-    view = TreeView(model, decimals)
+    view = TreeView(model, decimals, show_missing)
     pic = tree_picture(model, max_depth=max_depth, decimals=decimals, max_nodes=max_nodes,
-                       legend_band=False)
+                       legend_band=False, show_missing=show_missing)
     data = _data(model, view, pic)
     notes = []
     if X is not None:
@@ -80,11 +83,12 @@ def export_html(model, X=None, y=None, *, title: str | None = None, decimals: in
             f"<body>{body}</body></html>\n")
 
 
-def notebook_html(model) -> str:
+def notebook_html(model, show_missing: str = "auto") -> str:
     """A fitted model in a notebook: its summary and the collapsible tree, without data."""
     check_is_fitted(model, ["tree_", "schema_"])
-    view = TreeView(model)
-    pic = tree_picture(model, max_nodes=DEFAULT_MAX_NODES, legend_band=False)
+    view = TreeView(model, show_missing=show_missing)
+    pic = tree_picture(model, max_nodes=DEFAULT_MAX_NODES, legend_band=False,
+                       show_missing=show_missing)
     data = _data(model, view, pic)
     data["hint"] = ("rootwise.export_html(model, X, y) writes a report that also shows the "
                     "textbook table of each node and the pruning record.")
@@ -123,7 +127,11 @@ def _widget(model, pic, data: dict, element_id: str, heading: str, notes: list[s
             '<div class="rw-main"><div class="rw-tree-pane"><div class="rw-toolbar">'
             '<button type="button" class="rw-expand">Expand all</button>'
             '<button type="button" class="rw-collapse">Collapse all</button>'
-            f'<span class="rw-legend">{legend}</span></div>'
+            '<span class="rw-zoom"><button type="button" class="rw-zoom-out" title="Zoom out">'
+            '−</button><span class="rw-zoom-level"></span><button type="button" '
+            'class="rw-zoom-in" title="Zoom in">+</button><button type="button" class="rw-fit" '
+            'title="The whole width, the root in view">Fit</button></span>'
+            f'{_legend_html(legend, len(pic.legend))}</div>'
             f'<div class="rw-scroll">{tree_svg(pic)}</div></div>'
             '<aside class="rw-details" aria-live="polite"><p class="rw-help">Click a node to see '
             "its path of tests and its class distribution. The button under a split folds its "
@@ -131,6 +139,14 @@ def _widget(model, pic, data: dict, element_id: str, heading: str, notes: list[s
             f'<script type="application/json" class="rw-data">{payload}</script>'
             f"<script>{_asset('report.js')}\nrootwiseReport(document.getElementById("
             f'"{element_id}"));</script></div>')
+
+
+def _legend_html(keys: str, n: int) -> str:
+    """The class colours; folded behind "n classes" on a narrow screen (the script closes it)."""
+    if not n:
+        return ""
+    return (f'<details class="rw-legend-box" open><summary>{n} class{"es" if n != 1 else ""}'
+            f'</summary><span class="rw-legend">{keys}</span></details>')
 
 
 def summary_html(model) -> str:

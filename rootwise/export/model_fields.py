@@ -183,7 +183,9 @@ def _mapping(v, what: str) -> dict:
 
 
 def read_schema(d) -> Schema:
-    check_keys(d, SCHEMA_KEYS, "schema")
+    # "missing" (which columns had missing cells in training) is optional: older files lack it
+    check_keys(d, SCHEMA_KEYS + (("missing",) if isinstance(d, dict) and "missing" in d else ()),
+               "schema")
     names = _list(d["feature_names"], "schema.feature_names")
     kinds = _list(d["kinds"], "schema.kinds")
     cats = _list(d["categories"], "schema.categories")
@@ -211,7 +213,14 @@ def read_schema(d) -> Schema:
         categories.append(tuple(values))
     if not isinstance(d["names_from_input"], bool):
         raise FieldError("schema.names_from_input is not true or false")
-    return Schema(tuple(names), tuple(kinds), tuple(categories), d["names_from_input"])
+    missing = d.get("missing")
+    if missing is not None:
+        missing = _list(missing, "schema.missing")
+        if len(missing) != len(names) or not set(map(type, missing)) <= {bool}:
+            raise FieldError(f"schema.missing should be {len(names)} true / false values, one per "
+                             f"feature")
+        missing = tuple(missing)
+    return Schema(tuple(names), tuple(kinds), tuple(categories), d["names_from_input"], missing)
 
 
 def read_classes(d, max_bytes: int) -> np.ndarray:

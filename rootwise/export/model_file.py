@@ -119,6 +119,7 @@ def model_to_dict(model) -> dict:
             "categories": [None if c is None else [_scalar_out(v) for v in c]
                            for c in schema.categories],
             "names_from_input": bool(schema.names_from_input),
+            **({} if schema.missing is None else {"missing": [bool(m) for m in schema.missing]}),
         },
         "classes": None if classes is None else _array_out(np.asarray(classes)),
         "n_features_in": int(model.n_features_in_),

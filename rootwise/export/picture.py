@@ -69,22 +69,39 @@ class Picture:
     legend: list[tuple[str, str]] = field(default_factory=list)  # (class label, colour)
     note: str | None = None  # said when the tree was cut to fit
     top: float = 0.0  # where the first level starts: below the note and the legend
+    hidden_levels: int = 0  # levels below the drawn ones (of the subtree drawn)
+    hidden_leaves: int = 0  # leaves of the subtree drawn that are not drawn
 
 
 def tree_picture(model, *, max_depth=None, decimals: int = 3, node_ids: bool = False,
-                 max_nodes: int = DEFAULT_MAX_NODES, legend_band: bool = True) -> Picture:
-    """The picture of a fitted model: every node down to ``max_depth`` (the root is depth 0),
-    and no more levels than keep it within ``max_nodes`` boxes (the cut is said in ``note``).
-    ``legend_band``: leave room above the tree for the legend of class colours."""
-    view = TreeView(model, decimals)  # checks that the model is fitted and decimals
+                 max_nodes: int = DEFAULT_MAX_NODES, legend_band: bool = True, node: int = 0,
+                 show_missing: str = "auto", note: str | None = None) -> Picture:
+    """The picture of a fitted model: every node of the subtree below ``node`` (default: the
+    root) down to ``max_depth`` levels below it, and no more levels than keep it within
+    ``max_nodes`` boxes (the cut is said in ``note``). ``legend_band``: leave room above the tree
+    for the legend of class colours. ``note``: a caller's own words for the cut."""
+    view = TreeView(model, decimals, show_missing)  # checks the model is fitted, and decimals
     if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(
             max_depth, (int, np.integer)) or max_depth < 0):
         raise ValueError(f"max_depth must be None or an integer >= 0, got {max_depth!r}.")
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or max_nodes < 1:
         raise ValueError(f"max_nodes must be an integer >= 1, got {max_nodes!r}.")
     tree = view.tree
-    limit, note = drawn_depth(tree.depth, max_depth, int(max_nodes))
-    order = [int(i) for i in np.flatnonzero(tree.depth <= limit)]
+    n_nodes = len(tree.kind)
+    if isinstance(node, bool) or not isinstance(node, (int, np.integer)) or not 0 <= node < n_nodes:
+        raise ValueError(f"node must be a node number from 0 to {n_nodes - 1} (node_ids=True "
+                         f"shows them), got {node!r}.")
+    root = int(node)
+    inside = in_subtree(tree.parent, root)
+    depth = tree.depth[inside] - tree.depth[root]
+    limit, cut_note = drawn_depth(depth, max_depth, int(max_nodes))
+    ids = np.flatnonzero(inside)
+    order = [int(i) for i in ids[depth <= limit]]
+    deepest = int(depth.max())
+    leaves = inside & (tree.kind == LEAF)
+    drawn_leaves = int(np.count_nonzero(leaves[ids[depth <= limit]]))
+    hidden_levels, hidden_leaves = deepest - limit, int(np.count_nonzero(leaves)) - drawn_leaves
+    note = note or cut_note
     below = subtree_sizes(tree.parent) - 1
     colours = Colours(model)
     boxes: dict[int, Box] = {}
@@ -92,7 +109,7 @@ def tree_picture(model, *, max_depth=None, decimals: int = 3, node_ids: bool = F
     for node in order:
         box = _box(view, colours, node, node_ids)
         if tree.kind[node] != LEAF:
-            if tree.depth[node] < limit:
+            if tree.depth[node] - tree.depth[root] < limit:
                 kids[node] = [int(c) for c in tree.children(node)]
             else:
                 box.hidden = int(below[node])
@@ -106,7 +123,8 @@ def tree_picture(model, *, max_depth=None, decimals: int = 3, node_ids: bool = F
         text_w = max([text_width(box.title, bold=True)] + [text_width(s) for s in box.lines])
         box.w = max(text_w + 2 * PAD_X, 4.0)
         box.h = 2 * PAD_Y + LINE * (1 + len(box.lines)) + BAR_GAP + BAR
-    top = (legend_height(len(colours.legend)) if legend_band else 0.0) + (NOTE_H if note else 0.0)
+    note_lines = note.split("\n") if note else []
+    top = (legend_height(len(colours.legend)) if legend_band else 0.0) + NOTE_H * len(note_lines)
     for b in boxes.values():
         b.slot = max(b.w, text_width(b.edge or "") + 0.6)
     x, y, total_w, total_h = tidy_layout(order, kids, {n: b.slot for n, b in boxes.items()},
@@ -115,8 +133,9 @@ def tree_picture(model, *, max_depth=None, decimals: int = 3, node_ids: bool = F
     for node, box in boxes.items():
         box.x, box.y = x[node], y[node]
     total_w = max(total_w, legend_width(colours.legend) if legend_band else 0.0,
-                  text_width(note or "") + 1)
-    return Picture(boxes, order, kids, total_w, total_h, colours.legend, note, top)
+                  *(text_width(line) + 1 for line in note_lines))
+    return Picture(boxes, order, kids, total_w, total_h, colours.legend, note, top, hidden_levels,
+                   hidden_leaves)
 
 
 def drawn_depth(depth: np.ndarray, max_depth, max_nodes: int) -> tuple[int, str | None]:
@@ -129,6 +148,17 @@ def drawn_depth(depth: np.ndarray, max_depth, max_nodes: int) -> tuple[int, str 
     fit = max(int(np.searchsorted(upto, max_nodes, side="right")) - 1, 0)
     return fit, (f"Showing depth 0-{fit} of {deepest} ({int(upto[fit])} of {len(depth)} nodes); "
                  f"pass max_depth or a larger max_nodes to choose.")
+
+
+def in_subtree(parent: np.ndarray, root: int) -> np.ndarray:
+    """Mask of the nodes of ``root``'s subtree (children have larger ids than parents)."""
+    if root == 0:
+        return np.ones(len(parent), dtype=bool)
+    inside = np.zeros(len(parent), dtype=bool)
+    inside[root] = True
+    for i in range(root + 1, len(parent)):
+        inside[i] = inside[parent[i]]
+    return inside
 
 
 def subtree_sizes(parent: np.ndarray) -> np.ndarray:
@@ -202,12 +232,14 @@ def predicted_label(view: TreeView, node: int) -> str:
 
 
 def missing_notes(view: TreeView, node: int, surrogates: bool = True) -> list[str]:
-    """How a split handles rows it cannot send down a branch (``surrogates``: name them too)."""
+    """How a split handles rows it cannot send down a branch (``surrogates``: name them too).
+    Missing values are spoken of only where ``view.shows_missing`` says they matter."""
     tree = view.tree
     notes = []
-    if tree.missing_branch[node] == MISSING_FRACTIONAL:
+    shown = view.shows_missing(node)
+    if shown and tree.missing_branch[node] == MISSING_FRACTIONAL:
         notes.append("missing: every branch (r_v)")
-    n_sur = int(tree.n_surrogates[node]) if surrogates else 0
+    n_sur = int(tree.n_surrogates[node]) if surrogates and shown else 0
     if n_sur:
         first = int(tree.surrogate_offset[node])
         names = [view.schema.feature_names[int(tree.surrogates["feature"][first + s])]

@@ -17,6 +17,10 @@ function rootwiseReport(root) {
   svg.querySelectorAll("g.rw-edge").forEach((g) => { edges[g.dataset.child] = g; });
   const folded = new Set();
   let selected = null;
+  // zoom: screen pixels per layout pixel; null until the first layout fits the tree to the pane
+  const scroller = root.querySelector(".rw-scroll");
+  let zoom = null;
+  let natural = {width: 0, height: 0, rootX: 0};
 
   // ------------------------------------------------------------------ layout
   function visibleOrder() {
@@ -111,9 +115,39 @@ function rootwiseReport(root) {
     }
     const width = Math.max(span["0"], L.minWidth) + 2 * L.margin;
     const height = levelTop[levelTop.length - 1] + tallest[tallest.length - 1] + 2 * L.margin + 14;
-    svg.setAttribute("width", width.toFixed(0));
-    svg.setAttribute("height", height.toFixed(0));
+    natural = {width: width, height: height, rootX: x["0"] + L.margin};
     svg.setAttribute("viewBox", `${-L.margin} ${-L.margin} ${width.toFixed(0)} ${height.toFixed(0)}`);
+    if (zoom === null) zoom = fitZoom();
+    applyZoom();
+  }
+
+  // ------------------------------------------------------------------ zoom and pan
+  function fitZoom() {
+    // the whole width in the pane, never larger than life
+    const room = Math.max(scroller.clientWidth - 8, 80);
+    return Math.min(1, room / natural.width);
+  }
+
+  function applyZoom() {
+    svg.setAttribute("width", (natural.width * zoom).toFixed(0));
+    svg.setAttribute("height", (natural.height * zoom).toFixed(0));
+    const label = root.querySelector(".rw-zoom-level");
+    if (label) label.textContent = `${Math.round(zoom * 100)}%`;
+  }
+
+  function zoomBy(factor, cx, cy) {
+    // keep the point under (cx, cy) of the pane where it is
+    const old = zoom;
+    zoom = Math.min(Math.max(zoom * factor, 0.05), 4);
+    const px = scroller.scrollLeft + cx, py = scroller.scrollTop + cy;
+    applyZoom();
+    scroller.scrollLeft = px * zoom / old - cx;
+    scroller.scrollTop = py * zoom / old - cy;
+  }
+
+  function showRoot() {
+    scroller.scrollLeft = natural.rootX * zoom - scroller.clientWidth / 2;
+    scroller.scrollTop = 0;
   }
 
   function fold(id, closed) {
@@ -264,6 +298,41 @@ function rootwiseReport(root) {
     for (const id in nodes) if (id !== "0" && nodes[id].kids.length) folded.add(id);
     layout();
   });
+  root.querySelector(".rw-zoom-in").addEventListener("click", () => {
+    zoomBy(1.25, scroller.clientWidth / 2, 0);
+  });
+  root.querySelector(".rw-zoom-out").addEventListener("click", () => {
+    zoomBy(0.8, scroller.clientWidth / 2, 0);
+  });
+  root.querySelector(".rw-fit").addEventListener("click", () => {
+    zoom = fitZoom();
+    applyZoom();
+    showRoot();
+  });
+  scroller.addEventListener("wheel", (event) => {
+    if (!event.ctrlKey) return;  // a plain wheel scrolls; with Ctrl (or a pinch) it zooms
+    event.preventDefault();
+    const box = scroller.getBoundingClientRect();
+    zoomBy(event.deltaY < 0 ? 1.1 : 1 / 1.1, event.clientX - box.left, event.clientY - box.top);
+  }, {passive: false});
+  // pan: drag the background of the tree
+  let drag = null;
+  scroller.addEventListener("pointerdown", (event) => {
+    if (event.target.closest("g.rw-node") || event.button !== 0) return;
+    drag = {x: event.clientX, y: event.clientY, left: scroller.scrollLeft, top: scroller.scrollTop};
+    scroller.classList.add("rw-panning");
+  });
+  window.addEventListener("pointermove", (event) => {
+    if (!drag) return;
+    scroller.scrollLeft = drag.left - (event.clientX - drag.x);
+    scroller.scrollTop = drag.top - (event.clientY - drag.y);
+  });
+  window.addEventListener("pointerup", () => {
+    drag = null;
+    scroller.classList.remove("rw-panning");
+  });
+  const legend = root.querySelector("details.rw-legend-box");
+  if (legend && root.clientWidth < 640) legend.open = false;  // a narrow screen: the tree first
   root.querySelectorAll("tr[data-node]").forEach((row) => {
     row.addEventListener("click", () => {
       const id = row.dataset.node;
@@ -278,5 +347,6 @@ function rootwiseReport(root) {
     if (nodes[id].kids.length && nodes[id].depth >= data.openDepth) folded.add(id);
   }
   layout();
+  showRoot();
   root.classList.add("rw-ready");
 }

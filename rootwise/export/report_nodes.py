@@ -65,7 +65,7 @@ def node_records(view: TreeView, pic: Picture) -> dict[str, dict]:
             rec["shares"] = [round(float(v / total), 4) if total > 0 else 0.0 for v in counts]
         if tree.kind[node] != LEAF:
             rec["notes"] = missing_notes(view, node, surrogates=False)
-            rec["surrogates"] = surrogate_texts(view, node)
+            rec["surrogates"] = surrogate_texts(view, node) if view.shows_missing(node) else []
         out[str(node)] = rec
     return out
 

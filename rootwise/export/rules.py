@@ -24,20 +24,23 @@ from .._base import check_is_fitted
 from .._config import LEAF, MISSING_FRACTIONAL, MISSING_STOP, MULTIWAY
 from ..tree.majority import node_classes
 from .paths import ALWAYS, NEVER, Interval, PathWalker
-from .text import clean, shown_values
+from .text import check_show_missing, clean, shown_values
 
 
-def export_rules(model, *, as_frame: bool = False, decimals: int = 3):
+def export_rules(model, *, as_frame: bool = False, decimals: int = 3, show_missing: str = "auto"):
     """One rule per leaf, sorted by support (training weight, then node number).
 
     Text by default; with ``as_frame`` a pandas DataFrame with columns ``rule``, ``conditions``
     (the list of tests), ``prediction``, ``n_rows``, ``weight``, ``confidence`` (classifiers) or
     ``std`` (regressors), and ``node`` (the leaf, as ``apply`` numbers it). ``decimals`` rounds
-    the numbers of the text and of the tests."""
+    the numbers of the text and of the tests. ``show_missing``: "auto" (default) says how a
+    missing value is routed only for columns that had missing cells in training; "all" for
+    every column."""
     check_is_fitted(model, ["tree_", "schema_"])
+    check_show_missing(show_missing)
     if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)) or decimals < 0:
         raise ValueError(f"decimals must be an integer >= 0, got {decimals!r}.")
-    writer = _RuleWriter(model, int(decimals))
+    writer = _RuleWriter(model, int(decimals), show_missing)
     rules = writer.rules()
     if as_frame:
         import pandas as pd  # the frame is asked for; rootwise itself does not import pandas
@@ -48,9 +51,10 @@ def export_rules(model, *, as_frame: bool = False, decimals: int = 3):
 
 
 class _RuleWriter:
-    def __init__(self, model, decimals: int):
+    def __init__(self, model, decimals: int, show_missing: str = "auto"):
         self.tree = model.tree_
         self.schema = model.schema_
+        self.show_all = show_missing == "all"
         self.classes = getattr(model, "classes_", None)
         self.majority = None if self.classes is None else node_classes(model)  # ties as predict
         self.class_texts = None if self.classes is None else shown_values(self.classes)
@@ -97,7 +101,8 @@ class _RuleWriter:
         what = "class" if self.classes is not None else "value"
         lines = [f"{n} rule{'s' if n != 1 else ''}, one per leaf, most supported first "
                  f"[training rows, weight, {self.quality}]; each gives the predicted {what}."]
-        if self.fractional:
+        if self.fractional and (self.show_all or any(
+                self.schema.had_missing(int(f)) for f in self.tree.feature[self.tree.kind != LEAF])):
             lines.append("A row missing a tested value goes down every branch with weight r_v "
                          "(the branch's share of the known training weight), and the predictions "
                          "of the rules it reaches are added up by weight.")
@@ -154,7 +159,7 @@ class _RuleWriter:
                 known = f"{name} > {self.number(c.lo)}"
             else:
                 known = f"{name} known"
-            return self.with_missing(name, known, c.missing, [])
+            return self.with_missing(c.feature, known, c.missing, [])
         cats = self.schema.categories[c.feature]
         shown = self.categories(c.feature)
         always = [k for k, s in enumerate(c.codes) if s == ALWAYS]
@@ -169,11 +174,15 @@ class _RuleWriter:
             known = f"{name} in {{{', '.join(shown[k] for k in always)}}}"
         else:
             known = None
-        return self.with_missing(name, known, c.missing, decided)
+        return self.with_missing(c.feature, known, c.missing, decided)
 
-    def with_missing(self, name: str, known: str | None, missing, decided: list) -> str:
+    def with_missing(self, feature: int, known: str | None, missing, decided: list) -> str:
         """The test of known values and what happens to a missing value (at a CART subset test,
-        also to a category without a branch there, which is routed as a missing one)."""
+        also to a category without a branch there, which is routed as a missing one). Said only
+        for a column that had missing cells in training, unless ``show_missing="all"``."""
+        name = self.name(feature)
+        if known is not None and not (self.show_all or self.schema.had_missing(feature)):
+            return known
         # the steps of C4.5's walk weigh a row (said once, above the rules); the others are
         # surrogate cascades
         steps = [] if self.fractional else [

@@ -1,13 +1,16 @@
 """SQL spelling: quoted identifiers, literals that a database reads back exactly, and conjunctions
 that stay shallow.
 
-Numbers are written so that the database gets the very double the model holds. SQLite's decimal
-to binary conversion is not correctly rounded (3.40 reads between 1 in 10^4 and 1 in 10^5 random
-16- and 17-digit literals one unit in the last place off), so a literal is written in decimal
-only when its decimal value *is* the double, with at most 2^53 as significand and 10^22 as scale
--- then one exact operation gives it in any database -- and otherwise as an integer significand
-divided or multiplied by powers of two, each exact, with the short decimal in a comment:
-``(6872493031367377.0 / 4503599627370496.0 / 4.0 /* 0.3815 */)``.
+Numbers are written so that the database gets the very double the model holds, in the fewest
+digits: those of the shortest decimal that rounds to the double (Python's ``repr``). A plain
+decimal literal is not enough, because SQLite's decimal to binary conversion is not correctly
+rounded (3.40 reads about 1 in 10^4 short literals such as 8.3149343 or 22.930396 one unit in the
+last place off). So a number is written as plain decimal only when that decimal *is* the double
+(6.5, 0.375); otherwise, when its shortest digits n and scale 10^k have n < 2^53 and k <= 22, as
+one division ``(6941.0 / 1000)``: both operands are exact and IEEE division rounds correctly, so
+every database gets the double (Clinger 1990's fast path). The rare double whose shortest decimal
+needs 16-17 digits is written exactly in binary, an odd integer times powers of two with the
+short decimal in a comment: ``(6872493031367377.0 / 4503599627370496.0 / 4.0 /* 0.3815 */)``.
 """
 
 from __future__ import annotations
@@ -42,6 +45,11 @@ def number(v) -> str:
     n, e10 = _decimal_parts(abs(v))
     if n < TWO_53 and -22 <= e10 <= 22:
         return sign + _decimal_text(n, e10)
+    n, e10 = _shortest_parts(abs(v))
+    if n < TWO_53 and -22 <= e10 < 0:
+        return f"({sign}{n}.0 / {10 ** -e10})"
+    if n < TWO_53 and 0 <= e10 <= 22:
+        return f"({sign}{n}.0 * {10 ** e10})"
     m, e2 = _binary_parts(abs(v))
     factor = " / " if e2 < 0 else " * "
     text = f"{m}.0"
@@ -65,6 +73,19 @@ def _decimal_parts(v: float) -> tuple[int, int]:
         p //= 10
         e += 1
     return p, e
+
+
+def _shortest_parts(v: float) -> tuple[int, int]:
+    """(n, e) with n * 10**e the shortest decimal that rounds to v (v > 0, finite)."""
+    mantissa, _, exp = repr(v).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    frac = frac.rstrip("0")
+    n = int(whole + frac)
+    e = (int(exp) if exp else 0) - len(frac)
+    while n and n % 10 == 0:
+        n //= 10
+        e += 1
+    return n, e
 
 
 def _decimal_text(n: int, e10: int) -> str:

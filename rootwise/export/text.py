@@ -25,7 +25,8 @@ _GUIDE = ("│   ", "    ")
 
 
 def export_text(model, *, decimals: int = 3, show_counts: bool = False, node_ids: bool = False,
-                max_depth: int | None = None, width: int | None = None) -> str:
+                max_depth: int | None = None, width: int | None = None,
+                show_missing: str = "auto") -> str:
     """The tree as indented text, one line per branch; a branch that ends in a leaf carries the
     leaf's prediction after an arrow, in J48's words: the class, then the training weight that
     reached the leaf and, when some of it is of another class, the misclassified weight::
@@ -57,6 +58,8 @@ def export_text(model, *, decimals: int = 3, show_counts: bool = False, node_ids
     ``width``: wrap lines longer than that many terminal columns at spaces, the rest of a line
     indented two columns past where its children's tests start (a vertical guide joins the
     line to them); None (default) leaves every line whole.
+    ``show_missing``: "auto" (default) marks ``or missing`` only at tests of columns that had
+    missing cells in training; "all" marks it at every test.
     """
     if width is not None and (isinstance(width, bool) or not isinstance(width, (int, np.integer))
                               or width < 1):
@@ -64,7 +67,7 @@ def export_text(model, *, decimals: int = 3, show_counts: bool = False, node_ids
     if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(
             max_depth, (int, np.integer)) or max_depth < 0):
         raise ValueError(f"max_depth must be None or an integer >= 0, got {max_depth!r}.")
-    view = TreeView(model, decimals)
+    view = TreeView(model, decimals, show_missing)
     tree = view.tree
     leaves_below = _leaves_below(tree) if max_depth is not None else None
 
@@ -119,13 +122,24 @@ def _leaves_below(tree) -> np.ndarray:
     return count
 
 
+SHOW_MISSING = ("auto", "all")
+
+
+def check_show_missing(show_missing) -> None:
+    if not isinstance(show_missing, str) or show_missing not in SHOW_MISSING:
+        raise ValueError(f"show_missing must be 'auto' (missing values only for columns that had "
+                         f"missing cells in training) or 'all', got {show_missing!r}.")
+
+
 class TreeView:
     """Words for the nodes and branches of a fitted model (shared by the exporters)."""
 
-    def __init__(self, model, decimals: int = 3):
+    def __init__(self, model, decimals: int = 3, show_missing: str = "auto"):
         check_is_fitted(model, ["tree_", "schema_"])
         if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)) or decimals < 0:
             raise ValueError(f"decimals must be an integer >= 0, got {decimals!r}.")
+        check_show_missing(show_missing)
+        self.show_missing = show_missing
         self.tree = model.tree_
         self.schema = model.schema_
         self.classes = getattr(model, "classes_", None)
@@ -147,6 +161,12 @@ class TreeView:
 
     def feature_name(self, node: int) -> str:
         return self._names[int(self.tree.feature[node])]
+
+    def shows_missing(self, node: int) -> bool:
+        """Whether words on missing values (the branch that takes them, surrogates) belong at
+        split ``node``: only where its column had missing cells in training, unless
+        ``show_missing="all"``. The model keeps its surrogates either way."""
+        return self.show_missing == "all" or self.schema.had_missing(int(self.tree.feature[node]))
 
     def category(self, feature: int, code: int) -> str:
         texts = self._category_texts.get(feature)
@@ -172,7 +192,7 @@ class TreeView:
             unreached = np.flatnonzero(slots == NO_BRANCH)
             if len(unreached):
                 out.append((None, self._category_test(feature, unreached, kind) + " (no branch)"))
-        if 0 <= missing < len(out):
+        if 0 <= missing < len(out) and self.shows_missing(node):
             child, test = out[missing]
             out[missing] = (child, test + " or missing")
         return out

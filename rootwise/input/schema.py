@@ -24,6 +24,13 @@ class Schema:
     kinds: tuple
     categories: tuple
     names_from_input: bool  # True when fit got a DataFrame with string column names
+    # per column: True when the training table had a missing cell there (None: not recorded, as
+    # in model files written before it was); the exports speak of missing values only there
+    missing: tuple | None = None
+
+    def had_missing(self, feature: int) -> bool:
+        """True when column ``feature`` had a missing cell in training (or that is not known)."""
+        return self.missing is None or bool(self.missing[feature])
 
     @property
     def n_features(self) -> int:
