@@ -10,6 +10,7 @@ client (the tree alone holds what cost-complexity pruning reads).
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 
 import numpy as np
@@ -133,6 +134,11 @@ def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
     extremes = [client.submit(worker.bin_extremes, p, key=f"{key}-extremes-{i}", pure=False)
                 for i, p in enumerate(parts)]
     bin_min, bin_max = tree_reduce(client, extremes, ("min", "max"), f"{key}-extremes").result()
+    # which columns had missing cells: the text, pictures and rules mention missing values there
+    missing = np.logical_or.reduce(client.gather([
+        client.submit(worker.missing_columns, p, key=f"{key}-missing-{i}", pure=False)
+        for i, p in enumerate(parts)]))
+    schema = dataclasses.replace(schema, missing=tuple(bool(v) for v in missing))
     n_values = schema.n_categories.copy()
     for j in range(len(names)):
         if not mask[j]:

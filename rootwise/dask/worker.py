@@ -117,6 +117,11 @@ def bin_extremes(part):
     return part.bin_min, part.bin_max
 
 
+def missing_columns(part):
+    """Which columns of the partition hold a missing cell (NaN in the encoded matrix)."""
+    return np.isnan(part.X).any(axis=0)
+
+
 def root_nodes(part, hold_out=None):
     """Every row starts at the root (node 0), but those of fold ``hold_out`` (-1: not in the
     fit)."""
