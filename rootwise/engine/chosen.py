@@ -8,9 +8,10 @@ written into the tree. ``loop._grow_from`` calls these once per split.
     add_children  the children as new leaves
 
 They allocate nothing and run without reference counting, inlined into the growth loop
-(``bundles``, "Argument copies"): most of a regression fit's 10^5 splits are at nodes of 2-4
-rows, where passing the bundles field by field cost more than the work. The caller makes room
-in the tables before ``record_split`` and ``add_children``.
+(``bundles``, "Argument copies": ``route`` by LLVM, the others by numba): most of a regression
+fit's 10^5 splits are at nodes of 2-4 rows, where passing the bundles field by field cost more
+than the work. The caller makes room in the tables before ``record_split`` and
+``add_children``.
 """
 
 from typing import NamedTuple
@@ -61,7 +62,7 @@ def new_chosen(max_surrogates, max_branches):
                   np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64))
 
 
-@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr, sc, ch):
     """Each segment position's branch under the test on column j into scr.direction (and a SUBSET
     test's branch per category into scr.sides); ``cut``: a presorted column's last word on the
