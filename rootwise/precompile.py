@@ -7,9 +7,9 @@ generated tables through every path that calls a kernel from Python with its own
 (each algorithm, pruning strategy, splitter and missing-value rule; prediction on float64 and
 float32 matrices in C and Fortran order, serial and on two threads).
 
-numba compiles one kernel at a time in a process, so the groups of fits run in one process per
-core, heaviest first, each taking the next group when it is done; a kernel one process has cached
-already is loaded by the others, not compiled again.
+numba compiles one kernel at a time in a process, so ``rootwise compile`` runs the groups of fits
+in one process per core, heaviest first, each taking the next group when it is done; a kernel one
+process has cached already is loaded by the others, not compiled again.
 """
 
 from __future__ import annotations
@@ -50,12 +50,14 @@ class CompileCounter(event.Listener):
         pass
 
 
-def compile_kernels(progress=None, processes: int | None = None) -> dict:
+def compile_kernels(progress=None, processes: int | None = 1) -> dict:
     """Fill numba's on-disk cache with every rootwise kernel; returns {"compiled": kernels
     compiled now (0 when the cache was already full), "seconds": wall time, "processes": how many
     compiled at once, "cache": the cache directories}. ``processes``: at most this many at once
-    (default: one per core). ``progress(message)``, if given, is told each group of fits as it
-    starts (one process) or ends (several)."""
+    (None: one per core; ``rootwise compile``'s default). Several processes are started as
+    ``multiprocessing`` does (spawn): a script that calls this must guard its own work with
+    ``if __name__ == "__main__":``. ``progress(message)``, if given, is told each group of fits as
+    it starts (one process) or ends (several)."""
     from ._jit import cache_dirs
 
     if processes is not None and processes < 1:
