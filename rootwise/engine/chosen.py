@@ -7,11 +7,10 @@ written into the tree. ``loop._grow_from`` calls these once per split.
     record_split  the test, its surrogates and their category -> branch entries in the pool
     add_children  the children as new leaves
 
-They allocate nothing and run without reference counting, inlined into the growth loop
-(``bundles``, "Argument copies": ``route`` by LLVM, the others by numba): most of a regression
-fit's 10^5 splits are at nodes of 2-4 rows, where passing the bundles field by field cost more
-than the work. The caller makes room in the tables before ``record_split`` and
-``add_children``.
+They allocate nothing and run without reference counting; all but ``route`` are inlined into
+the growth loop (``bundles``, "Argument copies"): most of a regression fit's 10^5 splits are at
+nodes of 2-4 rows, where passing the bundles field by field cost more than the work. The caller
+makes room in the tables before ``record_split`` and ``add_children``.
 """
 
 from typing import NamedTuple

@@ -388,10 +388,10 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
 
     Compiled without reference counting (``_nrt=False``): it allocates nothing, and neither may
     anything it calls, for numba compiles the callees under the caller's flags (their scratch
-    comes from ``grow``: ``segments.MultiwayScratch``, ``chosen.Chosen``). The per-node stages
-    run here without passing their bundles (``bundles``, "Argument copies"); best-first growth
-    searches a new node's split (for its key in the heap) from the same call site as a popped
-    node's."""
+    comes from ``grow``: ``segments.MultiwayScratch``, ``chosen.Chosen``). The small per-node
+    stages are inlined here; the split search and the routing are called, once per node each
+    (``bundles``, "Argument copies"); best-first growth searches a new node's split (for its key
+    in the heap) from the same call site as a popped node's."""
     stack, heap, heap_key = pend.stack, pend.heap, pend.heap_key
     vrow, vw, vdir, vs_i, vs_f = val.vrow, val.vw, val.vdir, val.vs_i, val.vs_f
     vc_start, vc_end, child_value = val.vc_start, val.vc_end, val.child_value
@@ -437,9 +437,8 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             if not ok:
                 release(scr.hist, slot)
                 continue
-        # the one call of the split search: LLVM inlines it here, so each call site would compile
-        # the whole search once more (a best-first node is searched for its key, then again when
-        # popped: the candidates are overwritten by the nodes searched in between)
+        # the one call of the split search (a best-first node is searched for its key, then
+        # again when popped: the candidates are overwritten by the nodes searched in between)
         j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr,
                         cand, slot)
         if keyed:

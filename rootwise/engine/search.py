@@ -12,7 +12,7 @@ A column is searched by its kind (``bundles.Features.search``):
 Per column the candidate's scores go into the ``Candidates`` arrays; the test itself (a presorted
 column's threshold, or a subset's side per category) is made for the chosen column only (``search``,
 ``chosen_sides``). ``search`` and the stages it runs per column are inlined (``inline="always"``)
-into ``loop._find_split``, which LLVM inlines into the growth loop: a call copies every bundle it
+into ``loop._find_split``, which the growth loop calls once per node: a call copies every bundle it
 passes, word by word (``bundles``, "Argument copies").
 """
 
