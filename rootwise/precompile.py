@@ -6,17 +6,29 @@ compilation once, ahead of time, for container images and CI: it runs the public
 generated tables through every path that calls a kernel from Python with its own argument types
 (each algorithm, pruning strategy, splitter and missing-value rule; prediction on float64 and
 float32 matrices in C and Fortran order, serial and on two threads).
+
+numba compiles one kernel at a time in a process, so ``rootwise compile`` runs the groups of fits
+in one process per core, heaviest first, each taking the next group when it is done; a kernel one
+process has cached already is loaded by the others, not compiled again.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
 
 import numpy as np
-from numba.core import event
+from numba.core import caching, event
 
 PARALLEL_ROWS = 8192  # estimators._PARALLEL_ROWS: predictions this large run on threads
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no lock between processes, so one process compiles everything
+    fcntl = None
 
 
 class CompileCounter(event.Listener):
@@ -38,21 +50,91 @@ class CompileCounter(event.Listener):
         pass
 
 
-def compile_kernels(progress=None) -> dict:
+def compile_kernels(progress=None, processes: int | None = 1) -> dict:
     """Fill numba's on-disk cache with every rootwise kernel; returns {"compiled": kernels
-    compiled now (0 when the cache was already full), "seconds": wall time, "cache": the cache
-    directories}. ``progress(message)``, if given, is told each step."""
+    compiled now (0 when the cache was already full), "seconds": wall time, "processes": how many
+    compiled at once, "cache": the cache directories}. ``processes``: at most this many at once
+    (None: one per core; ``rootwise compile``'s default). Several processes are started as
+    ``multiprocessing`` does (spawn): a script that calls this must guard its own work with
+    ``if __name__ == "__main__":``. ``progress(message)``, if given, is told each group of fits as
+    it starts (one process) or ends (several)."""
     from ._jit import cache_dirs
 
-    counter = CompileCounter()
+    if processes is not None and processes < 1:
+        raise ValueError(f"processes must be a positive number of processes, got {processes!r}")
+    names = [message for message, _ in _steps()]
+    dirs = cache_dirs()
+    wanted = (os.cpu_count() or 1) if processes is None else processes
+    lock = _lock_file(dirs[0]) if min(wanted, len(names)) > 1 else None
     start = time.perf_counter()
-    with event.install_listener("numba:compile", counter):
-        for message, step in _steps():
+    if lock is None:
+        workers = 1
+        kernels = set()
+        for index, message in enumerate(names):
             if progress is not None:
                 progress(message)
-            step()
-    return {"compiled": len(counter.kernels), "seconds": time.perf_counter() - start,
-            "cache": [str(d) for d in cache_dirs()]}
+            kernels |= _run_step(index)
+    else:
+        workers = min(wanted, len(names))
+        kernels = _run_in_processes(names, workers, lock, progress)
+    return {"compiled": len(kernels), "seconds": time.perf_counter() - start,
+            "processes": workers, "cache": [str(d) for d in dirs]}
+
+
+def _lock_file(folder) -> str | None:
+    """The file whose lock the compiling processes take to write the cache: one per cache, so
+    that two ``rootwise compile`` runs into it at once take turns too. None when there can be no
+    such lock (not POSIX, or the folder is not writable): then one process compiles."""
+    if fcntl is None:
+        return None
+    path = os.path.join(folder, "rootwise-compile.lock")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        open(path, "a").close()
+    except OSError:
+        return None
+    return path
+
+
+def _run_in_processes(names: list[str], workers: int, lock: str, progress) -> set:
+    """Each group of fits in one of ``workers`` new processes; the kernels compiled by all."""
+    kernels = set()
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"),
+                             initializer=_locked_cache_writes, initargs=(lock,)) as pool:
+        started = time.perf_counter()
+        runs = {pool.submit(_run_step, index): message for index, message in enumerate(names)}
+        for done in as_completed(runs):
+            kernels |= done.result()
+            if progress is not None:
+                progress(f"{runs[done]}: done after {time.perf_counter() - started:.0f} s")
+    return kernels
+
+
+def _locked_cache_writes(lock: str) -> None:
+    """Make numba's cache writes in this process exclusive among the processes sharing ``lock``.
+    numba saves a kernel's machine code by reading the kernel's index, picking the first free
+    data file name, and writing the index and then the data: two processes saving two signatures
+    of one kernel at once would both pick the same data file, and the index would then name the
+    other signature's code. (``Cache.save_overload``, as in numba 0.68.)"""
+    save = caching.Cache.save_overload
+
+    def save_overload(self, sig, data):
+        with open(lock, "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                return save(self, sig, data)
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    caching.Cache.save_overload = save_overload
+
+
+def _run_step(index: int) -> set:
+    """Run group ``index`` of ``_steps``; the kernels it compiled."""
+    counter = CompileCounter()
+    with event.install_listener("numba:compile", counter):
+        _steps()[index][1]()
+    return counter.kernels
 
 
 def _table(n: int, seed: int = 0):
@@ -149,6 +231,7 @@ def _steps():
                                      categorical_features=categorical).fit(Xm, y)):
             _predictions(model, big)
 
-    return [("ID3", id3), ("C4.5", c45), ("multiway tests of 300 branches", wide),
-            ("CART classifier", cart),
-            ("CART regressor", regression), ("predictions on two threads", threads)]
+    # heaviest first: with a process per core, the light groups fill in at the end
+    return [("CART classifier", cart), ("C4.5", c45), ("CART regressor", regression),
+            ("ID3", id3), ("predictions on two threads", threads),
+            ("multiway tests of 300 branches", wide)]

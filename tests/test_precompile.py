@@ -2,9 +2,10 @@
 CLI's one-line notice appears when (and only when) a kernel compiles; the cache follows
 ``NUMBA_CACHE_DIR`` and drops kernels compiled from other sources.
 
-Compilations are counted by numba's "numba:compile" events in the child, not by a clock. One
-``rootwise compile`` into a new empty NUMBA_CACHE_DIR is shared by the tests (it compiles every
-kernel: about a minute or two of CPU); the others work on copies of that cache.
+Compilations are counted by numba's "numba:compile" events in the child, not by a clock. Two
+``rootwise compile`` runs at once into one new empty NUMBA_CACHE_DIR (each compiling in a process
+per core: every kernel, about a minute or two of CPU) make the cache the tests share; the others
+work on copies of it.
 """
 
 from __future__ import annotations
@@ -45,10 +46,18 @@ def _run(argv: list[str], cache, code: str | None = None,
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory):
-    """(cache directory, stdout) of ``rootwise compile`` into a new empty NUMBA_CACHE_DIR."""
+    """(cache directory, stdout of the first) of two ``rootwise compile`` runs started at once into
+    a new empty NUMBA_CACHE_DIR, each in two processes: four processes write the cache at once."""
     cache = tmp_path_factory.mktemp("numba-cache")
-    done = _run(["compile"], cache)
-    return cache, done.stdout
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONIOENCODING": "utf-8",
+           "PYTHONPATH": HERE + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    runs = [subprocess.Popen([sys.executable, "-m", "rootwise.cli", "compile", "--processes", "2"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=HERE,
+                             text=True, encoding="utf-8") for _ in range(2)]
+    outs = [run.communicate(timeout=1800) for run in runs]
+    for run, (_, err) in zip(runs, outs, strict=True):
+        assert run.returncode == 0, err[-3000:]
+    return cache, outs[0][0]
 
 
 # The CLI with the notice's delays at 0: its first line as soon as a kernel compiles.
@@ -65,9 +74,11 @@ sys.exit(main(sys.argv[1:]))
 # must all load, none compile.
 USE = r"""
 import json
+import sys
 import numpy as np
 import rootwise
 from numba.core import event
+from numba.core.dispatcher import Dispatcher
 from rootwise.precompile import CompileCounter
 
 counter = CompileCounter()
@@ -94,6 +105,15 @@ for model, data, target in fits:
     model.predict(np.asfortranarray(data, dtype=np.float32))
     if hasattr(model, "predict_proba"):
         model.predict_proba(data)
+# a kernel loaded from the cache must be the code of the signature it was looked up for
+mixed_up = []
+for module in list(sys.modules.values()):
+    if getattr(module, "__name__", "").startswith("rootwise."):
+        for name, kernel in vars(module).items():
+            if isinstance(kernel, Dispatcher) and kernel.py_func.__module__ == module.__name__:
+                loaded = set(kernel.stats.cache_hits)
+                mixed_up += [f"{name}{sig}" for sig in loaded if sig not in kernel.signatures]
+print(json.dumps(mixed_up))
 print(json.dumps(sorted(counter.kernels)))
 """
 
@@ -105,7 +125,9 @@ def test_compile_fills_the_cache_so_that_a_new_process_compiles_nothing(compiled
     # every cache directory it names is under NUMBA_CACHE_DIR, where numba was told to cache
     dirs = out.strip().split("cache: ", 1)[1].split(", ")
     assert dirs and all(d.startswith(str(cache)) for d in dirs)
-    assert json.loads(_run([], cache, USE).stdout.strip().splitlines()[-1]) == []
+    mixed_up, compiled_now = _run([], cache, USE).stdout.strip().splitlines()[-2:]
+    assert json.loads(compiled_now) == []
+    assert json.loads(mixed_up) == []  # each loaded kernel is the code of its own signature
     again = _run(["compile"], cache).stdout
     assert again.startswith("compiled 0 kernels")
 
@@ -150,3 +172,17 @@ def test_cache_compiled_from_other_sources_is_dropped_on_import(compiled, tmp_pa
     others = [s.parent for s in stamps if s != stamp and list(s.parent.glob("*.nbc"))]
     assert others  # the other directories were current: kept
     assert all(list(d.glob("*.nbi")) for d in others)
+
+
+def test_compile_runs_in_a_process_per_core_unless_told(compiled, tmp_path):
+    cache = tmp_path / "cache"
+    shutil.copytree(compiled[0], cache)
+    assert "(2 processes)" in compiled[1]
+    one = _run(["compile", "--processes", "1"], cache).stdout
+    assert one.startswith("compiled 0 kernels") and "(1 process)" in one
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    bad = subprocess.run([sys.executable, "-m", "rootwise.cli", "compile", "--processes", "0"],
+                         capture_output=True, text=True, env=env, cwd=HERE)
+    assert bad.returncode == 2 and "--processes must be at least 1, got 0" in bad.stderr
+    with pytest.raises(ValueError, match="processes must be a positive number of processes, got 0"):
+        rootwise.compile_kernels(processes=0)

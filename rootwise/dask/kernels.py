@@ -18,7 +18,7 @@ from .._config import THRESHOLD
 from ..engine.route import branch_of_value
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def class_node_stats(node, slot_of, n_slots, yc, w, n_classes):
     """Per slot: rows, weight (every row, row order), weighted class counts."""
     rows = np.zeros(n_slots, dtype=np.int64)
@@ -36,7 +36,7 @@ def class_node_stats(node, slot_of, n_slots, yc, w, n_classes):
     return rows, wsum, counts
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def regression_node_stats(node, slot_of, n_slots, yr, w):
     """Per slot: rows, weight (every row), then over the rows of positive weight: sum w, sum w y,
     smallest and largest y (a node is pure when they agree)."""
@@ -61,7 +61,7 @@ def regression_node_stats(node, slot_of, n_slots, yr, w):
     return rows, wsum, sums, y_min, y_max
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def squared_deviations(node, slot_of, n_slots, yr, w, means):
     """Per slot: sum w (y - mean)^2 over the rows of positive weight (a regression node's
     impurity times its weight, ``engine.node_stats.regression_stats``)."""
@@ -77,7 +77,7 @@ def squared_deviations(node, slot_of, n_slots, yr, w, means):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def histograms(codes, node, slot_of, n_slots, n_codes, yc, yr, w, regression, width):
     """Per slot, column and code: weighted class counts, or (sum w, sum w y, sum w y^2), over the
     rows of positive weight (``engine.entries.binned_split_entries``' cells)."""
@@ -105,7 +105,7 @@ def histograms(codes, node, slot_of, n_slots, n_codes, yc, yr, w, regression, wi
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def surrogate_histograms(codes, X, node, slot_of, n_slots, n_codes, w, split_feature, split_kind,
                          split_threshold, split_sides):
     """Per split slot, column and code, over the rows of positive weight: the weight and rows the
@@ -132,7 +132,7 @@ def surrogate_histograms(codes, X, node, slot_of, n_slots, n_codes, w, split_fea
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _branch(X, r, s, split_feature, split_kind, split_threshold, split_sides, n_surrogates,
             sur_feature, sur_kind, sur_threshold, sur_left, sur_sides):
     """Row r's branch at split slot s from its own value, else the first surrogate that gives it
@@ -154,7 +154,7 @@ def _branch(X, r, s, split_feature, split_kind, split_threshold, split_sides, n_
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def routed_weights(X, node, slot_of, n_slots, w, split_feature, split_kind, split_threshold,
                    split_sides, n_surrogates, sur_feature, sur_kind, sur_threshold, sur_left,
                    sur_sides):
@@ -174,7 +174,7 @@ def routed_weights(X, node, slot_of, n_slots, w, split_feature, split_kind, spli
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def route(X, node, slot_of, split_feature, split_kind, split_threshold, split_sides,
           n_surrogates, sur_feature, sur_kind, sur_threshold, sur_left, sur_sides, majority,
           first_child):

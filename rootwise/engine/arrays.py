@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def total(a):
     """``a.sum()`` of a 1-D float array, bit for bit as numba computes it."""
     s = 0.0
@@ -20,7 +20,7 @@ def total(a):
     return s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def table_total(t):
     """``t.sum()`` of a 2-D float array (row by row, as numba computes it)."""
     s = 0.0
@@ -30,7 +30,7 @@ def table_total(t):
     return s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def insertion_sort(items, keys):
     """Sort items by their keys (both in place, 1-D), ties keeping their order."""
     for i in range(1, items.shape[0]):
@@ -44,14 +44,14 @@ def insertion_sort(items, keys):
         keys[s + 1] = k
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def copy_into(dst, start, src):
     """``dst[start:start + len(src)] = src`` for 1-D arrays."""
     for i in range(src.shape[0]):
         dst[start + i] = src[i]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def grown(a, size):
     """``a`` copied to the front of a new array of max(size, 2 len(a)) entries (doubling keeps
     appends amortised O(1)); the rest unset."""
@@ -61,7 +61,7 @@ def grown(a, size):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _unset(n, like):
     return np.empty(n, dtype=like.dtype)
 

@@ -30,7 +30,7 @@ SAMPLE_ROWS = 200_000  # rows of the quantile sample (LightGBM's bin_construct_s
 SEARCH_SIZE = 256  # edge tables are padded to this power of two for the branch-free search
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def distinct_counts(sorted_values):
     """(distinct values, how many rows hold each) of an ascending array without NaN."""
     n = sorted_values.shape[0]
@@ -47,7 +47,7 @@ def distinct_counts(sorted_values):
     return values[:m], counts[:m]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def equal_count_upper(values, counts, max_bins):
     """Upper edges of about equal-count bins over distinct ``values`` holding ``counts`` rows:
     bin b is closed after the first value at which the rows seen reach (b + 1) * n / max_bins.
@@ -70,13 +70,13 @@ def equal_count_upper(values, counts, max_bins):
     return upper[:b]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def row_at(rows, t):
     """The t-th row binned: ``rows[t]``, or t itself when ``rows`` is empty (every row)."""
     return t if rows.shape[0] == 0 else rows[t]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def column_upper(column, step, max_bins, rows):
     """``equal_count_upper`` of the known values among every ``step``-th of the rows ``rows``
     (empty: every row) of column; also whether that sample has at most max_bins distinct values
@@ -94,7 +94,7 @@ def column_upper(column, step, max_bins, rows):
     return equal_count_upper(values, counts, max_bins), values.shape[0] <= max_bins
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, no_cfunc_wrapper=True)
 def all_upper(X, columns, step, max_bins, rows):
     """``column_upper`` of each listed column of X over the rows ``rows`` (empty: every row), in
     parallel: (upper edges padded with +inf to SEARCH_SIZE, bins per column, whether each is
@@ -111,7 +111,7 @@ def all_upper(X, columns, step, max_bins, rows):
     return upper, n_bins, exact
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def bin_of(upper, n_bins, x):
     """The bin of a known value: the number of edges upper[0..n_bins - 2] below x (the last bin
     takes everything above). Binary search over the SEARCH_SIZE padded edges, unrolled and
@@ -128,7 +128,7 @@ def bin_of(upper, n_bins, x):
     return min(b, n_bins - 1)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, no_cfunc_wrapper=True)
 def map_rows(X, columns, upper, n_bins, exact, categorical, codes, n_chunks, rows):
     """Fill ``codes`` (rows x all columns, uint8) for the continuous ``columns`` with their bins
     (NaN -> the missing code n_bins), chunks of rows in parallel; categorical columns are left

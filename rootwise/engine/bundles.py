@@ -29,8 +29,19 @@ numba inlines them into their ``_nrt=False`` caller before typing, and a bundle'
 read where they lie. Since the growth loop (``loop._grow_from``) allocates nothing and counts no
 references either, the per-node stages are inlined into it too (``loop._find_split``, ``_visit``,
 ``chosen.route``, ``binary_rows``, ``record_split``, ``add_children``): a fully grown regression
-fit of 10^5 rows 0.79 -> 0.72 s. Each call site of an inlined kernel compiles it once more, so
-the loop calls the split search from one place only.
+fit of 10^5 rows 0.79 -> 0.72 s. The two large ones, ``_find_split`` and ``route``, are called
+again (once per node each, not per column): inlined, they made the loop one unit of half a first
+fit's compile (numba's inlining pass, and the typing and lowering of one huge function); called,
+the fully grown regression fit of 10^5 rows measured the same (1.50 s of CPU, median of 6, on a
+busy machine: +-10 %). Each call site of an inlined kernel compiles it once more, so the loop
+calls the split search from one place only.
+
+Entry wrappers. numba compiles a kernel with an entry for CPython unless told
+``no_cpython_wrapper=True``, and one for C callbacks unless ``no_cfunc_wrapper=True``: the two were
+three quarters of a first fit's code, for kernels that no Python code calls and no C code at all.
+No kernel has a C callback entry; a kernel that only other kernels call has no CPython entry
+either, and Python must never call it (it would jump to a null address:
+``tests/test_kernel_wrappers.py`` reads the sources for such calls).
 
 Literals. numba types a variable set to a constant as that constant (``Literal[int](0)``) until
 the variable's other assignments unify it, and it compiles a kernel called with it for every

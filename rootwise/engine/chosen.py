@@ -7,10 +7,10 @@ written into the tree. ``loop._grow_from`` calls these once per split.
     record_split  the test, its surrogates and their category -> branch entries in the pool
     add_children  the children as new leaves
 
-They allocate nothing and run without reference counting, inlined into the growth loop
-(``bundles``, "Argument copies"): most of a regression fit's 10^5 splits are at nodes of 2-4
-rows, where passing the bundles field by field cost more than the work. The caller makes room
-in the tables before ``record_split`` and ``add_children``.
+They allocate nothing and run without reference counting; all but ``route`` are inlined into
+the growth loop (``bundles``, "Argument copies"): most of a regression fit's 10^5 splits are at
+nodes of 2-4 rows, where passing the bundles field by field cost more than the work. The caller
+makes room in the tables before ``record_split`` and ``add_children``.
 """
 
 from typing import NamedTuple
@@ -61,7 +61,7 @@ def new_chosen(max_surrogates, max_branches):
                   np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64))
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr, sc, ch):
     """Each segment position's branch under the test on column j into scr.direction (and a SUBSET
     test's branch per category into scr.sides); ``cut``: a presorted column's last word on the
@@ -112,7 +112,7 @@ def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr
     return n_s, m0, m1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _has_rows_known(direction, n, need):
     """Whether at least ``need`` of the first n positions have a primary branch."""
     seen = 0
@@ -123,7 +123,7 @@ def _has_rows_known(direction, n, need):
     return False
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def primary_directions(seg, start, end, j, kind, threshold, sides, X, feat, cut, by_row,
                        direction, known_w):
     """``route.primary_branches``, read from the column as the node holds it where it can: a
@@ -182,7 +182,7 @@ def primary_directions(seg, start, end, j, kind, threshold, sides, X, feat, cut,
     primary_branches(seg, start, end, X, j, kind, threshold, sides, direction, known_w)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def binary_rows(seg, start, end, scr, ch):
     """A binary split's partition of the segment: the children's segments into ch.c_start /
     ch.c_end."""
@@ -191,7 +191,7 @@ def binary_rows(seg, start, end, scr, ch):
     ch.c_start[0], ch.c_end[0], ch.c_start[1], ch.c_end[1] = start, mid, mid, end
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def child_weights(seg, ch):
     """Each child's weight, added in its segment's order (CART's missing branch)."""
     for b in range(2):
@@ -201,7 +201,7 @@ def child_weights(seg, ch):
         ch.child_w[b] = s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def missing_branch_of(params, ch):
     """Where a row with no value for the test (nor any surrogate) goes at prediction: the heavier
     child (CART; MISSING_STOP on a tie), every child (C4.5), or nowhere (ID3)."""
@@ -213,7 +213,7 @@ def missing_branch_of(params, ch):
     return MISSING_STOP
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def record_split(nodes, node, j, kind, threshold, n_b, first, improvement, params, feat, scr,
                  sc, ch, n_s, m0, m1, pool, n_pool, sur, n_sur):
     """The split of ``node`` into the table (its children get ids first..first + n_b - 1), its
@@ -259,7 +259,7 @@ def record_split(nodes, node, j, kind, threshold, n_b, first, improvement, param
     return n_pool
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def add_children(nodes, node, first, n_b, ch):
     """The split's children as new leaves (room made by the caller)."""
     for b in range(n_b):

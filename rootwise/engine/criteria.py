@@ -11,7 +11,7 @@ from .._config import ENTROPY
 from .arrays import table_total, total
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def entropy(counts):
     """Ent(D) = -sum_k p_k log2 p_k, with 0 log 0 = 0."""
     w = total(counts)
@@ -25,7 +25,7 @@ def entropy(counts):
     return h
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def gini(counts):
     """Gini(D) = 1 - sum_k p_k^2."""
     w = total(counts)
@@ -38,14 +38,14 @@ def gini(counts):
     return 1.0 - s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def impurity(counts, criterion):
     if criterion == ENTROPY:
         return entropy(counts)
     return gini(counts)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def conditional_impurity(table, criterion):
     """sum_v |D^v|/|D| * I(D^v): the weighted impurity of the branches (H(D|A) or Gini_index)."""
     w = table_total(table)
@@ -59,7 +59,7 @@ def conditional_impurity(table, criterion):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def intrinsic_value(table):
     """IV(a) = -sum_v |D^v|/|D| log2 |D^v|/|D| (the split information of C4.5)."""
     w = table_total(table)
@@ -74,7 +74,7 @@ def intrinsic_value(table):
     return iv
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def parent_counts(table):
     """Class counts of the union of the branches."""
     out = np.zeros(table.shape[1], dtype=np.float64)
@@ -84,7 +84,7 @@ def parent_counts(table):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def impurity_decrease(table, criterion):
     """Gain(D, a) = I(D) - sum_v |D^v|/|D| I(D^v); with ENTROPY this is the information gain."""
     return impurity(parent_counts(table), criterion) - conditional_impurity(table, criterion)

@@ -23,7 +23,7 @@ from .segments import code_at
 CODES = 256  # codes per binned column (0..255; the column's missing code included)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _bit_index(low):
     """k for low = 2^k: the number of bits set in low - 1 (a SWAR population count)."""
     x = low - np.uint64(1)
@@ -33,7 +33,7 @@ def _bit_index(low):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _read_marked(bits, q, table, width, out_code, out_stats, n_missing_code):
     """The marked codes of binned column q in ascending order into out_code[q] / out_stats[q]
     (the missing code skipped), clearing their cells and bits; returns how many."""
@@ -57,7 +57,7 @@ def _read_marked(bits, q, table, width, out_code, out_stats, n_missing_code):
     return p
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def binned_split_entries(seg, start, end, binned, n_values, regression, scr):
     """Split entries of every binned column (``binned[q]``: the column of code byte q) at the
     node into scr.ent_code / scr.ent_stats / scr.ent_n."""
@@ -91,7 +91,7 @@ def binned_split_entries(seg, start, end, binned, n_values, regression, scr):
                                     n_values[binned[q]])
 
 
-@njit(cache=True, _nrt=True)
+@njit(cache=True, _nrt=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def wide_split_entries(seg, start, end, X, j, regression, scr):
     """Split entries of WIDE column j (codes read from X) into scr.wide_code / scr.wide_stats;
     returns how many."""
@@ -132,7 +132,7 @@ def wide_split_entries(seg, start, end, X, j, regression, scr):
     return m
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def binned_surrogate_entries(seg, start, end, direction, binned, n_values, skip, scr):
     """Surrogate entries of every binned column but ``skip`` (a code byte; -1: none): per code,
     the weight (scr.se_w) and rows (scr.se_n) the primary sends each way and the rows without a
@@ -172,7 +172,7 @@ def binned_surrogate_entries(seg, start, end, direction, binned, n_values, skip,
         scr.se_n_entries[q] = _read_surrogate_marked(bits, q, table, scr)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def counted_surrogate_entries(seg, start, end, direction, binned, n_values, skip, regression,
                               scr, listed):
     """``binned_surrogate_entries`` when every weight is 0 or 1, from the node's split entries
@@ -237,7 +237,7 @@ def counted_surrogate_entries(seg, start, end, direction, binned, n_values, skip
         scr.se_n_entries[q] = 0 if q == skip else scr.ent_n[q]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _read_surrogate_marked(bits, q, table, scr):
     one = np.uint64(1)
     p = 0
@@ -261,7 +261,7 @@ def _read_surrogate_marked(bits, q, table, scr):
     return p
 
 
-@njit(cache=True, _nrt=True)
+@njit(cache=True, _nrt=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def wide_surrogate_entries(seg, start, end, direction, X, j, scr):
     """``binned_surrogate_entries`` for WIDE column j, into the first row of scr.se_* of the
     WIDE slot (``scr.wide_se_*``); returns (entries, w0, w1) with w0/w1 the column's known

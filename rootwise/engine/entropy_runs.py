@@ -30,12 +30,12 @@ NONE = -1  # no row since the last boundary
 MIXED = -2  # rows of more than one class since the last boundary
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _admissible(w_left, w_right, min_leaf):
     return w_left >= min_leaf and w_right >= min_leaf and w_left > 0.0 and w_right > 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _inside(words, s, i, end, run_c, w_left, w_all, w_row, min_leaf):
     """Whether the boundary after position i is inside its run: the next row alone makes the
     next boundary, it is of the run's class, and that boundary is admissible."""
@@ -49,7 +49,7 @@ def _inside(words, s, i, end, run_c, w_left, w_all, w_row, min_leaf):
     return _admissible(w_next, w_all - w_next, min_leaf)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _run_inside(words, s, start, p, e, l_c, w_left, rest, t_c, w_all, w_row, proxy, w_end, top,
                 top_i, second, inside):
     """The proxies of the boundaries strictly between the run's ends p and e (every row in
@@ -81,7 +81,7 @@ def _run_inside(words, s, start, p, e, l_c, w_left, rest, t_c, w_all, w_row, pro
     return top, top_i, second, inside
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def proxies_entropy_weighted(words, s, start, n, w_row, n_classes, min_leaf, scratch):
     """``sorted_scan._proxies`` for the entropy with row weights: the class totals
     (scratch.total), the proxies of every boundary that can reach the window (scratch.proxy;

@@ -17,7 +17,7 @@ from .sorted_scan import beats
 from .thresholds import children_decrease
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def threshold_class(stats, p, n_classes, criterion, min_leaf, unit, scratch):
     """Best cut between the p entries of ``stats`` (ascending codes) for classification: the last
     entry on the left, or -1; the branch table into scratch.branches. ``unit``: the entries are
@@ -75,7 +75,7 @@ def threshold_class(stats, p, n_classes, criterion, min_leaf, unit, scratch):
     return top_e
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _top(stats, p, n_classes, criterion, w_all, min_leaf, scratch):
     """Pass 1 of ``threshold_class``: (the first cut with the largest proxy or -1, that proxy,
     the largest of the others), its left sums into scratch.best_left."""
@@ -102,7 +102,7 @@ def _top(stats, p, n_classes, criterion, w_all, min_leaf, scratch):
     return top_e, top, second
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _top_gini_two(stats, p, w_all, min_leaf, unit, scratch):
     """``_top`` for two classes and Gini, the common case: the left sums in registers, and a cut
     whose proxy is surely below the second largest so far (cross-multiplied, less a margin of
@@ -136,7 +136,7 @@ def _top_gini_two(stats, p, w_all, min_leaf, unit, scratch):
     return top_e, top, second
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def threshold_regression(stats, p, min_leaf, scratch):
     """Best cut between the p entries (w, wy, wy^2) for squared error (``thresholds.
     best_threshold_regression`` over entries); the branch rows into scratch.branches."""
@@ -164,7 +164,7 @@ def threshold_regression(stats, p, min_leaf, scratch):
     return best_e
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def entry_sizes(stats, p, regression, sizes):
     """|D^v| of each entry (its class weights added in order, or its weight); returns how many
     entries hold weight."""
@@ -182,7 +182,7 @@ def entry_sizes(stats, p, regression, sizes):
     return present
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def subset_branches(stats, p, side, branches):
     """The two branches' sums: each entry added to its side, in code order."""
     for b in range(2):
@@ -194,7 +194,7 @@ def subset_branches(stats, p, side, branches):
                 branches[side[e], k] += stats[e, k]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def surrogate_threshold(se_w, se_n, p, min_side):
     """A binned continuous column as a surrogate (``surrogates.best_surrogate_threshold`` over
     entries: a cut between two codes present, rows without a primary value included among the
@@ -228,13 +228,13 @@ def surrogate_threshold(se_w, se_n, p, min_side):
     return best_e, best_left, best, n_dir
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _bar(best):
     """What an agreement must exceed to beat ``best`` (``sorted_scan.beats``)."""
     return best + TIE_TOLERANCE * max(1.0, abs(best))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def surrogate_subset(se_w, se_n, p, tie_branch, min_side, side):
     """A categorical column as a surrogate (``surrogates.best_surrogate_subset`` over entries):
     each category goes where the primary sends more of its weight (``tie_branch`` on a tie; a

@@ -41,7 +41,7 @@ class Histograms(NamedTuple):
     min_rows: int  # smallest node with a histogram (above n: none)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_histograms(n, binned, n_values, n_classes, enabled):
     """Histogram slots for a fit on n rows (none unless ``enabled``): the large nodes pending
     at once are disjoint, so n // min_rows slots, plus the node being split and the scratch."""
@@ -64,7 +64,7 @@ def new_histograms(n, binned, n_values, n_classes, enabled):
     return Histograms(np.zeros((slots, size)), base, free, n_free, min_rows)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def take(h):
     """A free slot, or -1 when none is left."""
     if h.n_free[0] == 0:
@@ -73,7 +73,7 @@ def take(h):
     return h.free[h.n_free[0]]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def release(h, slot):
     """Give a node's slot back (-1: it had none)."""
     if slot > SCRATCH:
@@ -81,14 +81,14 @@ def release(h, slot):
         h.n_free[0] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _clear(h, slot):
     cells = h.cells[slot]
     for i in range(cells.shape[0]):
         cells[i] = 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _add_row(cells, base, seg, t, n_classes):
     """Segment position t's weight into its class's cell of every binned column."""
     wt = seg.w[t]
@@ -97,7 +97,7 @@ def _add_row(cells, base, seg, t, n_classes):
         cells[base[q] + code_at(seg.codes, t, q) * n_classes + k] += wt
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def count_rows(h, slot, seg, start, end, n_classes):
     """H of the rows [start, end) into ``slot``."""
     _clear(h, slot)
@@ -106,7 +106,7 @@ def count_rows(h, slot, seg, start, end, n_classes):
         _add_row(cells, h.base, seg, t, n_classes)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def root_slot(h, seg, n, n_classes):
     """The root's slot, counted from all n rows (-1 when the root is too small)."""
     if n < h.min_rows:
@@ -117,7 +117,7 @@ def root_slot(h, seg, n, n_classes):
     return slot
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def split_entries(h, slot, binned, n_values, ent):
     """Every binned column's split entries (``entries.binned_split_entries``) read from the
     node's histogram: each code but the missing one whose cells hold weight, ascending."""
@@ -138,7 +138,7 @@ def split_entries(h, slot, binned, n_values, ent):
         ent.ent_n[q] = p
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def child_slots(h, slot, seg, c_start, c_end, n_classes):
     """The children's slots after the node's binary split (-1 for a child too small): the
     smaller child is counted, the larger takes the parent's slot, less the smaller. The

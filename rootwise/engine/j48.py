@@ -34,7 +34,7 @@ MIN_SPLIT_CAP = 25.0  # ... at most 25
 AVERAGE_SLACK = 1e-3  # J48: "gain >= average - 1e-3" to approximate the original C code
 _LN2 = np.log(2.0)
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def xlog2x(v):
     """v log2 v, or 0 when v < 1e-6 (J48's ``logFunc``)."""
     if v < SMALL:
@@ -42,7 +42,7 @@ def xlog2x(v):
     return v * np.log(v) / _LN2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def old_ent(class_totals):
     """W * Ent(D) in count units: xlog2x(W) - sum_k xlog2x(W_k)."""
     s = 0.0
@@ -53,7 +53,7 @@ def old_ent(class_totals):
     return xlog2x(total) - s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def new_ent_of(table, xl, fresh):
     """sum_v W_v Ent(D^v) in count units, from a (branches x classes) table whose cells' xlog2x
     are in ``xl`` (a scan keeps them, recomputing the classes that moved), or computed here when
@@ -68,13 +68,13 @@ def new_ent_of(table, xl, fresh):
     return -s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def new_ent(table):
     """sum_v W_v Ent(D^v) in count units, from a (branches x classes) table."""
     return new_ent_of(table, table, True)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def info_gain(table, total_w, old):
     """J48's ``InfoGainSplitCrit.splitCritValue``: rho (old - new) / W~, where the table holds the
     known rows (W~ = its total), ``total_w`` is the node's whole weight (rho = W~ / total_w) and
@@ -82,7 +82,7 @@ def info_gain(table, total_w, old):
     return info_gain_of(table, table, True, total_w, old)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def info_gain_of(table, xl, fresh, total_w, old):
     """``info_gain`` with the cells' xlog2x given in ``xl`` unless ``fresh`` (``new_ent_of``)."""
     known = 0.0
@@ -97,7 +97,7 @@ def info_gain_of(table, xl, fresh, total_w, old):
     return numerator / known
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def split_info(sizes, total_w):
     """J48's split information, unknown rows as an extra branch, divided by |D| (the IV of the
     textbook when nothing is missing). 0 when the split is trivial."""
@@ -116,7 +116,7 @@ def split_info(sizes, total_w):
     return s / total_w
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def min_split_size(known_w, n_classes, min_objects, share, cap):
     """J48's minimum split size: share * known weight / classes, clamped to [min_objects, cap]."""
     min_split = share * known_w / n_classes
@@ -127,7 +127,7 @@ def min_split_size(known_w, n_classes, min_objects, share, cap):
     return min_split
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def numeric_split(xs, ys, ws, n_classes, min_split, total_w):
     """J48's ``C45Split.handleNumericAttribute`` scan over the known rows of one attribute.
 
@@ -170,13 +170,13 @@ def numeric_split(xs, ys, ws, n_classes, min_split, total_w):
     return best_i, best, cuts, branches
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def admissible_cut(w_left, w_right, min_split):
     """J48 cuts only where both sides hold ``min_split`` weight, within 1e-6."""
     return min_split - w_left < SMALL and min_split - w_right < SMALL
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def record_cut(gain, best, best_i, i, left, right, n_classes, branches):
     """J48's rule at the cut after position i: a record when its gain beats the best so far by
     more than 1e-6; the left and right class weights of a record go to ``branches``. Returns the
@@ -189,7 +189,7 @@ def record_cut(gain, best, best_i, i, left, right, n_classes, branches):
     return best, best_i
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def release8_midpoint(a, b):
     """J48's cut between sorted neighbours a < b: (a + b) / 2, or a when that rounds to b."""
     mid = (a + b) / 2.0
@@ -198,7 +198,7 @@ def release8_midpoint(a, b):
     return mid
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def multiway_scores(known, sizes, total_w, min_objects, class_totals):
     """A categorical test's (gain, iv, rho, admissible) from its table of known rows (one row per
     category) and their ``sizes``: two branches need ``min_objects`` (within 1e-6).
@@ -221,7 +221,7 @@ def multiway_scores(known, sizes, total_w, min_objects, class_totals):
     return gain, split_info(sizes, total_w), rho, enough >= 2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def split_point(column, point):
     """J48's ``C45Split.setSplitPoint``: scanning the training values of the attribute in row
     order, keep a value when it exceeds the one kept by more than 1e-6 and is not above ``point``
@@ -254,7 +254,7 @@ def distinct_values(column):
     return values[first], known[first].astype(np.uint32)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def split_point_sorted(first_row, column, point):
     """``split_point(column, point)`` without scanning the column, from ``first_row``: the row
     where each distinct known value first occurs, in ascending order of the values (the second
@@ -298,7 +298,7 @@ def split_point_sorted(first_row, column, point):
     return column[first_row[kept]]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def choose(found, gain, ratio, admissible, in_average):
     """J48's choice among candidates in column order (``found[f]``: f has a test): the average
     gain over the admissible candidates ``in_average``; among the admissible candidates whose gain

@@ -72,7 +72,7 @@ class Growth(NamedTuple):
     n_steps: int
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _visit(nodes, node, seg, start, end, params, ys, ws):
     """Record the node's statistics; returns (weight W, whether it may be split). ``ys``, ``ws``:
     scratch per position."""
@@ -105,7 +105,7 @@ def _visit(nodes, node, seg, start, end, params, ys, ws):
     return W, True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _cost(W, imp, value, params):
     """The node's cost c(t) as cost-complexity pruning counts it: the misclassified weight
     W - max_k w_k, or W I(t) (the impurity cost; regression: the sum of squares)."""
@@ -117,7 +117,7 @@ def _cost(W, imp, value, params):
     return W - top
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _weights_by_row(seg, start, end, rows, params, scr):
     """The rows' weights at the node by row id, and whether each row of positive weight weighs 1.
     CART's weights never change; C4.5's are scattered from the segment."""
@@ -132,7 +132,7 @@ def _weights_by_row(seg, start, end, rows, params, scr):
     return scr.w_node, unit
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr, cand,
                 slot):
     """The node's chosen column (-1: none) after the selection rule, epsilon and
@@ -188,13 +188,13 @@ def new_entries(size):
     return Entries(*(np.zeros(size, dtype=np.int64) for _ in Entries._fields))
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _put(e, i, node, start, end, vstart, vend, slot):
     e.node[i], e.seg_start[i], e.seg_end[i] = node, start, end
     e.val_start[i], e.val_end[i], e.slot[i] = vstart, vend, slot
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _move(e, dst, src):
     _put(e, dst, e.node[src], e.seg_start[src], e.seg_end[src], e.val_start[src], e.val_end[src],
          e.slot[src])
@@ -356,7 +356,7 @@ def _with_room(pend, val, seg, mw, state, max_b):
     return pend, val, seg, mw
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 def _root(seg, n, holdout_w, params, scr, nodes, pend, state):
     """The root, pending: its node, the first entries of the pending tables, and ``state``.
     Returns the weight W of the root and of the validation rows, added in row order
@@ -387,7 +387,7 @@ def _root(seg, n, holdout_w, params, scr, nodes, pend, state):
     return total_weight, val_total
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool, sur, pend, val,
                mw, state, val_loss, total_weight, val_total):
     """Grow the pending nodes (``grow``'s loop); returns True when none is left, False when a
@@ -396,9 +396,10 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
 
     Compiled without reference counting (``_nrt=False``): it allocates nothing, and neither may
     anything it calls, for numba compiles the callees under the caller's flags (their scratch
-    comes from ``grow``: ``segments.MultiwayScratch``, ``chosen.Chosen``). The per-node stages
-    are inlined here (``bundles``, "Argument copies"); best-first growth searches a new node's
-    split (for its key in the heap) from the same call site as a popped node's."""
+    comes from ``grow``: ``segments.MultiwayScratch``, ``chosen.Chosen``). The small per-node
+    stages are inlined here; the split search and the routing are called, once per node each
+    (``bundles``, "Argument copies"); best-first growth searches a new node's split (for its key
+    in the heap) from the same call site as a popped node's."""
     stack, heap, heap_key = pend.stack, pend.heap, pend.heap_key
     vrow, vw, vdir, vs_i, vs_f = val.vrow, val.vw, val.vdir, val.vs_i, val.vs_f
     vc_start, vc_end, child_value = val.vc_start, val.vc_end, val.child_value
@@ -446,9 +447,8 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             if not ok:
                 release(scr.hist, slot)
                 continue
-        # the one call of the split search: it is inlined, so each call site would compile the
-        # whole search once more (a best-first node is searched for its key, then again when
-        # popped: the candidates are overwritten by the nodes searched in between)
+        # the one call of the split search (a best-first node is searched for its key, then
+        # again when popped: the candidates are overwritten by the nodes searched in between)
         work += end - start
         j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr,
                         cand, slot)
@@ -596,7 +596,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
     return done
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _sift_down(heap, heap_key, n_heap):
     """Restore the heap order (smallest (key, node) first) from its root down."""
     node = heap.node
@@ -616,14 +616,14 @@ def _sift_down(heap, heap_key, n_heap):
         i = m
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _swap(heap, heap_key, i, m):
     heap_key[i], heap_key[m] = heap_key[m], heap_key[i]
     for a in heap:  # every field of the entries
         a[i], a[m] = a[m], a[i]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _push(heap, heap_key, n_heap, key, node, start, end, vstart, vend):
     """Add the entry of ``node`` with ``key`` to the heap (room made by the caller); returns
     its new size."""
@@ -641,7 +641,7 @@ def _push(heap, heap_key, n_heap, key, node, start, end, vstart, vend):
     return n_heap + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _keep_pending(node, start, end, vstart, vend, slot, key, best_first, stack, top, heap,
                   heap_key, n_heap):
     """Put a popped node back, to be grown again once there is room: the heap pops by (key,

@@ -39,7 +39,7 @@ def _as(typingctx, x, like):
     return target(source, target), codegen
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def near_log2(x):
     """log2 x within 1e-13, for a positive normal x."""
     b = _as(x, np.int64(0))

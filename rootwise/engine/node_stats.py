@@ -14,7 +14,7 @@ from numba import njit
 from .criteria import impurity
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def class_stats(seg, start, end, criterion, out):
     """Class counts into ``out``; returns (W, impurity, pure)."""
     n_classes = out.shape[0]
@@ -31,7 +31,7 @@ def class_stats(seg, start, end, criterion, out):
     return total, impurity(out, criterion), classes <= 1
 
 
-@njit(cache=True, _nrt=True)
+@njit(cache=True, _nrt=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def weighted_median(ys, ws, m):
     """The smallest y at which the cumulative weight reaches half the total (the lower median);
     the average of the two middle values when the halves balance exactly (within 1e-12)."""
@@ -50,7 +50,7 @@ def weighted_median(ys, ws, m):
     return ys[order[i]]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def regression_stats(seg, start, end, median, out, ys, ws):
     """The mean (or weighted median) into out[0]; returns (W, impurity, pure). ``ys``, ``ws``:
     scratch of at least the node's rows, written for the median only: a mean reads the segment

@@ -67,7 +67,7 @@ def new_surrogates(capacity):
 
 
 # no reference counting (``bundles``): called twice per split with the 17 arrays of the table
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def init_leaf(t, node, parent, depth, fraction):
     """A new node: a leaf under ``parent`` until it is visited and perhaps split."""
     t.feature[node] = -1

@@ -19,7 +19,7 @@ from numba import njit
 from .._config import THRESHOLD
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def branch_of_rows(X, j, kind, threshold, branch_of_category, idx, w, n_branches):
     """(branch per row, known weight per branch) for the test on column j: ``kind`` THRESHOLD sends
     x <= threshold to branch 0 and the rest to 1; otherwise a category code c goes to
@@ -43,7 +43,7 @@ def branch_of_rows(X, j, kind, threshold, branch_of_category, idx, w, n_branches
     return branch, known_w
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def split_rows(idx, w, branch, fractions, receives):
     """The rows of every branch, concatenated in branch order: (idx, w, offsets), branch b holding
     entries offsets[b]:offsets[b + 1] in the node's row order. A row with branch -1 goes to every

@@ -18,7 +18,7 @@ from .route import branch_of_value
 SPREAD = -2  # a row missing the value of a C4.5 test: every branch, weight w * r_v
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def holdout_branches(vrow, vw, vstart, vend, Xv, j, kind, threshold, sides, missing_branch, n_s,
                      sur_feature, sur_kind, sur_threshold, sur_left, sur_sides, out):
     """Each validation row's branch at the split into out[t - vstart]: a child, -1 (stops at the
@@ -47,7 +47,7 @@ def holdout_branches(vrow, vw, vstart, vend, Xv, j, kind, threshold, sides, miss
         out[t - vstart] = b
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def loss(value, vrow, vw, vstart, vend, y_class, y_value, regression, branch_of, b, factor):
     """Weighted validation loss of predicting ``value`` for the rows of [vstart, vend) whose
     branch_of entry is b (all of them when b is -3), a SPREAD row weighted by ``factor``: 0/1 error
@@ -75,13 +75,13 @@ def loss(value, vrow, vw, vstart, vend, y_class, y_value, regression, branch_of,
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def score_of(loss_value, total_w, regression):
     """Validation score from a weighted loss: accuracy, or minus the mean squared error."""
     return -loss_value / total_w if regression else 1.0 - loss_value / total_w
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def split_helps(as_split, as_leaf, prune_on_tie):
     """Split when the children lose less; on a tie (within 1e-12) only if not prune_on_tie."""
     if abs(as_split - as_leaf) <= 1e-12 + 1e-12 * abs(as_leaf):
@@ -89,7 +89,7 @@ def split_helps(as_split, as_leaf, prune_on_tie):
     return as_split < as_leaf
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def split_holdout(vrow, vw, vstart, vend, branch_of, fractions, c_start, c_end, scratch_i,
                   scratch_f, fill):
     """Partition the validation segment into children laid out as ``segments.child_layout`` lays

@@ -32,7 +32,7 @@ class SharedPresort(NamedTuple):
     n_known: np.ndarray  # (n_sorted,) int64: the rows before the END ones
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def presort_table(X, w, sorted_columns):
     """Every row of X (weights ``w``) in the order of each column ``sorted_columns[s]``."""
     n = X.shape[0]
@@ -52,7 +52,7 @@ def presort_table(X, w, sorted_columns):
     return SharedPresort(order, tie, n_known)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def kept_words(presort, yc, rows, n_ids):
     """The words of the rows ``rows`` (ascending ids below ``n_ids``) kept from the table's
     order ``presort``: those the rows would get sorted as a table of their own, with the

@@ -24,12 +24,12 @@ WINDOW = 1000.0
 SURE = 1.0 - 1e-12  # a proxy below second * SURE (cross-multiplied) is below second
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def xlogx(c):
     return c * np.log2(c) if c > 0.0 else 0.0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def squares(left, total, n_classes):
     """(sum_k l_k^2, sum_k r_k^2) with r_k = total_k - l_k, summed from 0 in class order: the
     Gini proxy's numerators, which a scan may compare cross-multiplied before dividing."""
@@ -41,7 +41,7 @@ def squares(left, total, n_classes):
     return sl, sr
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def gini_proxy_above(sq_left, sq_right, w_left, w_right, second):
     """The Gini proxy sq_l / W_l + sq_r / W_r, or -inf without its two divisions when it is
     surely below ``second`` (cross-multiplied, less the margin SURE, far beyond the few
@@ -52,7 +52,7 @@ def gini_proxy_above(sq_left, sq_right, w_left, w_right, second):
     return sq_left / w_left + sq_right / w_right
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def ranked(v, top, second):
     """(top, second, whether v is the new top): the largest proxy so far and the largest of the
     others, after v (-inf changes neither)."""
@@ -63,7 +63,7 @@ def ranked(v, top, second):
     return top, second, False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def split_proxy(left, total, w_left, w_right, n_classes, criterion):
     """A cut's proxy: sum_k l_k^2 / W_l + sum_k r_k^2 / W_r (Gini), or
     sum_k (xlogx(l_k) + xlogx(r_k)) - xlogx(W_l) - xlogx(W_r) (entropy); sums from 0 in class
@@ -77,7 +77,7 @@ def split_proxy(left, total, w_left, w_right, n_classes, criterion):
     return v - xlogx(w_left) - xlogx(w_right)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def window_floor(top, w_all):
     """The lowest proxy within WINDOW tolerances of the best, ``top``, at a node of weight W."""
     return top - WINDOW * TIE_TOLERANCE * max(1.0, w_all)

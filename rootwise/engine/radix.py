@@ -29,7 +29,7 @@ _BUCKETS = 1 << _DIGIT
 _PASSES = (64 + _DIGIT - 1) // _DIGIT
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def radix_argsort(x):
     return radix_argsort_keys(x)[0]
 
@@ -39,7 +39,7 @@ _LOW = np.uint64(0xFFFFFFFF)
 _SMALL_RUN = 32  # runs of equal high halves up to this long are finished by insertion
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def radix_argsort_keys(x):
     """(order, sorted keys): equal keys <=> equal values, for tie tests in sequential order.
 
@@ -77,7 +77,7 @@ def radix_argsort_keys(x):
     return order, out
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _sort_run(x, order, keys):
     """A run in position order with equal high halves, sorted stably by the whole keys."""
     m = order.shape[0]
@@ -94,7 +94,7 @@ def _sort_run(x, order, keys):
         keys[i] = sorted_keys[i]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _argsort_keys_full(x):
     """(order, sorted keys) by six passes over (key, position) pairs."""
     keys, counts = _keys_and_counts(x, np.int64(0), np.int64(_PASSES))
@@ -121,7 +121,7 @@ def _argsort_keys_full(x):
     return idx, keys
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def radix_sort(x):
     """x (no NaN) sorted ascending: ``x[radix_argsort(x)]`` where only the values matter, the
     same passes over the keys alone (half the memory moved, no gather). Equal keys are equal
@@ -148,7 +148,7 @@ def radix_sort(x):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _keys_and_counts(x, low, passes):
     """The sort keys of x (the bits of x + 0.0, sign bit flipped for positives, every bit for
     negatives) and the digit counts of ``passes`` passes from bit ``low`` up, in one read."""
@@ -169,7 +169,7 @@ def _keys_and_counts(x, low, passes):
     return keys, counts
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _scatter(src, dst, c, shift):
     """One pass: the words of ``src`` into ``dst`` by their digit at ``shift``, stably, from the
     digit counts ``c``. Returns False, and writes nothing, when every word has the same digit
@@ -188,7 +188,7 @@ def _scatter(src, dst, c, shift):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _offsets(c):
     """Bucket counts -> each bucket's first position (exclusive prefix sums, in place)."""
     total = 0

@@ -36,7 +36,7 @@ from .segments import RANK_MASK, ROW_MASK, class_of, gap, rank, tied
 SCREEN = 1e-9  # the margin of the screen (``_may_beat``): 10^4 times its error
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def release8_totals(words, s, start, n, w_row, n_classes, right):
     """The known weight of column s's n words from ``start`` (summed row by row, as J48 does) and
     the class totals into ``right``, in one pass."""
@@ -51,7 +51,7 @@ def release8_totals(words, s, start, n, w_row, n_classes, right):
     return known_w
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _cut_before(words, s, i, values):
     """Whether J48 may cut between positions i - 1 and i: their values differ by more than 1e-5.
     From the words' J48 fields (``segments``) when they tell: with the two rows at positions
@@ -70,13 +70,13 @@ def _cut_before(words, s, i, values):
     return values[s, words[s, i - 1] & ROW_MASK] + DISTINCT < values[s, word & ROW_MASK]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _smooth(v):
     """xlog2x is v log2 v at v, or its limit 0 (v is not in J48's cut-off (0, 1e-6))."""
     return v == 0.0 or v >= SMALL
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _replay(words, s, w_row, p, e, c, l_c, r_c, left, right, n_classes, xl, total_w, old, best,
             best_i, branches):
     """J48's rule on the cuts after positions p+1 .. e-1, inside a run of class c, from class c's
@@ -98,7 +98,7 @@ def _replay(words, s, w_row, p, e, c, l_c, r_c, left, right, n_classes, xl, tota
     return best, best_i
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def scan_release8(words, s, start, n, values, w_row, n_classes, min_split, total_w, scratch):
     """J48's scan (``j48.numeric_split``) over the words of column s, whose class totals are in
     scratch.right (``release8_totals``). Returns (last left position or -1, gain before the MDL
@@ -174,7 +174,7 @@ def scan_release8(words, s, start, n, values, w_row, n_classes, min_split, total
     return best_i, best, cuts
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _gain(left, right, n_classes, xl, total_w, old):
     """``j48.info_gain_of`` of the table (left, right) whose cells' xlog2x are in xl: the same
     sums in the same order, without the table (a call and a copy per cut, in a scan that makes
@@ -204,7 +204,7 @@ def _gain(left, right, n_classes, xl, total_w, old):
     return numerator / known
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _near_xlog2x(v):
     """``xlog2x`` within v 1e-13 (``near_log``), with J48's cut-off below 1e-6."""
     if v < SMALL:
@@ -212,7 +212,7 @@ def _near_xlog2x(v):
     return v * near_log2(v)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _may_beat(left, right, n_classes, xl, stale, total_w, old, best):
     """False only when the cut's gain (``_gain``) is surely at most best + SMALL, which J48's
     rule then passes over: the gain from ``near_log`` for the classes that moved, whose error
@@ -236,7 +236,7 @@ def _may_beat(left, right, n_classes, xl, stale, total_w, old, best):
     return gain > best + SMALL - SCREEN
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _refresh(left, right, n_classes, xl, stale):
     """xlog2x of the weights of the classes that moved since they were last computed."""
     for k in range(n_classes):

@@ -13,7 +13,7 @@ from numba import njit
 from .._config import MULTIWAY, THRESHOLD
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def branch_of_value(x, kind, threshold, sides):
     """The branch of one value under a test (-1: missing, or a category without a branch)."""
     if np.isnan(x):
@@ -28,7 +28,7 @@ def branch_of_value(x, kind, threshold, sides):
     return sides[c]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def primary_branches(seg, start, end, X, j, kind, threshold, sides, direction, known_w):
     """Each segment position's branch under the test into ``direction`` (-1 where it has none),
     and the known weight per branch, added in row order, into ``known_w``."""
@@ -41,7 +41,7 @@ def primary_branches(seg, start, end, X, j, kind, threshold, sides, direction, k
             known_w[b] += seg.w[t]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def fractions_of(known_w, out):
     """r_v: each branch's share of the known weight (equal shares when none is known)."""
     total = 0.0
@@ -51,7 +51,7 @@ def fractions_of(known_w, out):
         out[b] = known_w[b] / total if total > 0.0 else 1.0 / known_w.shape[0]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def receiving(fractions, release8, out):
     """The branches a row without a branch goes down (C4.5): all of them; release 8 (J48's
     ``ClassifierSplitModel.split``) skips those with 0 < r_v <= 1e-6, unless none is that small."""
@@ -65,7 +65,7 @@ def receiving(fractions, release8, out):
             out[b] = fractions[b] > 1e-6
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def primary_masses(seg, start, end, direction):
     """The weight of the rows of positive weight the primary sends each way (row order)."""
     m0, m1 = 0.0, 0.0
@@ -79,7 +79,7 @@ def primary_masses(seg, start, end, direction):
     return m0, m1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def by_surrogates(seg, start, end, X, direction, n_s, sur_feature, sur_kind, sur_threshold,
                   sur_left, sur_sides):
     """Rows without a primary branch take the first surrogate (in rank order) that gives them
@@ -102,7 +102,7 @@ def by_surrogates(seg, start, end, X, direction, n_s, sur_feature, sur_kind, sur
                 break
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def to_majority(seg, start, end, direction, majority_branch):
     """Rows still without a branch go to the majority branch; when the primary-known weights
     tied (majority_branch -1), to the side heavier once the surrogates have routed their rows,

@@ -21,7 +21,7 @@ from .._config import TIE_TOLERANCE
 from .criteria import conditional_impurity, impurity
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def branch_sizes(branches, regression, sizes):
     """|D^v| per branch into ``sizes``: a row's class counts added in order, or its weight."""
     for v in range(branches.shape[0]):
@@ -34,7 +34,7 @@ def branch_sizes(branches, regression, sizes):
             sizes[v] = s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def leaf_rule(sizes, n_branches, min_leaf, two_branches):
     """min_samples_leaf: every non-empty branch must hold ``min_leaf`` weight, or with C4.5's rule
     (``two_branches``) at least two branches must."""
@@ -50,7 +50,7 @@ def leaf_rule(sizes, n_branches, min_leaf, two_branches):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def sse_decrease(branches):
     """Decrease of the weighted mean squared error, (SSE(D~) - sum_v SSE(D^v)) / W~, with
     SSE = sum w y^2 - (sum w y)^2 / sum w, from per-branch (w, wy, wy^2)."""
@@ -68,7 +68,7 @@ def sse_decrease(branches):
     return ((q - s * s / w) - children) / w
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def intrinsic_value_of(sizes, n_branches):
     """IV = -sum_v |D^v|/|D~| log2 |D^v|/|D~| from the branch sizes (``criteria.intrinsic_value``
     of a one-column table)."""
@@ -85,7 +85,7 @@ def intrinsic_value_of(sizes, n_branches):
     return iv
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def score(branches, total_w, criterion, regression, min_leaf, two_branches, sizes, parent,
           with_ratio):
     """(gain, iv, gain_ratio, rho, admissible) of a test with this branch table at a node of
@@ -122,7 +122,7 @@ def score_table(branches, total_w, criterion, regression, min_leaf, two_branches
                  np.empty(branches.shape[0]), np.empty(branches.shape[1]), True)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def choose(found, gain, ratio, admissible, by_ratio):
     """The selection rule over candidates in column order (``found[f]``: f has a test): the
     admissible candidate with the largest gain or, with ``by_ratio`` (C4.5), the largest gain

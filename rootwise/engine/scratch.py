@@ -90,7 +90,7 @@ class Scratch(NamedTuple):
     buf_codes: np.ndarray
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def new_scratch(n, d, n_classes, width, binned, n_values, max_categories, max_wide, n_code_words,
                 unit_input, histograms, n_ids=0, entropy=True, medians=True, many=True):
     """Working memory for a fit on n rows and d columns: ``width`` = classes or 3 (regression),

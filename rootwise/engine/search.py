@@ -12,8 +12,8 @@ A column is searched by its kind (``bundles.Features.search``):
 Per column the candidate's scores go into the ``Candidates`` arrays; the test itself (a presorted
 column's threshold, or a subset's side per category) is made for the chosen column only (``search``,
 ``chosen_sides``). ``search`` and the stages it runs per column are inlined (``inline="always"``)
-into ``loop._find_split``, and that into the growth loop: a call copies every bundle it passes,
-word by word (``bundles``, "Argument copies").
+into ``loop._find_split``, which the growth loop calls once per node: a call copies every bundle it
+passes, word by word (``bundles``, "Argument copies").
 """
 
 from typing import NamedTuple
@@ -69,7 +69,7 @@ def new_candidates(d):
                       np.full(d, -1, dtype=np.int64))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def available_columns(nodes, node, out):
     """Columns a node may test: all but those a multiway test above it used up."""
     for j in range(out.shape[0]):
@@ -81,13 +81,13 @@ def available_columns(nodes, node, out):
         a = nodes.parent[a]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _ratio_read(params):
     """Whether the selection rule reads the gain ratio (C4.5's rules; CART's reads the gain)."""
     return params.by_ratio or params.release8
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _record(cand, j, gain, iv, ratio, rho, admissible):
     cand.found[j] = True
     cand.gain[j] = gain
@@ -97,7 +97,7 @@ def _record(cand, j, gain, iv, ratio, rho, admissible):
     cand.admissible[j] = admissible
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W):
     """J48's cut on presorted column j (slot s, its n known words from ``start``)."""
     known_w = release8_totals(words, s, start, n, w_row, params.n_classes, scan.right)
@@ -131,7 +131,7 @@ def _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W):
     cand.cuts[j] = cuts
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, W, w_row, unit):
     """Every available presorted continuous column's best cut. One call per node: the loop over
     columns is here so that the calls per column pass a few arrays (``scratch.Scratch``)."""
@@ -162,7 +162,7 @@ def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, 
         cand.position[j] = i  # the threshold is placed for the chosen column only (``search``)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _subset_sides(stats, p, params, side, sub):
     """The best subset's side of each entry (``subsets``); False when none is admissible."""
     if params.regression:
@@ -171,7 +171,7 @@ def _subset_sides(stats, p, params, side, sub):
                                      params.max_exhaustive, side, sub)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit):
     """Every available BINNED or WIDE column's best test from its entries (``_coded_test``;
     ``unit``: every weight at the node is 0 or 1, so the entries hold counts).
@@ -206,7 +206,7 @@ def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W,
                 best = cand.gain[j]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _cannot_win(stats, p, W, best, params, parent):
     """Whether no two-way grouping of these p categories reaches the gain ``best`` less
     TIE_TOLERANCE at a node of weight W (``_regression_bound``, ``_class_bound``). ``parent``:
@@ -218,7 +218,7 @@ def _cannot_win(stats, p, W, best, params, parent):
     return _class_bound(stats, p, W, best, params.criterion, parent)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _regression_bound(stats, p, W, best):
     """``_cannot_win`` for entries of (w, wy, wy^2). A grouping explains at most the sum of
     squares between the categories, so its gain is at most
@@ -243,7 +243,7 @@ def _regression_bound(stats, p, W, best):
     return bound + 1e-9 * (q_all + between) / W < best - TIE_TOLERANCE
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def _class_bound(stats, p, W, best, criterion, parent):
     """``_cannot_win`` for entries of class weights. Impurity is concave: the branches of a
     grouping hold no less weighted impurity than its categories on their own, so its gain is at
@@ -270,7 +270,7 @@ def _class_bound(stats, p, W, best, criterion, parent):
     return bound + 1e-9 + 1e-14 * p < best - TIE_TOLERANCE
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit):
     """Column j's best test from its p entries: a categorical column's test (one branch per
     category, or the best subset against the rest), or a binned continuous column's cut between
@@ -318,7 +318,7 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit
         cand.position[j] = codes[e]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, unit, slot):
     """Every available column's best test at the node [start, end) of weight W; returns (chosen
     column or -1, its score) under the selection rule. ``w_row``: the rows' weights at the node
@@ -348,7 +348,7 @@ def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, 
     return j, chosen_score
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def chosen_sides(seg, start, end, j, rows, feat, params, scr, out):
     """The branch of each category of the chosen subset test on column j (out[code]: 0, 1, or
     -1 for a category absent at the node), remade from the column's entries."""
@@ -365,7 +365,7 @@ def chosen_sides(seg, start, end, j, rows, feat, params, scr, out):
         out[codes[e]] = scr.side[e]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def search_entries(ent_code, ent_stats, ent_n, feat, params, scr, cand, W):
     """``search`` on entries summed elsewhere (a distributed fit adds the partitions' histograms,
     ``rootwise.dask``): every column binned, column j's entries in row ``feat.slot[j]`` of the
@@ -380,7 +380,7 @@ def search_entries(ent_code, ent_stats, ent_n, feat, params, scr, cand, W):
     return choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def entry_sides(codes, stats, p, params, scr, out):
     """``chosen_sides`` from a column's summed entries: out[code] = 0, 1, or -1 when absent."""
     for c in range(out.shape[0]):

@@ -69,40 +69,40 @@ class Segments(NamedTuple):
     words: np.ndarray  # (n_sorted, cap) int64
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def class_of(word):
     return (word >> CODE_SHIFT) & CODE_MASK
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def row_of(word):
     return word & ROW_MASK
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def tied(word):
     """1 when the word's value equals the previous word's (in its column's order)."""
     return (word >> TIE_SHIFT) & 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def gap(word):
     """The word's GAP field (J48), 0 if unknown."""
     return (word >> GAP_SHIFT) & GAP_MAX
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def rank(word):
     """The word's position in its whole column, mod 64 (J48)."""
     return (word >> RANK_SHIFT) & RANK_MASK
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def is_end(word):
     return (word & END_BIT) != 0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def code_at(codes, t, slot):
     """The byte code of binned column ``slot`` for segment position t."""
     return (codes[t, slot >> 3] >> ((slot & 7) * 8)) & 0xFF
@@ -111,7 +111,7 @@ def code_at(codes, t, slot):
 # ----------------------------------------------------------------------------- the root
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def presort_column(column, w, yc, out, j48):
     """One column's words at the root into ``out``: the rows with a known value and positive
     weight by value (stable: ties in row order), then the others in row order, flagged END;
@@ -157,7 +157,7 @@ def presort_column(column, w, yc, out, j48):
         out[p] = word
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def root_segments(X, yc, yr, w, sorted_columns, binned_columns, from_bins, binned_codes, n_values,
                   capacity, j48):
     """The root's segment arrays, with room for ``capacity`` rows (``j48``: with the words' J48
@@ -173,7 +173,7 @@ def root_segments(X, yc, yr, w, sorted_columns, binned_columns, from_bins, binne
                         n_values, capacity, words)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def fold_segments(X, yc, yr, w, rows, binned_columns, from_bins, binned_codes, n_values, words):
     """``root_segments`` of the rows ``rows`` of X, yc, yr and w (ascending ids, read in place:
     a cross-validation fold), given their words ((n_sorted, len(rows)): ``presort.kept_words``)."""
@@ -181,7 +181,7 @@ def fold_segments(X, yc, yr, w, rows, binned_columns, from_bins, binned_codes, n
                         rows.shape[0], words)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _segments_of(X, yc, yr, w, rows, binned_columns, from_bins, binned_codes, n_values, capacity,
                  words):
     """The segment arrays of the rows ``rows`` in row order, with room for ``capacity``."""
@@ -221,7 +221,7 @@ def _segments_of(X, yc, yr, w, rows, binned_columns, from_bins, binned_codes, n_
 # ----------------------------------------------------------------------------- binary splits
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _split_1d(a, start, m, direction, buf):
     """Stable partition of a[start:start + m] by ``direction`` (0 left, 1 right), left first,
     branch-free (left or right is close to random: a branch would be mispredicted half the
@@ -240,7 +240,7 @@ def _split_1d(a, start, m, direction, buf):
     return n_left
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _split_codes(codes, start, m, direction, buf):
     """``_split_1d`` for whole rows of the codes."""
     k_words = codes.shape[1]
@@ -259,7 +259,7 @@ def _split_codes(codes, start, m, direction, buf):
             codes[start + n_left + t, k] = buf[t, k]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _split_words(words, s, start, end, goes_left, buf):
     """Stable partition of column s's words by the row's side (``goes_left`` by row id), each side
     still sorted; a word's TIE flag in its child is the AND of the flags from its side's previous
@@ -290,7 +290,7 @@ def _split_words(words, s, start, end, goes_left, buf):
         right[t] = buf[t]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def split_binary(seg, start, end, direction, goes_left, buf_i, buf_f, buf_codes):
     """Partition the segment stably by ``direction`` (0 left, 1 right, per segment position):
     returns the first position of the right child. ``goes_left``: scratch by row id; the
@@ -339,7 +339,7 @@ def new_multiway_scratch(n_rows, max_branches):
                            np.empty(k, dtype=np.int64))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def child_layout(start, branch, receives, n_branches, c_start, c_end):
     """Where each child's segment lies after a multiway split, into c_start[:n_branches],
     c_end[:n_branches]: child b gets its own rows (branch b) plus, when ``receives[b]``, every
@@ -376,7 +376,7 @@ def with_capacity(seg, needed):
                     enlarged(seg.codes, new), words)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def split_multiway(seg, start, end, branch, n_b, ch, branch_of_row, mw):
     """Write each child's rows into [c_start[b], c_end[b]) (``child_layout``, in the split's
     ``ch``): a row of branch b keeps its weight; a row without a branch (-1) goes to every child

@@ -30,7 +30,7 @@ BLOCK = 64
 BLOCKED = 2048  # below this many rows a column is scanned row by row (fewer blocks to pass over)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def known_length(words, s, start, end):
     """How many words at the start of the segment are known values of positive weight. The END
     words are the segment's tail (every partition keeps them last), a few per cent of it: counted
@@ -41,7 +41,7 @@ def known_length(words, s, start, end):
     return i - start
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, scratch):
     """Best cut of column s's n known words from ``start`` for classification: returns the segment
     position i of the last row on the left (-1: none admissible); the branch table goes to
@@ -104,7 +104,7 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
     return top_i
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, scratch, skip):
     """Pass 1 of ``scan_class``: the class totals (scratch.total), every boundary's proxy
     (scratch.proxy, -inf where none is admissible) and the left counts at the first largest
@@ -184,7 +184,7 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
     return top_i, top, second
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
     """``_proxies`` for two classes, unit weights and Gini, the fit's common case: the counts of
     class 1 are the sum of the class bits (a loop the compiler vectorises), the left counts live
@@ -237,7 +237,7 @@ def _proxies_gini_two(words, s, start, n, min_leaf, scratch):
     return top_i, top, second
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _rows_gini_two(known, a, b, l1, t0, t1, min_leaf, start, top, top_i, second, floor,
                    best_left):
     """The cuts after rows a..b-1 of ``_proxies_gini_two``, from l1 rows of class 1 before row
@@ -260,7 +260,7 @@ def _rows_gini_two(known, a, b, l1, t0, t1, min_leaf, start, top, top_i, second,
     return top, top_i, second, l1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _cut_two(n_left, l1, t0, t1, w_all, min_leaf):
     """A two-class cut with n_left unit rows on the left, l1 of class 1: (whether it is
     admissible, sum_k l_k^2, sum_k r_k^2, W_l, W_r); integer squares, exact below 2^53."""
@@ -273,7 +273,7 @@ def _cut_two(n_left, l1, t0, t1, w_all, min_leaf):
     return ok, float(l0 * l0 + l1 * l1), float(r0 * r0 + r1 * r1), w_left, w_right
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _sampled_second_two(known, n, t0, t1, min_leaf):
     """The second largest two-class Gini proxy among the admissible cuts that end a block of
     BLOCK rows (-inf when fewer than two are)."""
@@ -292,7 +292,7 @@ def _sampled_second_two(known, n, t0, t1, min_leaf):
     return second
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _corner_below(l0, l1, t0, t1, second):
     """The two-class Gini proxy of left counts (l0, l1) is surely below ``second``
     (``gini_proxy_above``'s cross-multiplied test; both sides non-empty)."""
@@ -300,7 +300,7 @@ def _corner_below(l0, l1, t0, t1, second):
     return sq_left * wr + sq_right * wl < second * (wl * wr) * SURE
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _block_below_two(l0, l1, d0, d1, t0, t1, second):
     """Whether every cut within a block of rows is surely below ``second``: left counts (l0, l1)
     before the block, which holds d0 rows of class 0 and d1 of class 1. Each cut's left counts
@@ -313,7 +313,7 @@ def _block_below_two(l0, l1, d0, d1, t0, t1, second):
             and _corner_below(l0 + d0, l1 + d1, t0, t1, second))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def _proxies_gini_three(words, s, start, n, min_leaf, scratch):
     """``_proxies_gini_two`` for three classes: the left counts in registers instead of an
     array updated at a class read from each word (a load that waits on the store before it
@@ -359,7 +359,7 @@ def _proxies_gini_three(words, s, start, n, min_leaf, scratch):
     return top_i, top, second
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _rows_gini_three(known, a, b, l0, l1, t0, t1, t2, min_leaf, start, top, top_i, second, floor,
                      best_left):
     """The cuts after rows a..b-1 of ``_proxies_gini_three``, from l0 and l1 rows of classes 0
@@ -385,7 +385,7 @@ def _rows_gini_three(known, a, b, l0, l1, t0, t1, t2, min_leaf, start, top, top_
     return top, top_i, second, l0, l1
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _cut_three(l0, l1, l2, t0, t1, t2, w_all, min_leaf):
     """``_cut_two`` for three classes, from the left counts."""
     w_left = float(l0 + l1 + l2)
@@ -396,14 +396,14 @@ def _cut_three(l0, l1, l2, t0, t1, t2, w_all, min_leaf):
             w_right)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _corner_below_three(l0, l1, l2, t0, t1, t2, second):
     """``_corner_below`` for three classes."""
     _, sq_left, sq_right, wl, wr = _cut_three(l0, l1, l2, t0, t1, t2, float(t0 + t1 + t2), 0.0)
     return sq_left * wr + sq_right * wl < second * (wl * wr) * SURE
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _block_below_three(l0, l1, l2, d0, d1, d2, t0, t1, t2, second):
     """``_block_below_two`` for three classes: the eight corners of the box of left counts."""
     for c0 in (l0, l0 + d0):
@@ -414,7 +414,7 @@ def _block_below_three(l0, l1, l2, d0, d1, d2, t0, t1, t2, second):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _sampled_second_three(known, n, t0, t1, t2, min_leaf):
     """``_sampled_second_two`` for three classes."""
     w_all = float(t0 + t1 + t2)
@@ -434,7 +434,7 @@ def _sampled_second_three(known, n, t0, t1, t2, min_leaf):
             top, second, _ = ranked(sq_left / w_left + sq_right / w_right, top, second)
     return second
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _fill_proxies_gini_two(words, s, start, n, min_leaf, scratch):
     """Every boundary's proxy as ``_proxies_gini_two`` computes it (-inf where none is
     admissible) into scratch.proxy, for pass 2."""
@@ -462,7 +462,7 @@ def _fill_proxies_gini_two(words, s, start, n, min_leaf, scratch):
         proxy[i] = sq_left / w_left + sq_right / w_right
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, scratch):
     """Best cut for squared error (``thresholds.best_threshold_regression`` over the words): the
     first boundary whose proxy (sum_l wy)^2 / W_l + (sum_r wy)^2 / W_r beats the best by
@@ -501,13 +501,13 @@ def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, scratch):
     return best_i
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def beats(a, b):
     """a > b beyond rounding (``surrogates._beats``)."""
     return a > b + TIE_TOLERANCE * max(1.0, abs(b))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def scan_surrogate(words, s, start, n, end, w_row, unit, dir_row, n_node0, n_node1, min_side):
     """Column s as a surrogate of the primary split (``surrogates.best_surrogate_threshold`` over
     the words): ``dir_row`` is each row's primary branch (-1: primary missing), by row id;
@@ -553,7 +553,7 @@ def scan_surrogate(words, s, start, n, end, w_row, unit, dir_row, n_node0, n_nod
     return best_i, best_left, best, n_dir
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _surrogate_counts(words, s, start, n, end, dir_row, n_node0, n_node1, min_side):
     """``scan_surrogate`` with unit weights, in one pass of integer counts.
 

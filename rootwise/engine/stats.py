@@ -6,7 +6,7 @@ from numba import njit
 from .criteria import impurity
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def class_counts(y, idx, w, n_classes):
     """counts[k] = sum of w[t] over the rows r = idx[t] whose class code is k.
 
@@ -18,7 +18,7 @@ def class_counts(y, idx, w, n_classes):
     return counts
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def category_table(X, j, y, idx, w, n_categories, n_classes):
     """Contingency table of column ``j`` over the rows ``idx`` (``w`` aligned with ``idx``).
 
@@ -36,7 +36,7 @@ def category_table(X, j, y, idx, w, n_categories, n_classes):
     return table
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def regression_table(X, j, y, idx, w, n_categories):
     """Per category code of column ``j``: (sum w, sum w y, sum w y^2) over the rows ``idx``; the
     last row (index n_categories) collects rows whose value is missing."""
@@ -51,7 +51,7 @@ def regression_table(X, j, y, idx, w, n_categories):
     return table
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def node_statistics(y, idx, w, n_classes, criterion):
     """What a builder records of a classification node: (class counts added row by row, their
     total W added class by class, the impurity, whether at most one class has weight)."""
@@ -65,7 +65,7 @@ def node_statistics(y, idx, w, n_classes, criterion):
     return counts, total, impurity(counts, criterion), classes <= 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def total_and_errors(counts):
     """(N, E) of a leaf with these class counts: N their total (added in order), E = N - the
     largest count (the weight not in the majority class)."""

@@ -52,7 +52,7 @@ class SubsetScratch(NamedTuple):
     right: np.ndarray  # per class
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_subset_scratch(n_entries, width):
     m = max(n_entries, 1)
     return SubsetScratch(np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
@@ -61,7 +61,7 @@ def new_subset_scratch(n_entries, width):
                          np.empty(width), np.empty(width), np.empty(width), np.empty(width))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _sum(a):
     s = 0.0
     for k in range(a.shape[0]):
@@ -69,7 +69,7 @@ def _sum(a):
     return s
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _decrease(parent, left, total, right, criterion):
     """I(D) - W_l/W I(D_l) - W_r/W I(D_r) for left side ``left`` of ``total``; ``right``:
     scratch for total - left."""
@@ -82,7 +82,7 @@ def _decrease(parent, left, total, right, criterion):
         - (w_right / w_all) * impurity(right, criterion)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cfunc_wrapper=True)
 def stable_order(key, items, m, scr):
     """scr.order[:m] = items[:m] sorted by key[item], ties keeping their order (``np.argsort(...,
     kind="mergesort")`` of the keys, applied to the items): insertion sort for a few; else the
@@ -124,7 +124,7 @@ def stable_order(key, items, m, scr):
             order[i] = scr.spare[i]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _merge(a_items, a_keys, b_items, b_keys, out_items, out_keys):
     """Merge two sorted runs, a before b, into out: ties take a's first. Each item is taken
     without a branch (which run gives the next one is a coin toss to the branch predictor)."""
@@ -147,7 +147,7 @@ def _merge(a_items, a_keys, b_items, b_keys, out_items, out_keys):
         out += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _prefix_scan(order, m, stats, parent, criterion, min_leaf, scr):
     """Best prefix of order[:m] (entries) as the left side: (cut, decrease); cut = 0 when none
     is admissible. The first prefix whose decrease beats the best so far by TIE_TOLERANCE wins:
@@ -190,7 +190,7 @@ def _prefix_scan(order, m, stats, parent, criterion, min_leaf, scr):
     return best_cut, best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr):
     """Pass 1 of ``_prefix_scan``: (the first prefix length with the largest proxy, 0 when none
     is admissible; that proxy; the largest of the others)."""
@@ -218,7 +218,7 @@ def _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr):
     return top_cut, top, second
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _top_prefix_gini_three(order, m, stats, w_all, min_leaf, scr):
     """``_top_prefix`` for three classes and Gini, the left sums in registers (the heuristic's
     three class orders of up to hundreds of categories). Its proxies are ``split_proxy``'s
@@ -246,7 +246,7 @@ def _top_prefix_gini_three(order, m, stats, w_all, min_leaf, scr):
     return top_cut, top, second
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _top_prefix_gini_two(order, m, stats, w_all, min_leaf, scr):
     """``_top_prefix`` for two classes and Gini: the left sums in registers, and the divisions
     skipped for a prefix whose proxy is surely below the second largest so far (cross-multiplied,
@@ -271,7 +271,7 @@ def _top_prefix_gini_two(order, m, stats, w_all, min_leaf, scr):
     return top_cut, top, second
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, side_of, scr):
     """The best subset split of p entries (rows of ``stats``: class weights, ascending codes):
     writes each entry's side into ``side_of`` (0 left, 1 right, -1 for an entry without weight)
@@ -332,7 +332,7 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _first_partition(present, m, stats, left, in_left):
     """The first present category alone on the left (every partition keeps it there)."""
     for k in range(stats.shape[1]):
@@ -341,7 +341,7 @@ def _first_partition(present, m, stats, left, in_left):
         in_left[present[c]] = c == 0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _next_partition(present, stats, left, in_left):
     """The next subset of the others, counted in binary: mask + 1 clears the trailing ones and
     sets the next bit."""
@@ -357,7 +357,7 @@ def _next_partition(present, stats, left, in_left):
         left[k] += stats[present[b + 1], k]
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _partition_at(mask, present, stats, left, in_left, w_all, min_leaf):
     """Step to partition number ``mask`` (from the previous one; 0 is the first, set by
     ``_first_partition``): (W_l, whether both sides weigh at least min_leaf)."""
@@ -367,7 +367,7 @@ def _partition_at(mask, present, stats, left, in_left, w_all, min_leaf):
     return wl, not (wl < min_leaf or w_all - wl < min_leaf)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _whole(present, m, stats):
     """Whether every present entry's class weights are whole numbers (counts): sums of them
     below 2^53 are then exact in any order."""
@@ -379,7 +379,7 @@ def _whole(present, m, stats):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _gray_top(present, m, stats, w_all, min_leaf, scr):
     """Pass 1 of ``_exhaustive`` for Gini on counts: the partitions in Gray-code order, each one
     category moved across from the last (the counting order moves two on average, and keeps a
@@ -402,7 +402,7 @@ def _gray_top(present, m, stats, w_all, min_leaf, scr):
     return top, second
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _gray_top_any(present, full, stats, total, left, w_all, min_leaf):
     """``_gray_top``'s loop: (top, second, the top's mask of the other categories); ``left``:
     scratch per class."""
@@ -429,7 +429,7 @@ def _gray_top_any(present, full, stats, total, left, w_all, min_leaf):
     return top, second, top_mask
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _gray_top_three(present, full, stats, total, w_all, min_leaf):
     """``_gray_top_any`` for three classes, the left sums in registers (the same sums:
     counts, exact)."""
@@ -459,7 +459,7 @@ def _gray_top_three(present, full, stats, total, w_all, min_leaf):
     return top, second, top_mask
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _gray_step(g, mask, present):
     """Gray code step g > 0 from partition ``mask`` (bit b: entry present[b + 1] on the left):
     (the entry that moves, +1.0 onto the left or -1.0 off it, the new mask)."""
@@ -469,7 +469,7 @@ def _gray_step(g, mask, present):
     return present[b + 1], -1.0 if (mask >> b) & 1 else 1.0, mask ^ (1 << b)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _exhaustive(present, m, stats, parent, criterion, min_leaf, scr):
     """Every one of the 2^(m-1) - 1 partitions of m present entries: the first, in counting
     order, whose decrease beats the best so far by TIE_TOLERANCE goes to scr.best_in_left.
@@ -537,14 +537,14 @@ def _exhaustive(present, m, stats, parent, criterion, min_leaf, scr):
     return best
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _moves_floor(current, parent, w_all):
     """Gini: decrease = parent - 1 + proxy / W, so a move whose proxy lies below this (WINDOW
     tolerances under the current decrease's proxy, ``proxies``) cannot beat the current one."""
     return (current - parent + 1.0) * w_all - WINDOW * TIE_TOLERANCE * max(1.0, w_all)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, scr):
     """Move single categories (in code order) across while that raises the decrease; the best
     partition is scr.best_in_left, updated in place. Returns its decrease."""
@@ -592,7 +592,7 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
     return current
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cfunc_wrapper=True)
 def best_subset_regression_entries(stats, p, min_leaf, side_of, scr):
     """The best subset split of p entries of (sum w, sum w y, sum w y^2), categories ordered by
     mean y (Breiman): writes each entry's side into ``side_of`` (0 left, 1 right, -1 without

@@ -44,7 +44,7 @@ def new_surrogate_candidates(d, max_surrogates):
                                np.zeros(max(max_surrogates, 1), dtype=np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def heavier(m0, m1):
     """0 or 1 for the heavier of two weights, -1 when they tie up to rounding."""
     if abs(m0 - m1) <= 1e-12 * max(1.0, max(m0, m1)):
@@ -52,7 +52,7 @@ def heavier(m0, m1):
     return 1 if m1 > m0 else 0
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majority_branch, rows,
                       feat, params, scr, sc):
     """Every other column's surrogate of the primary split on column ``primary``; returns how
@@ -114,7 +114,7 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
     return _rank(sc, d, params)
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _entry_surrogate(f, codes, se_w, se_n, p, side0, side1, majority_branch, feat, params, side,
                      sc):
     """Column f's surrogate from its p surrogate entries (side0/side1: its known weight per
@@ -146,7 +146,7 @@ def _entry_surrogate(f, codes, se_w, se_n, p, side0, side1, majority_branch, fea
     return agree
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _keep(sc, f, agree, total, majority, params):
     """Column f's surrogate is a candidate when its adjusted agreement is high enough."""
     agreement = agree / total
@@ -154,7 +154,7 @@ def _keep(sc, f, agree, total, majority, params):
         sc.agreement[f] = agreement
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _rank(sc, d, params):
     """The kept candidates ranked (agreement to 12 decimals, ties to the lower column) into
     sc.order; returns how many, at most max_surrogates."""
@@ -177,7 +177,7 @@ def _rank(sc, d, params):
     return count
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc, out):
     """The branch of each category of the SUBSET surrogate on column f (out[code]; -1: none),
     remade from its surrogate entries."""
@@ -196,7 +196,7 @@ def surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc, out):
         out[codes[e]] = scr.side[e]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def surrogates_from_entries(primary, mass0, mass1, majority_branch, feat, params, scr, sc):
     """``search_surrogates`` on surrogate entries summed elsewhere (every column binned, column
     f's entries in row ``feat.slot[f]`` of scr.se_*; a distributed fit's histograms): the same
@@ -219,7 +219,7 @@ def surrogates_from_entries(primary, mass0, mass1, majority_branch, feat, params
     return _rank(sc, d, params)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def entry_surrogate_sides(f, feat, scr, sc, out):
     """``surrogate_sides`` from column f's summed surrogate entries."""
     for c in range(out.shape[0]):

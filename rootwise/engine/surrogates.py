@@ -16,20 +16,20 @@ from .._config import TIE_TOLERANCE
 from .thresholds import midpoint
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _beats(a, b):
     """a > b beyond rounding: equal weight sums added in another order may differ in the last bits."""
     return a > b + TIE_TOLERANCE * max(1.0, abs(b))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def agreement_key(agreement):
     """The key surrogates are ranked by: the agreement rounded to 12 decimals (as an integer), so
     that agreements equal up to rounding rank by feature."""
     return np.floor(agreement * 1e12 + 0.5)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def best_surrogate_threshold(xs, direction, ws, min_side):
     """Best threshold surrogate.
 
@@ -75,7 +75,7 @@ def best_surrogate_threshold(xs, direction, ws, min_side):
     return best_t, best_left, best
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def best_surrogate_subset(codes, direction, ws, n_categories, tie_branch, min_side):
     """Best category-subset surrogate: each category goes to the branch where the primary sends
     most of its rows (by weight), which maximises the agreement category by category.

@@ -17,7 +17,7 @@ from .._config import TIE_TOLERANCE
 from .criteria import impurity
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
 def midpoint(a, b):
     """(a + b) / 2, kept strictly below b: for adjacent floats the midpoint can round up to b,
     which would send b's rows to the wrong side."""
@@ -27,14 +27,14 @@ def midpoint(a, b):
     return t
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def children_decrease(parent, left, right, w_left, w_right, w_all, criterion):
     """I(D) - W_l/W I(D_l) - W_r/W I(D_r): the impurity decrease of a cut."""
     return parent - (w_left / w_all) * impurity(left, criterion) \
         - (w_right / w_all) * impurity(right, criterion)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def best_threshold_class(xs, ys, ws, n_classes, criterion, min_leaf):
     """Best cut of one attribute for classification. xs: known values sorted ascending; ys: class
     codes; ws: weights. The first cut whose decrease beats the best so far by TIE_TOLERANCE wins
@@ -72,7 +72,7 @@ def best_threshold_class(xs, ys, ws, n_classes, criterion, min_leaf):
     return best_i, branches
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def best_threshold_regression(xs, ys, ws, min_leaf):
     """Best cut of one attribute by squared-error decrease (seed 001 §3.1). SSE(D) =
     sum w y^2 - (sum w y)^2 / sum w, so the best cut maximises the proxy

@@ -111,7 +111,7 @@ def new_stack(n_rows: int) -> CaseStack:
                      np.empty(max(1, n_rows), dtype=i32))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def with_room(s, lists_end, frames_end):
     """``s`` with the list stack holding at least ``lists_end`` entries and the frame stack
     ``frames_end`` (doubling: amortised O(1) per entry)."""
@@ -126,7 +126,7 @@ def with_room(s, lists_end, frames_end):
     return CaseStack(row, weight, saved_row, saved_weight, saved_rank, saved_branch, s.branch)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def branch_of_value(x, node, t):
     """The branch a value takes at ``node``'s test (``engine.partition.branch_of_rows``): x <= t
     is branch 0 of a threshold test, a category code its branch in the pool; -1 for a missing
@@ -141,7 +141,7 @@ def branch_of_value(x, node, t):
     return np.int64(t.pool[t.pool_offset[node] + code])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def record_cases(node, a, m, s, cases, rec):
     """Class counts and the number of positive weights of the list at s[a:a + m] into ``rec``;
     returns its total weight, added in order, and whether every weight is whole."""
@@ -162,7 +162,7 @@ def record_cases(node, a, m, s, cases, rec):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def split_node(node, a, m, top, ftop, t, cases, s, rec, tol):
     """Split the list of ``node`` (s[a:a + m]) into its branches' lists.
 
@@ -264,7 +264,7 @@ def split_node(node, a, m, top, ftop, t, cases, s, rec, tol):
     return heavy, end, ftop + n_saved, s
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def restore_cases(a, m, ftop, n_saved, s):
     """The node's list back at s[a:a + m], from its heaviest branch's list (whose first
     m - n_saved cases are the node's own, in order, with their weights) and the frame at
@@ -282,7 +282,7 @@ def restore_cases(a, m, ftop, n_saved, s):
             own -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def child_order(k, nb, heavy):
     """The k-th branch to visit: the others in order, then the heaviest (its list lies below theirs
     on the stack, so it is walked once theirs are freed)."""

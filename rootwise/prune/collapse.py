@@ -11,7 +11,7 @@ from .._config import LEAF, MISSING_STOP
 from ..tree import NODE_FIELDS, Tree
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def below_a_leaf(parent, leaf):
     """Per node: whether some proper ancestor is in ``leaf``. Parents come before their children,
     so one pass in id order decides every node from its parent."""

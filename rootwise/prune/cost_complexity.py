@@ -316,7 +316,7 @@ def cv_error_and_se(first: np.ndarray, second: np.ndarray, total: float):
     return cv_error, np.sqrt(spread / (total - 1.0))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _step_moments(rows, lo, hi, share, weight, n_probes):
     """The differences (over probes) of sum_i w_i m_ik and sum_i w_i m_ik^2.
 
@@ -378,7 +378,7 @@ def _step_moments(rows, lo, hi, share, weight, n_probes):
     return first, second
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _counting_order(key, n_keys, order):
     """``order`` stably re-sorted by key[order[i]] (keys in [0, n_keys))."""
     count = np.zeros(n_keys + 1, dtype=np.int64)

@@ -84,7 +84,7 @@ def new_raising(n_nodes: int, n_classes: int) -> Raising:
                    np.zeros(n_nodes), np.zeros(n_nodes, dtype=np.int32))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def raised_estimate_by_changes(node, a, m, t, cases, s, rec, r, p):
     """The estimate of the largest branch's subtree if all of ``node``'s cases (s[a:a + m]) went
     into it, from what changes: (True, estimate), or (False, 0) when this way does not apply.
@@ -140,7 +140,7 @@ def raised_estimate_by_changes(node, a, m, t, cases, s, rec, r, p):
     return ok, estimate
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _push_branch(w, i, sp, t, rec):
     """Frame sp for the next branch of frame i's node (``child_order``)."""
     node, k = w.node[i], w.k[i]
@@ -153,7 +153,7 @@ def _push_branch(w, i, sp, t, rec):
     return sp + 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def route_cases(node, a, m, top, ftop, base, t, cases, s, into, w, errors, p):
     """Send the cases s[a:a + m] through the subtree of ``node`` as it stands, with frames from
     ``base`` up and free stack from ``top`` (frames from ``ftop``), recording every node's counts,
@@ -195,7 +195,7 @@ def route_cases(node, a, m, top, ftop, base, t, cases, s, into, w, errors, p):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def prune_tree(n_rows, t, cases, s, rec, scratch, w, r, p):
     """C4.5's pruning, bottom-up, in a depth-first walk with the cases s[0:n_rows] at the root.
 
@@ -291,7 +291,7 @@ def prune_tree(n_rows, t, cases, s, rec, scratch, w, r, p):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def number_nodes(first_child, n_children, counts, criterion):
     """The nodes reachable from the root, numbered as a depth-first writer numbers them: a node's
     children get consecutive ids when the node is written, and its first child is written next.

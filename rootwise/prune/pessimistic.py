@@ -29,7 +29,7 @@ def normal_quantile(p: float) -> float:
     return NormalDist().inv_cdf(p)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def added_errors(n, e, confidence, z):
     """pessimistic_errors(n, e, confidence) with z = Phi^-1(1 - confidence) given."""
     if n <= 0:
@@ -51,7 +51,7 @@ def added_errors(n, e, confidence, z):
     return upper
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def leaf_estimate(counts, confidence, z, empty):
     """E + pessimistic_errors(N, E, CF) of a leaf with these class counts; 0 when N <= ``empty``
     (a leaf that holds nothing predicts nothing wrong)."""

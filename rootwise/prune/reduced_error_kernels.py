@@ -41,7 +41,7 @@ class FractionalTree(NamedTuple):
     parent: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _loss(y, prediction, regression):
     """0/1 error of a class, or squared error of a value."""
     if regression:
@@ -50,7 +50,7 @@ def _loss(y, prediction, regression):
     return 1.0 if y != prediction else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _score(loss, total_w, regression):
     """Validation score from a weighted loss: accuracy, or minus the mean squared error."""
     if regression:
@@ -58,7 +58,7 @@ def _score(loss, total_w, regression):
     return 1.0 - loss / total_w
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _better_or_tie(leaf_loss, subtree_loss, prune_on_tie):
     """``steps.better_or_tie``: within np.isclose(rtol=1e-12, atol=1e-12) a tie."""
     if abs(leaf_loss - subtree_loss) <= 1e-12 + 1e-12 * abs(subtree_loss):
@@ -66,7 +66,7 @@ def _better_or_tie(leaf_loss, subtree_loss, prune_on_tie):
     return leaf_loss < subtree_loss
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def validation_losses(ends, parent, y, w, prediction, regression):
     """Per node, over the validation rows whose path passes it (the ancestors of the node each row
     ends in): the loss if the node predicted them as a leaf, and their weight; and the loss of the
@@ -85,7 +85,7 @@ def validation_losses(ends, parent, y, w, prediction, regression):
     return as_leaf, reach_w, stop_loss
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _new_steps(kind):
     n = 0
     for node in range(kind.shape[0]):
@@ -95,7 +95,7 @@ def _new_steps(kind):
             np.empty(n, dtype=np.bool_))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def prune_bottom_up(kind, first_child, n_children, as_leaf, reach_w, stop_loss, current, total_w,
                     regression, prune_on_tie):
     """Seed 000 §3.2 over the split nodes, children first (descending ids): a node's subtree loses
@@ -130,7 +130,7 @@ def prune_bottom_up(kind, first_child, n_children, as_leaf, reach_w, stop_loss, 
     return make_leaf, (node_of, n_val, as_subtree_score, as_leaf_score, pruned)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _preorder(first_child, n_children, parent):
     """(tin, tout): node i's subtree holds the nodes numbered tin[i] .. tout[i] - 1 in pre-order."""
     n = first_child.shape[0]
@@ -153,7 +153,7 @@ def _preorder(first_child, n_children, parent):
     return tin, tin + size
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _prediction_loss(rows, v, t, kind, value, regression):
     """The weighted loss of C4.5's prediction (``fractional_distribution``) for the validation
     rows ``rows`` on the tree with node kinds ``kind``, added in order."""
@@ -174,7 +174,7 @@ def _prediction_loss(rows, v, t, kind, value, regression):
     return ordered_sum(err)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def prune_by_prediction(v, t, ends, fractional, value, regression, prune_on_tie):
     """``prune_bottom_up`` for validation rows that C4.5 splits fractionally (a missing value at a
     split: ``fractional``, where the row's walk ends). Each split node, children first, is scored

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def weakest_link_sequence(first_child, n_children, parent, r_node, stop_alpha, scale):
     """Prune weakest links one at a time until the root is a leaf or the next alpha exceeds
     ``stop_alpha``. Returns (alphas, costs, leaves, pruned), one entry per tree T_s of the sequence:

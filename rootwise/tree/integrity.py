@@ -351,7 +351,7 @@ def _check_pool(tree, n: int) -> None:
                              f"test has {limit[i]} children, -1 for no branch)")
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _first_bad_entry(pool, offset, k, limit):
     """(test i, category c) of the first entry pool[offset_i + c], c < k_i, outside [-1,
     limit_i), or (-1, -1). The slices lie in the pool (checked before). A loop, not numpy: a

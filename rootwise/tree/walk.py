@@ -9,7 +9,7 @@ from numba import njit, prange
 from .._config import LEAF, MISSING_FRACTIONAL, MULTIWAY, SUBSET, THRESHOLD
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _branch(x, node, feature, kind, threshold, pool_offset, pool, n_categories):
     """Child slot a known value ``x`` takes at ``node``; -1 when the node has no branch for it
     (a category never seen in training, or without a branch here)."""
@@ -21,7 +21,7 @@ def _branch(x, node, feature, kind, threshold, pool_offset, pool, n_categories):
     return pool[pool_offset[node] + code]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _surrogate_branch(X, i, node, pool, n_categories, sur_offset, n_sur, s_feature, s_kind,
                       s_threshold, s_left, s_pool_offset):
     """Child slot given by the first surrogate of ``node`` whose value row ``i`` has; -1 if none."""
@@ -40,7 +40,7 @@ def _surrogate_branch(X, i, node, pool, n_categories, sur_offset, n_sur, s_featu
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _next(X, i, node, feature, kind, threshold, first_child, pool_offset, pool, n_categories,
           missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold, s_left, s_pool_offset):
     """The child row ``i`` moves to from split ``node``, or -1 to stop there. A missing value
@@ -61,7 +61,7 @@ def _next(X, i, node, feature, kind, threshold, first_child, pool_offset, pool, 
     return first_child[node] + b
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _step(X, i, node, feature, kind, threshold, first_child, pool_offset, pool, n_categories,
           missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold, s_left, s_pool_offset):
     """The next node of row ``i`` from split ``node``, or -1 to stop. A threshold test on a known
@@ -75,7 +75,7 @@ def _step(X, i, node, feature, kind, threshold, first_child, pool_offset, pool, 
                  s_threshold, s_left, s_pool_offset)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _walk_rows(X, lo, hi, ends, feature, kind, threshold, first_child, pool_offset, pool,
                n_categories, missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold,
                s_left, s_pool_offset):
@@ -103,7 +103,7 @@ def _walk_rows(X, lo, hi, ends, feature, kind, threshold, first_child, pool_offs
         ends[i] = node
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def apply_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_categories,
                missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold, s_left,
                s_pool_offset, max_depth):
@@ -161,7 +161,7 @@ BLOCK = 4096
 SPLIT_MIN = 8
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def compact_layout(kind, feature, threshold, first_child, n_children, pool_offset, out, origin):
     """Fill ``out`` (COMPACT_NODE records) with the records of the nodes reachable from the
     root, and ``origin`` with each record's node id; returns how many. Depth-first: when a split
@@ -236,7 +236,7 @@ def category_bits(records, origin, feature, pool, n_categories, s_feature, s_kin
     return bits
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def category_sides(bits, at, code):
     """(has a branch, goes to child 1) of category ``code`` in the bits from bits[at]."""
     word = at + 2 * (code >> 6)
@@ -244,7 +244,7 @@ def category_sides(bits, at, code):
     return (bits[word] & bit) != 0, (bits[word + 1] & bit) != 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _surrogate_slot(X, i, first, count, s_records, bits, n_categories):
     """Child slot given by the first of the surrogates first..first+count-1 whose value row ``i``
     has (a category without a branch counts as not having it); -1 if none."""
@@ -264,7 +264,7 @@ def _surrogate_slot(X, i, first, count, s_records, bits, n_categories):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _detour(X, i, r, detours, s_records, bits, n_categories):
     """Child slot of row ``i`` at record ``r`` when its value is missing, or a category without
     a branch at a subset test: the first surrogate it has, else the node's missing_branch
@@ -274,7 +274,7 @@ def _detour(X, i, r, detours, s_records, bits, n_categories):
     return b if b >= 0 else detours[r].missing_branch
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _mark_infinite(X, lo, hi, ends):
     """ends[i] = -1 for the rows of lo..hi-1 holding an infinite value (the caller refuses
     them), 0 for the others. One branch-free pass per row, which the compiler vectorises."""
@@ -290,7 +290,7 @@ def _mark_infinite(X, lo, hi, ends):
                     ends[i] = -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _walk_lanes(X, rows, starts, count, ends, records, bits, detours, s_records, pool,
                 n_categories, lane_row, lane_node):
     """Rows rows[0..count-1] through the compact layout, row rows[k] from record starts[k]:
@@ -372,7 +372,7 @@ class Scratch(NamedTuple):
     lane_node: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def new_scratch(m):
     """The working arrays of a block of at most m rows."""
     return Scratch(np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
@@ -382,7 +382,7 @@ def new_scratch(m):
                    np.zeros(LANES, dtype=np.int64))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _partition(X, n, a, e, ends, records, bits, detours, s_records, n_categories, sc):
     """The rows sc.idx[a:e] at binary test record n split by its test: those of child 0 first,
     then those of child 1 (in any order: each row's end is its own); a row that stops here gets
@@ -437,7 +437,7 @@ def _partition(X, n, a, e, ends, records, bits, detours, s_records, n_categories
     return n_left, n_right
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def push_segment(sc, top, n, a, e):
     """Segment [a, e) of sc.idx at record n onto the stack, unless empty; returns the top. The
     segments on the stack are disjoint and non-empty: never more than the block's rows."""
@@ -447,7 +447,7 @@ def push_segment(sc, top, n, a, e):
     return top
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def push_children(sc, top, left, a, n_left, n_right):
     """A split segment's children (records left and left + 1) onto the stack, child 0 on top:
     it is split next, and its records follow the parent's. Returns the top."""
@@ -455,7 +455,7 @@ def push_children(sc, top, left, a, n_left, n_right):
     return push_segment(sc, top, left, a, a + n_left)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def settle_segment(n, a, e, split_min, records, ends, sc, n_tail):
     """A segment [a, e) of sc.idx at record n that is not split: at a leaf its rows end there;
     with fewer than ``split_min`` rows, or at a multiway test, they join the rows walked one by
@@ -474,7 +474,7 @@ def settle_segment(n, a, e, split_min, records, ends, sc, n_tail):
     return n_tail, False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _walk_compact(X, lo, hi, ends, check_finite, split_min, records, bits, detours, s_records,
                   pool, n_categories, sc):
     """Rows lo..hi-1 through the compact layout: ends[i] = the node row i ends in (a leaf, or
@@ -511,7 +511,7 @@ def _walk_compact(X, lo, hi, ends, check_finite, split_min, records, bits, detou
                 pool, n_categories, sc.lane_row, sc.lane_node)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _route_block(X, lo, hi, ends, table, out, check_finite, split_min, records, bits, detours,
                  s_records, pool, n_categories, sc):
     """Rows lo..hi-1: their end nodes into ``ends`` and table[end] into ``out`` (a class label,
@@ -532,7 +532,7 @@ def _route_block(X, lo, hi, ends, table, out, check_finite, split_min, records, 
     return first_inf
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def route_rows(X, table, check_finite, split_min, records, bits, detours, s_records, pool,
                n_categories):
     """(ends, out, first_inf): the node each row ends in (as ``apply_rows``), table[end] per row,
@@ -552,7 +552,7 @@ def route_rows(X, table, check_finite, split_min, records, bits, detours, s_reco
     return ends, out, first_inf
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, no_cfunc_wrapper=True)
 def route_rows_parallel(X, table, check_finite, split_min, records, bits, detours, s_records,
                         pool, n_categories):
     """``route_rows`` with the blocks of rows shared among the threads (each row's result does
@@ -575,7 +575,7 @@ def route_rows_parallel(X, table, check_finite, split_min, records, bits, detour
     return ends, out, first_inf
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def path_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_categories,
               missing_branch, sur_offset, n_sur, s_feature, s_kind, s_threshold, s_left,
               s_pool_offset, max_depth):
@@ -614,7 +614,7 @@ def path_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_cat
     return indptr, indices
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def fractional_distribution(X, feature, kind, threshold, first_child, n_children, pool_offset,
                             pool, n_categories, missing_branch, branch_fraction, value):
     """C4.5's prediction (seed 000 §4.2): a row whose tested value is missing at a node with

@@ -77,7 +77,7 @@ def fold_fixed_detours(records, origin, bits, missing_branch, n_surrogates, n_ca
     return out
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _surrogate_slot(num, codes, r, first, count, s_records, bits, n_categories):
     """``walk._surrogate_slot`` on columns: the child slot of the first of the surrogates
     first..first+count-1 whose value row ``r`` has, else -1."""
@@ -98,7 +98,7 @@ def _surrogate_slot(num, codes, r, first, count, s_records, bits, n_categories):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _detour(num, codes, r, n, detours, s_records, bits, n_categories):
     """``walk._detour`` on columns: the first surrogate row ``r`` has, else missing_branch."""
     b = _surrogate_slot(num, codes, r, detours[n].first_surrogate, detours[n].n_surrogates,
@@ -106,7 +106,7 @@ def _detour(num, codes, r, n, detours, s_records, bits, n_categories):
     return b if b >= 0 else detours[n].missing_branch
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _scan_block(num, codes, lo, hi):
     """Read rows lo..hi-1 of every column in order (the walk then finds them in cache); returns
     the first of those rows holding an infinite value in ``num``, or -1."""
@@ -130,7 +130,7 @@ def _scan_block(num, codes, lo, hi):
     return first_inf
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _walk_lanes(num, codes, rows, starts, count, ends, records, bits, detours, s_records, pool,
                 n_categories, lane_row, lane_node):
     """``walk._walk_lanes`` on columns, for rows[0..count-1], row rows[k] from record
@@ -193,7 +193,7 @@ def _walk_lanes(num, codes, rows, starts, count, ends, records, bits, detours, s
                 active -= 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _partition(num, codes, n, a, e, ends, records, bits, detours, s_records, n_categories, sc):
     """``walk._partition`` on columns: the rows sc.idx[a:e] at binary test record n split by its
     test, child 0's first; a row that stops here gets ends[row] = the node. Returns (rows of
@@ -247,7 +247,7 @@ def _partition(num, codes, n, a, e, ends, records, bits, detours, s_records, n_c
     return n_left, n_right
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _walk_block(num, codes, lo, hi, ends, split_min, records, bits, detours, s_records, pool,
                 n_categories, sc):
     """Rows lo..hi-1 through the tree: ends[i] = the node row i ends in. The block's rows go
@@ -272,7 +272,7 @@ def _walk_block(num, codes, lo, hi, ends, split_min, records, bits, detours, s_r
                 s_records, pool, n_categories, sc.lane_row, sc.lane_node)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _route_block(num, codes, lo, hi, ends, table, out, split_min, records, bits, detours,
                  s_records, pool, n_categories, sc):
     """Rows lo..hi-1: scanned, walked, their end nodes into ``ends`` and table[end] into ``out``.
@@ -288,7 +288,7 @@ def _route_block(num, codes, lo, hi, ends, table, out, split_min, records, bits,
     return first_inf
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def route_columns(num, codes, n, table, split_min, records, bits, detours, s_records, pool,
                   n_categories):
     """(ends, out, first_inf) for ``n`` rows given column-wise: as ``walk.route_rows`` (infinite
@@ -305,7 +305,7 @@ def route_columns(num, codes, n, table, split_min, records, bits, detours, s_rec
     return ends, out, first_inf
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, no_cfunc_wrapper=True)
 def route_columns_parallel(num, codes, n, table, split_min, records, bits, detours, s_records,
                            pool, n_categories):
     """``route_columns`` with the blocks of rows shared among the threads (same result)."""
