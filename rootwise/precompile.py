@@ -130,9 +130,12 @@ def _locked_cache_writes(lock: str) -> None:
 
 
 def _run_step(index: int) -> set:
-    """Run group ``index`` of ``_steps``; the kernels it compiled."""
+    """Run group ``index`` of ``_steps``; the kernels it compiled. The compile notice stays quiet:
+    the caller reports the steps itself."""
+    from ._compile_notice import quiet
+
     counter = CompileCounter()
-    with event.install_listener("numba:compile", counter):
+    with event.install_listener("numba:compile", counter), quiet():
         _steps()[index][1]()
     return counter.kernels
 

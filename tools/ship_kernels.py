@@ -30,7 +30,8 @@ def main() -> int:
     from rootwise import _shipped
 
     assert _shipped.SHIPPED == package / "_kernels"
-    report = rootwise.compile_kernels(lambda message: print(f"compiling: {message}", flush=True))
+    report = rootwise.compile_kernels(lambda message: print(f"compiling: {message}", flush=True),
+                                      processes=None)  # one process per core
     kernels = sum(1 for _ in _shipped.SHIPPED.rglob("*.nbi"))
     manifest = _shipped.write_manifest(kernels)
     size = sum(f.stat().st_size for f in _shipped.SHIPPED.rglob("*") if f.is_file())
