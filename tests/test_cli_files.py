@@ -136,6 +136,18 @@ def test_r_row_names_are_not_a_feature(tmp_path, capsys):
     code, out, err = run(capsys, "fit", r_file, *FIT_REG, "--out", model)
     assert code == 0 and err == ""
     assert list(rootwise.load(model).feature_names_in_) == ["Unnamed: 0", "rooms", "tax", "river"]
+    # names, one per row (mtcars' car names): R's row names too, left out with a note
+    named = HOUSES.set_axis([f"house {i}" for i in range(len(HOUSES))])
+    named.to_csv(r_file, index_label="")
+    code, out, err = run(capsys, "fit", r_file, *args)
+    assert code == 0 and out == expected
+    assert err == (f"rootwise: note: left out the first column of {r_file}: it has no name and "
+                   f"holds a different name on each of its 12 rows (R's write.csv row names)\n")
+    # names that repeat are a categorical feature like any other
+    named.set_axis(["a", "b"] * 6).to_csv(r_file, index_label="")
+    code, out, err = run(capsys, "fit", r_file, *FIT_REG, "--out", model)
+    assert code == 0 and err == ""
+    assert list(rootwise.load(model).feature_names_in_)[0] == "Unnamed: 0"
 
 
 def test_arff_target_is_the_last_attribute_in_every_command(tmp_path, capsys):

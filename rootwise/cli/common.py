@@ -119,20 +119,27 @@ def check_size(args, shape) -> None:
 
 
 def _without_row_names(args, frame):
-    """The table without a first column that has no name in the header and holds the row
-    numbers 1, 2, ... (R's ``write.csv`` writes its row names so): as a feature it would split
-    the rows by their position in the file."""
+    """The table without a first column that has no name in the header and holds R's row names
+    (``write.csv`` writes them so): the row numbers 1, 2, ..., or a different text on every row
+    (a data frame's row names are unique, e.g. mtcars' car names). As a feature it would split
+    the rows by their position in the file, or learn each row by its name."""
     first = frame.columns[0]
     if not (isinstance(first, str) and first.startswith("Unnamed: 0")) or frame.shape[1] < 2:
         return frame
     import numpy as np
     import pandas as pd
 
-    numbers = pd.to_numeric(frame[first], errors="coerce").to_numpy()
-    if not np.array_equal(numbers, np.arange(1, len(frame) + 1)):
+    column = frame[first]
+    numbers = pd.to_numeric(column, errors="coerce").to_numpy()
+    if np.array_equal(numbers, np.arange(1, len(frame) + 1)):
+        what = f"the row numbers 1 to {len(frame):,}"
+    elif (len(frame) > 1 and column.notna().all() and np.isnan(numbers).all()
+          and column.is_unique):
+        what = f"a different name on each of its {len(frame):,} rows"
+    else:
         return frame
-    note(args, f"left out the first column of {args.data}: it has no name and holds the row "
-               f"numbers 1 to {len(frame):,} (R's write.csv row names)")
+    note(args, f"left out the first column of {args.data}: it has no name and holds {what} "
+               "(R's write.csv row names)")
     return frame.drop(columns=first)
 
 
