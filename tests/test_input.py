@@ -310,8 +310,10 @@ def test_missing_regression_targets_are_counted():
 @pytest.mark.parametrize("y", [[0.5, 1.5, 2.5], np.array([0.1, 0.2, 0.1]),
                                np.array([0.1, 0.2, 0.1], dtype=object)])
 def test_continuous_target(y):
-    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+    # scikit-learn's words, then the fix: which value, and the estimator that learns it
+    with pytest.raises(ValueError, match="Unknown label type: continuous") as e:
         target.encode_target(y, 3)
+    assert f"y holds numbers with fractions (such as {float(y[0])!r}); CARTRegressor" in str(e.value)
 
 
 def test_unhashable_label():

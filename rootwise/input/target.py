@@ -166,11 +166,14 @@ def _check_discrete(y: np.ndarray) -> bool:
         raise ValueError("Complex data not supported in y.")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):  # NaN was refused before
         raise ValueError(f"Input y contains infinity or a value too large for dtype({y.dtype.name!r}).")
-    if y.dtype.kind == "f" and np.any(y != np.trunc(y)):
-        # scikit-learn's message (its estimator checks look for "Unknown label type")
+    fraction = y.dtype.kind == "f" and np.flatnonzero(y != np.trunc(y))
+    if y.dtype.kind == "f" and len(fraction):
+        # scikit-learn's message first (its estimator checks look for "Unknown label type"),
+        # then the fix
         raise ValueError("Unknown label type: continuous. Maybe you are trying to fit a "
                          "classifier, which expects discrete classes on a regression target "
-                         "with continuous values.")
+                         f"with continuous values: y holds numbers with fractions (such as "
+                         f"{y[fraction[0]]!r}); CARTRegressor learns a numeric target.")
     return True
 
 
