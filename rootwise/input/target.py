@@ -173,7 +173,7 @@ def _check_discrete(y: np.ndarray) -> bool:
         raise ValueError("Unknown label type: continuous. Maybe you are trying to fit a "
                          "classifier, which expects discrete classes on a regression target "
                          f"with continuous values: y holds numbers with fractions (such as "
-                         f"{y[fraction[0]]!r}); CARTRegressor learns a numeric target.")
+                         f"{float(y[fraction[0]])!r}); CARTRegressor learns a numeric target.")
     return True
 
 
