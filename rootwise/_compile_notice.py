@@ -81,8 +81,8 @@ class CompileNotice(event.Listener):
 
     def _say_start(self, run: int) -> None:
         with self._lock:
-            if run != self._run or not self._started or self._said:
-                return
+            if run != self._run or not self._started or self._said or not self.enabled:
+                return  # (quiet: the run is not said, so neither is its end)
             self._said = True
             self._write(start_line(self.reason))
 

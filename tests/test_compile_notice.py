@@ -169,3 +169,15 @@ def test_a_program_that_ends_right_after_compiling_still_gets_the_end_line(liste
     assert len(lines) == 2 and lines[1].startswith("rootwise: compiled 1 kernels")
     clock.fire(notice.SETTLE)  # the timer firing after all says nothing more
     assert len(_lines(stream)) == 2
+
+
+def test_a_run_compiled_while_quiet_does_not_get_an_end_line_later(listener):
+    n, stream, clock = listener
+    n.enabled = False  # e.g. inside quiet(): `rootwise compile` reports its own steps
+    n.on_start(_event())
+    clock.fire(notice.AFTER)
+    n.on_end(_event())
+    n.enabled = True  # quiet() is over before the run settles
+    clock.fire(notice.SETTLE)
+    n.at_exit()
+    assert stream.getvalue() == ""
