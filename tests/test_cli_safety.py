@@ -11,12 +11,12 @@ import signal
 import stat
 import subprocess
 import sys
-import threading
 import time
 
 import numpy as np
 import pandas as pd
 import pytest
+from test_export_atomic import Reader  # the program at the other end of a FIFO
 
 import rootwise
 from rootwise.cli import main
@@ -135,16 +135,6 @@ def test_dots_after_a_linked_folder_go_where_the_link_leads(files, tmp_path, cap
     assert (tmp_path / "sub" / "data.csv").read_text(encoding="utf-8").startswith("prediction\n")
 
 
-class FifoReader(threading.Thread):
-    """The program at the other end of a FIFO: reads it to its end."""
-
-    def __init__(self, path):
-        super().__init__(daemon=True)
-        self.path, self.data = path, None
-
-    def run(self):
-        with open(self.path, "rb") as f:
-            self.data = f.read()
 
 
 def test_a_fifo_gets_the_whole_output_and_stays_a_fifo(files, tmp_path, capsys):
@@ -153,7 +143,7 @@ def test_a_fifo_gets_the_whole_output_and_stays_a_fifo(files, tmp_path, capsys):
     assert code == 0
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)
-    reader = FifoReader(fifo)
+    reader = Reader(fifo)
     reader.start()
     code, stdout, err = run(capsys, "predict", model, data, "--proba", "--out", fifo)
     reader.join(timeout=120)
@@ -166,7 +156,7 @@ def test_a_fifo_gets_nothing_when_the_command_fails(files, tmp_path, capsys, mon
     data, model = files
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)
-    reader = FifoReader(fifo)
+    reader = Reader(fifo)
     reader.start()
 
     def half_then_full_disk(self, f, **kwargs):
