@@ -27,10 +27,12 @@ class Policy:
                         otherwise they are split at a threshold (bi-partition at midpoints)
     missing             "error" (ID3), "fractional" (C4.5: rows go down every branch with weight
                         w * r_v), "surrogate" (CART: surrogate splits, then the larger child)
-    epsilon             a node whose best score is below epsilon becomes a leaf (Li Hang 2012, algorithm 5.2, step 4)
+    epsilon             a node whose best score is below epsilon becomes a leaf (Li Hang 2012,
+                        algorithm 5.2, step 4)
     min_impurity_decrease  a split must lower the total weighted impurity by at least this much:
                         W_t / W * gain >= min_impurity_decrease
-    impurity_threshold  a node whose impurity is below this is not split (Breiman et al. 1984; a CART stopping rule)
+    impurity_threshold  a node whose impurity is below this is not split (a stopping rule of
+                        Breiman et al. 1984)
     max_leaf_nodes      grow best-first (largest weighted impurity decrease first) up to this many
                         leaves; None grows depth-first
     leaf_value          regression leaves predict the weighted "mean" or "median" (Breiman et al. 1984, ch. 8)

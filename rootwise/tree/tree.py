@@ -9,7 +9,8 @@ regression value) and is what a row that stops at node ``i`` predicts.
 The pool is int8 when every entry fits (every binary tree: its entries are -1, 0 and 1), else
 int32 (a multiway test of more than 128 branches): a fully grown CART tree on wide categorical
 columns holds an entry per category of every subset test and subset surrogate, 83 million at
-10^6 rows of a table of 10 numeric and 10 categorical columns, and as int32 they were 59 % of the fitted model.
+10^6 rows of a table of 10 numeric and 10 categorical columns, and as int32 they were 59 % of
+the fitted model.
 """
 
 from __future__ import annotations

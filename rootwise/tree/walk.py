@@ -46,7 +46,8 @@ def _next(X, i, node, feature, kind, threshold, first_child, pool_offset, pool, 
     """The child row ``i`` moves to from split ``node``, or -1 to stop there. A missing value
     tries the surrogates, then ``missing_branch`` (a child, or a negative code meaning stop). At a
     subset node (CART) a category without a branch there says nothing about the split, so it is
-    treated as missing too (rpart); at a multiway node it stops (the textbook's empty branch, Zhou 2016 §4.2)."""
+    treated as missing too (rpart); at a multiway node it stops (the textbook's empty branch,
+    Zhou 2016 §4.2)."""
     x = X[i, feature[node]]
     b = -1
     if not np.isnan(x):
