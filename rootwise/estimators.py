@@ -584,6 +584,12 @@ def _dask(X) -> bool:
     return type(X).__module__.split(".")[0] == "dask"
 
 
+def _log(proba):
+    """Natural log of probabilities; log(0) = -inf is the answer, not an accident to warn about."""
+    with np.errstate(divide="ignore"):
+        return np.log(proba)
+
+
 def _impurity_decrease_per_feature(t, n_features: int) -> np.ndarray:
     """Sum over each feature's split nodes t of w_t I(t) - sum_children w_c I(c)."""
     out = np.zeros(n_features)
@@ -692,9 +698,10 @@ class _ClassificationTree(Classifier, _TreeEstimator):
 
     def predict_log_proba(self, X: Table) -> np.ndarray:
         """Natural log of ``predict_proba``: -inf for a class of probability 0 (as scikit-learn)."""
-        proba = self.predict_proba(X)  # a dask collection for a dask X: np.log maps it lazily
-        with np.errstate(divide="ignore"):  # log(0) = -inf is the answer, not an accident
-            return np.log(proba)
+        proba = self.predict_proba(X)
+        if _dask(X):  # a lazy collection: the log is taken block by block when it is computed
+            return (proba.map_blocks if hasattr(proba, "map_blocks") else proba.map_partitions)(_log)
+        return _log(proba)
 
     @deferring
     def predict(self, X: Table) -> np.ndarray:

@@ -73,8 +73,9 @@ _TOP_KEYS = ("format", "version", "estimator", "params", "schema", "classes", "n
 # bytes the numpy arrays a file declares (a dtype's width times a count) may take per byte of the
 # file; the numbers of a fitted tree take 8 bytes each and are written with 2 or more
 ALLOCATION_FACTOR = 8
-# written only when a classifier breaks class ties in another order than ``classes``
-_OPTIONAL_TOP_KEYS = ("class_order",)
+# "class_order": written only when a classifier breaks class ties in another order than
+# ``classes``; "rootwise_version": the version of rootwise that wrote the file (older files lack it)
+_OPTIONAL_TOP_KEYS = ("class_order", "rootwise_version")
 
 
 class ModelFileError(ValueError):
