@@ -159,14 +159,14 @@ class ForeignTable:
         if isinstance(native.dtype, pl.Enum):
             codes = native.to_physical().cast(pl.Int64).fill_null(-1).to_numpy()
             return codes, list(native.dtype.categories)
-        # polars Categorical: its physical ids index a list shared by every Categorical
+        # polars Categorical: its physical ids index a list shared by every Categorical column;
+        # a table from id to the rank of first appearance (one slot per id, the last for null)
         present = native.unique(maintain_order=True).drop_nulls()
         ids = present.to_physical().cast(pl.Int64).to_numpy()
-        order = np.argsort(ids)
         physical = native.to_physical().cast(pl.Int64).fill_null(-1).to_numpy()
-        position = np.searchsorted(ids[order], physical).clip(0, max(len(ids) - 1, 0))
-        codes = np.where(physical >= 0, order[position] if len(ids) else -1, -1)
-        return codes, present.to_list()
+        rank = np.full((int(ids.max()) + 2) if len(ids) else 1, -1, dtype=np.int64)
+        rank[ids] = np.arange(len(ids))
+        return np.take(rank, physical, mode="wrap"), present.to_list()  # -1 wraps to the last
 
 
 def _dictionary_codes(chunked, pa) -> tuple[np.ndarray, list]:
