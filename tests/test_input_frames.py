@@ -32,7 +32,7 @@ def cells(seed=0):
     level = rng.choice(LEVELS, size=N)
     word = rng.choice(["p", "q", "r", "s"], size=N)
     flag = rng.random(N) < 0.5
-    score = num + (level == "a") * 1.5 - (word == "q") + flag * 0.7 + count * 0.3
+    score = num + (level == "a") * 2.5 - (word == "q") * 1.5 + flag * 1.2 + count * 0.3
     y = np.where(score > np.median(score), "yes", "no")
     value = score.round(3)
 
@@ -75,10 +75,10 @@ def foreign_tables(c):
     return {"polars": polars_table(c), "pyarrow": arrow_table(c)}
 
 
-ESTIMATORS = [
-    lambda: CARTClassifier(random_state=0),
+ESTIMATORS = [  # grown deep enough to test every kind of column on 60 rows
+    lambda: CARTClassifier(pruning=None, max_depth=4),
     lambda: C45Classifier(),
-    lambda: CARTRegressor(random_state=0),
+    lambda: CARTRegressor(pruning=None, max_depth=4),
     lambda: CARTClassifier(splitter="hist", pruning=None, max_depth=4),
 ]
 IDS = ["cart", "c45", "regressor", "cart-hist"]
@@ -105,7 +105,7 @@ def test_same_tree_from_pandas_polars_and_pyarrow(make):
     c, y, value = cells()
     reference = make().fit(pandas_table(c), target(make(), y, value))
     text = export_text(reference)
-    assert "level" in text and "num" in text  # the real names, not x0, x1
+    assert {"num", "level", "word", "flag"} <= set(text.split())  # the real names, not x0, x1
     for kind, X in foreign_tables(c).items():
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # "X does not have valid feature names" would fail
