@@ -256,9 +256,11 @@ def test_refusals(X, error, words):
 
 
 def test_without_narwhals_the_message_names_it(monkeypatch):
-    monkeypatch.setitem(sys.modules, "narwhals", None)  # import narwhals now raises ImportError
+    for name in ("narwhals", "narwhals.stable", "narwhals.stable.v2"):
+        monkeypatch.setitem(sys.modules, name, None)  # importing it now raises ImportError
     with pytest.raises(ImportError, match=r"X is a polars DataFrame: rootwise reads it through "
-                                          r"narwhals, which is not installed; pip install narwhals"):
+                                          r"narwhals \(2.0 or later\), which is not installed; "
+                                          r"pip install narwhals"):
         tables.as_table(pl.DataFrame({"a": [1.0]}))
 
 

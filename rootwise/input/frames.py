@@ -63,15 +63,16 @@ def foreign_names(X) -> tuple | None:
     return tuple(X.column_names if hasattr(X, "column_names") else X.columns)
 
 
-def _narwhals(X):
+def _narwhals(X, what: str):
+    """narwhals' stable API (its promise: no breaking change within v2), or a clear error."""
     try:
-        import narwhals
+        import narwhals.stable.v2 as nw
     except ImportError:
         kind = type(X).__module__.split(".")[0]
-        raise ImportError(f"X is a {kind} {type(X).__name__}: rootwise reads it through narwhals, "
-                          f"which is not installed; pip install narwhals (or "
-                          f"'rootwise[frames]').") from None
-    return narwhals
+        raise ImportError(f"{what} is a {kind} {type(X).__name__}: rootwise reads it through "
+                          f"narwhals (2.0 or later), which is not installed; pip install "
+                          f"narwhals (or 'rootwise[frames]').") from None
+    return nw
 
 
 class ForeignTable:
@@ -84,7 +85,7 @@ class ForeignTable:
             dup = sorted({n for n in names if names.count(n) > 1})
             raise ValueError(f"{what} has duplicate column names {dup}; every column needs its "
                              f"own name.")
-        nw = _narwhals(native)
+        nw = _narwhals(native, what)
         self._nw = nw
         self.frame = nw.from_native(native, eager_only=True)
         self.names = names
