@@ -127,6 +127,13 @@ def test_the_kinds_of_columns():
     assert all(schema.missing)  # nulls are missing cells in every column
 
 
+def test_numbers_without_nulls_are_read_without_a_copy():
+    x = np.arange(10.0)
+    for X, native in ((pl.DataFrame({"x": x}), lambda X: X["x"].to_numpy()),
+                      (pa.table({"x": x}), lambda X: X.column("x").chunk(0).to_numpy())):
+        assert np.shares_memory(tables.as_table(X).column(0), native(X))
+
+
 def test_polars_categorical_is_read_as_its_values_in_order_of_appearance():
     # polars' category list is shared by every Categorical column: the column's categories are
     # the values it holds, in order of first appearance, as for a pandas column of strings
