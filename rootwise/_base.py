@@ -106,7 +106,7 @@ class Estimator:
 
         return Tags(estimator_type=None, target_tags=TargetTags(required=False),
                     transformer_tags=None, regressor_tags=None, classifier_tags=None,
-                    input_tags=InputTags())
+                    input_tags=InputTags(sparse=True))  # read as the dense form (input.tables)
 
 
 class Classifier(Estimator):
