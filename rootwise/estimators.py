@@ -27,9 +27,9 @@ from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
-from . import _params
+from . import _monotonic, _params
 from ._base import Classifier, Estimator, Regressor, check_is_fitted, clone
-from ._config import MISSING_FRACTIONAL
+from ._config import CATEGORICAL, MISSING_FRACTIONAL
 from ._interrupts import deferring
 from ._params import Interval, SklearnConstraints, StrOptions
 from ._policy import Policy
@@ -146,6 +146,7 @@ class _TreeEstimator(Estimator):
         self._check_missing(Xe, schema)
         schema = dataclasses.replace(schema, missing=tuple(np.isnan(Xe).any(axis=0).tolist()))
         classes, yt = target.encode_fit_target(y, n_rows, self._regression)
+        policy = self._constrained(policy, schema, classes, X)
         priority = None if classes is None else self._class_priority(classes, y)
         w = target.check_sample_weight(sample_weight, n_rows)
         edges = self._bin_edges(bin_edges, schema, policy)
@@ -208,6 +209,10 @@ class _TreeEstimator(Estimator):
                          tables.input_feature_names(X))
         self._fit_columns = headers.labels_of(X)  # any labels, strings or not
         return self
+
+    def _constrained(self, policy, schema, classes, X) -> Policy:
+        """The policy with the fit's monotonic constraints (CART's ``monotonic_cst``)."""
+        return policy
 
     def _check_magnitudes(self, yt, w) -> None:
         """Refuse weights or targets whose sums would overflow float64 in the fit, naming them
@@ -893,6 +898,7 @@ class _CART(_TreeEstimator):
         "cv_repeats": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "splitter": [StrOptions({"exact", "hist"})],
         "max_bins": [Interval(numbers.Integral, 2, 255, closed="both")],
+        "monotonic_cst": ["array-like", dict, None],
     }
 
     def _check_params(self) -> None:
@@ -920,6 +926,13 @@ class _CART(_TreeEstimator):
 
     def _floor_cost(self) -> str:
         return self._ccp_cost()
+
+    def _constrained(self, policy, schema, classes, X) -> Policy:
+        cst = _monotonic.resolve(self.monotonic_cst, schema.feature_names,
+                                 tables.input_feature_names(X),
+                                 [k == CATEGORICAL for k in schema.kinds],
+                                 0 if classes is None else len(classes), type(self).__name__)
+        return dataclasses.replace(policy, monotonic=cst) if cst else policy
 
     def _cart_policy(self, criterion: str, **extra) -> Policy:
         return Policy(criterion=criterion, selection="gain", categorical_split="subset",
@@ -1185,7 +1198,7 @@ class CARTClassifier(_CART, _ClassificationTree):
                  pruning="cost-complexity", ccp_alpha="cv-1se", ccp_cost="misclassification",
                  cp=None, cv=10, cv_repeats=None, categorical_features="auto", validation_fraction=0.3,
                  prune_on_tie=True, random_state=0, n_jobs=None, splitter="exact",
-                 max_bins=255, class_order=None):
+                 max_bins=255, class_order=None, monotonic_cst=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -1210,6 +1223,7 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.splitter = splitter
         self.max_bins = max_bins
         self.class_order = class_order
+        self.monotonic_cst = monotonic_cst
 
     _constraints = {**_CART._constraints, "criterion": [StrOptions({"gini", "entropy"})],
                     "class_weight": [dict, StrOptions({"balanced"}), None],
@@ -1275,7 +1289,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
                  max_leaf_nodes=None, max_surrogates=5, pruning="cost-complexity",
                  ccp_alpha="cv-min", cp=None, cv=10, cv_repeats=1, categorical_features="auto",
                  validation_fraction=0.3, prune_on_tie=True, random_state=0, n_jobs=None,
-                 splitter="exact", max_bins=255):
+                 splitter="exact", max_bins=255, monotonic_cst=None):
         self.leaf_value = leaf_value
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -1296,6 +1310,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         self.n_jobs = n_jobs
         self.splitter = splitter
         self.max_bins = max_bins
+        self.monotonic_cst = monotonic_cst
 
     def _policy(self) -> Policy:
         if self.leaf_value not in ("mean", "median"):

@@ -33,6 +33,8 @@ class NodeTable(NamedTuple):
     s_offset: np.ndarray
     s_count: np.ndarray
     value: np.ndarray  # (nodes, classes) or (nodes, 1)
+    lower: np.ndarray  # the bounds of the node's value under monotonic constraints (``monotone``)
+    upper: np.ndarray
 
 
 class SurrogateTable(NamedTuple):
@@ -55,7 +57,8 @@ def new_nodes(capacity, n_out):
     return NodeTable(unset(c, i32), unset(c, np.int8), unset(c), unset(c, i32), unset(c, i32),
                      unset(c, i32), unset(c, i32), unset(c, i32), unset(c, i32), unset(c),
                      unset(c, np.int64), unset(c), unset(c), unset(c), unset(c, i32),
-                     unset(c, i32), unset((c, n_out)))  # a node's values are zeroed by ``init_leaf``
+                     unset(c, i32), unset((c, n_out)),  # a node's values are zeroed by ``init_leaf``
+                     unset(c), unset(c))
 
 
 def new_surrogates(capacity):
@@ -88,6 +91,8 @@ def init_leaf(t, node, parent, depth, fraction):
     t.s_count[node] = 0
     for k in range(t.value.shape[1]):
         t.value[node, k] = 0.0
+    t.lower[node] = -np.inf  # a split on a constrained column narrows them (``monotone``)
+    t.upper[node] = np.inf
 
 
 def to_tree(t: NodeTable, n_nodes: int, pool, n_pool: int, s: SurrogateTable, n_sur: int,
