@@ -1141,6 +1141,18 @@ class CARTClassifier(_CART, _ClassificationTree):
         Every class of y must be listed; labels that are not classes are skipped. None: a pandas
         categorical y's categories in their declared order (as J48 and rpart break ties with
         declared values), else ``classes_``. ``classes_`` stays sorted either way.
+    monotonic_cst : array-like of -1, 0, 1, dict of column name -> -1, 0, 1, or None
+        scikit-learn's monotonic constraints, on the probability of the second class of
+        ``classes_`` (binary problems only; more classes are refused as scikit-learn refuses
+        them): 1, it may only rise as the column's value grows; -1, only fall; 0, free. A split
+        on a constrained column whose children's values go the wrong way, or leave the node's
+        bounds, is not a candidate; each node's value is clipped to bounds inherited from the
+        constrained splits above it, split at the mid-point of their children's values.
+        On numeric data without missing values the tree is scikit-learn's. Categorical columns
+        cannot be constrained; missing cells are routed as usual, but a constrained column is
+        never a surrogate, so predictions stay monotone for rows with missing cells too.
+        Pruning keeps them monotone (a pruned node's value lies within its bounds). See
+        docs/monotonic.md.
 
     Attributes
     ----------
@@ -1277,6 +1289,9 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         As in ``CARTClassifier``: shuffles the cross-validation folds (and the held-out rows of
         ``pruning="pre"`` / ``"reduced-error"``); the fixed default makes every process grow
         the same tree.
+    monotonic_cst : array-like of -1, 0, 1, dict of column name -> -1, 0, 1, or None
+        As in ``CARTClassifier``, on the predicted value (with ``leaf_value="median"`` the splits
+        and bounds follow the means and each median is clipped to its node's bounds).
     """
 
     _constraints = {**_CART._constraints, "leaf_value": [StrOptions({"mean", "median"})]}
