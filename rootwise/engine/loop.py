@@ -141,8 +141,11 @@ def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, param
     if params.multiway:  # only a multiway test above uses a column up: no walk to the root
         available_columns(nodes, node, scr.available)
     w_row, unit = _weights_by_row(seg, start, end, rows, params, scr)
+    lo, hi = -np.inf, np.inf
+    if params.monotonic.shape[0] > 0:  # the node's bounds (``monotone``)
+        lo, hi = nodes.lower[node], nodes.upper[node]
     j, chosen_score = search(seg, start, end, scr.available, rows, feat, params, scr, cand, W,
-                             w_row, unit, slot, nodes.lower[node], nodes.upper[node])
+                             w_row, unit, slot, lo, hi)
     if j < 0 or chosen_score < params.epsilon:
         return -1
     if cand.gain[j] * W / total_weight < params.min_impurity_decrease:
@@ -372,6 +375,9 @@ def _root(seg, n, holdout_w, params, scr, nodes, pend, state):
     # argument): the root's ids are typed int64 like every other node's
     root = np.int64(0)
     init_leaf(nodes, root, np.int64(-1), root, 1.0)
+    if params.monotonic.shape[0] > 0:  # the root's value is free (``monotone``)
+        nodes.lower[root] = -np.inf
+        nodes.upper[root] = np.inf
     state[N_NODES] = 1
     state[N_LEAVES] = 1
     m_val = np.int64(holdout_w.shape[0])
