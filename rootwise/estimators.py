@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
-from . import _params
+from . import _monotonic, _params
 from ._base import Classifier, Estimator, Regressor, check_is_fitted, clone
-from ._config import MISSING_FRACTIONAL
+from ._config import CATEGORICAL, MISSING_FRACTIONAL
 from ._interrupts import deferring
 from ._params import Interval, SklearnConstraints, StrOptions
 from ._policy import Policy
@@ -151,6 +151,7 @@ class _TreeEstimator(Estimator):
         self._check_missing(Xe, schema)
         schema = dataclasses.replace(schema, missing=tuple(np.isnan(Xe).any(axis=0).tolist()))
         classes, yt = target.encode_fit_target(y, n_rows, self._regression)
+        policy = self._constrained(policy, schema, classes, X)
         priority = None if classes is None else self._class_priority(classes, y)
         w = target.check_sample_weight(sample_weight, n_rows)
         edges = self._bin_edges(bin_edges, schema, policy)
@@ -213,6 +214,10 @@ class _TreeEstimator(Estimator):
                          tables.input_feature_names(X))
         self._fit_columns = headers.labels_of(X)  # any labels, strings or not
         return self
+
+    def _constrained(self, policy, schema, classes, X) -> Policy:
+        """The policy with the fit's monotonic constraints (CART's ``monotonic_cst``)."""
+        return policy
 
     def _check_magnitudes(self, yt, w) -> None:
         """Refuse weights or targets whose sums would overflow float64 in the fit, naming them
@@ -911,6 +916,7 @@ class _CART(_TreeEstimator):
         "cv_repeats": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "splitter": [StrOptions({"exact", "hist"})],
         "max_bins": [Interval(numbers.Integral, 2, 255, closed="both")],
+        "monotonic_cst": ["array-like", dict, None],
     }
 
     def _check_params(self) -> None:
@@ -938,6 +944,13 @@ class _CART(_TreeEstimator):
 
     def _floor_cost(self) -> str:
         return self._ccp_cost()
+
+    def _constrained(self, policy, schema, classes, X) -> Policy:
+        cst = _monotonic.resolve(self.monotonic_cst, schema.feature_names,
+                                 tables.input_feature_names(X),
+                                 [k == CATEGORICAL for k in schema.kinds],
+                                 0 if classes is None else len(classes), type(self).__name__)
+        return dataclasses.replace(policy, monotonic=cst) if cst else policy
 
     def _cart_policy(self, criterion: str, **extra) -> Policy:
         return Policy(criterion=criterion, selection="gain", categorical_split="subset",
@@ -1147,6 +1160,18 @@ class CARTClassifier(_CART, _ClassificationTree):
         Every class of y must be listed; labels that are not classes are skipped. None: a pandas
         categorical y's categories in their declared order (as J48 and rpart break ties with
         declared values), else ``classes_``. ``classes_`` stays sorted either way.
+    monotonic_cst : array-like of -1, 0, 1, dict of column name -> -1, 0, 1, or None
+        scikit-learn's monotonic constraints, on the probability of the second class of
+        ``classes_`` (binary problems only; more classes are refused as scikit-learn refuses
+        them): 1, it may only rise as the column's value grows; -1, only fall; 0, free. A split
+        on a constrained column whose children's values go the wrong way, or leave the node's
+        bounds, is not a candidate; each node's value is clipped to bounds inherited from the
+        constrained splits above it, split at the mid-point of their children's values.
+        On numeric data without missing values the tree is scikit-learn's. Categorical columns
+        cannot be constrained; missing cells are routed as usual, but a constrained column is
+        never a surrogate, so predictions stay monotone for rows with missing cells too.
+        Pruning keeps them monotone (a pruned node's value lies within its bounds). See
+        docs/monotonic.md.
 
     Attributes
     ----------
@@ -1204,7 +1229,7 @@ class CARTClassifier(_CART, _ClassificationTree):
                  pruning="cost-complexity", ccp_alpha="cv-1se", ccp_cost="misclassification",
                  cp=None, cv=10, cv_repeats=None, categorical_features="auto", validation_fraction=0.3,
                  prune_on_tie=True, random_state=0, n_jobs=None, splitter="exact",
-                 max_bins=255, class_order=None):
+                 max_bins=255, class_order=None, monotonic_cst=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -1229,6 +1254,7 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.splitter = splitter
         self.max_bins = max_bins
         self.class_order = class_order
+        self.monotonic_cst = monotonic_cst
 
     _constraints = {**_CART._constraints, "criterion": [StrOptions({"gini", "entropy", "log_loss"})],
                     "class_weight": [dict, StrOptions({"balanced"}), None],
@@ -1284,6 +1310,9 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         As in ``CARTClassifier``: shuffles the cross-validation folds (and the held-out rows of
         ``pruning="pre"`` / ``"reduced-error"``); the fixed default makes every process grow
         the same tree.
+    monotonic_cst : array-like of -1, 0, 1, dict of column name -> -1, 0, 1, or None
+        As in ``CARTClassifier``, on the predicted value (with ``leaf_value="median"`` the splits
+        and bounds follow the means and each median is clipped to its node's bounds).
     """
 
     _constraints = {**_CART._constraints, "leaf_value": [StrOptions({"mean", "median"})]}
@@ -1296,7 +1325,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
                  max_leaf_nodes=None, max_surrogates=5, pruning="cost-complexity",
                  ccp_alpha="cv-min", cp=None, cv=10, cv_repeats=1, categorical_features="auto",
                  validation_fraction=0.3, prune_on_tie=True, random_state=0, n_jobs=None,
-                 splitter="exact", max_bins=255):
+                 splitter="exact", max_bins=255, monotonic_cst=None):
         self.leaf_value = leaf_value
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -1317,6 +1346,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         self.n_jobs = n_jobs
         self.splitter = splitter
         self.max_bins = max_bins
+        self.monotonic_cst = monotonic_cst
 
     def _policy(self) -> Policy:
         if self.leaf_value not in ("mean", "median"):

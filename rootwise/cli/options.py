@@ -42,8 +42,8 @@ SPELLINGS = {
 }
 NAMES = [*ALGORITHMS, *PRESETS, AUTO]
 
-FLAGS = {"categorical_features": "--categorical"}
-ALIASES = {"random_state": ["--seed"]}
+FLAGS = {"categorical_features": "--categorical", "monotonic_cst": "--monotonic"}
+ALIASES = {"random_state": ["--seed"], "monotonic_cst": ["--monotonic-cst"]}
 
 HELP = {
     "categorical_features": "columns to treat as categorical although they hold numbers "
@@ -70,6 +70,9 @@ HELP = {
     "max_exhaustive": "try every category partition up to this many categories (CART, >2 classes)",
     "max_leaf_nodes": "grow best-first up to N leaves",
     "max_surrogates": "surrogate splits kept per node for missing values",
+    "monotonic_cst": "monotonic constraints as COL=S[,COL=S...], S = 1 (the prediction may only "
+                     "rise with the column; a classifier's: the second class's probability), -1 "
+                     "(only fall) or 0",
     "min_impurity_decrease": "a split must lower the weighted impurity by at least X",
     "min_samples_leaf": "every branch needs at least this weight",
     "min_samples_split": "do not split a node lighter than X",
@@ -89,7 +92,8 @@ METAVARS = {"categorical_features": "COL", "class_order": "CLASS", "cv_repeats":
             "class_weight": "W", "max_depth": "N", "cv": "K",
             "n_jobs": "N", "random_state": "N", "max_leaf_nodes": "N", "max_bins": "N",
             "max_surrogates": "N", "max_exhaustive": "N", "criterion": "NAME", "splitter": "NAME",
-            "leaf_value": "NAME", "pruning": "NAME", "ccp_alpha": "A"}
+            "leaf_value": "NAME", "pruning": "NAME", "ccp_alpha": "A",
+            "monotonic_cst": "COL=S"}
 
 
 def parameters() -> dict[str, tuple[list[str], object]]:
@@ -136,6 +140,20 @@ def class_weights(text: str):
     return out
 
 
+def monotonic_constraints(text: str):
+    """COL=S,COL=S (S: -1, 0 or 1) -> {COL: S}; none -> None."""
+    if text == "none":
+        return None
+    out = {}
+    for item in text.split(","):
+        name, sep, sign = item.rpartition("=")
+        if not sep or not name or sign.strip() not in ("-1", "0", "1", "+1"):
+            raise argparse.ArgumentTypeError(f"expected COL=S[,COL=S...] with S one of -1, 0, 1, "
+                                             f"got {item!r} in {text!r}")
+        out[name] = int(sign)
+    return out
+
+
 def algorithm(text: str) -> str:
     """An --algorithm value as its name in ``NAMES``: any case, with or without dots, dashes
     and underscores (C4.5, c45, J48, CART, cart_regressor, CARTRegressor); an unknown one is an
@@ -172,7 +190,8 @@ def add_estimator_options(p: argparse.ArgumentParser) -> None:
             group.add_argument(*flags, dest=param, action=argparse.BooleanOptionalAction,
                                default=argparse.SUPPRESS, help=text)
         else:
-            parse = class_weights if param == "class_weight" else value
+            parse = {"class_weight": class_weights,
+                     "monotonic_cst": monotonic_constraints}.get(param, value)
             group.add_argument(*flags, dest=param, type=parse, default=argparse.SUPPRESS,
                                metavar=METAVARS.get(param, "X"), help=text)
 
