@@ -38,6 +38,7 @@ from ._threads import threads
 from .input import columns as input_columns
 from .input import encode, headers, tables, target
 from .input.schema import resolve_categorical
+from .loss import LossCost, check_loss, least_loss_class, prior_weights, risk
 from .prune.cost_complexity import (
     COSTS,
     choose_alpha_by_cv,
@@ -153,6 +154,9 @@ class _TreeEstimator(Estimator):
             w = target.class_weighted(w, yt, getattr(self, "class_weight", None), classes,
                                       f"{type(self).__name__}: class_weight")
         self._check_magnitudes(yt, w)
+        # the weights the tree is grown with (a loss matrix's altered priors); ``w`` stays the
+        # rows' own weight, which the pruning's losses count
+        w_grow, self._loss_cost = self._prior_weights(yt, w, classes)
         if (X_val is None) != (y_val is None):
             raise ValueError("fit needs both X_val and y_val, or neither.")
         if X_val is not None and self.pruning not in _VALIDATION_PRUNING:
@@ -176,7 +180,7 @@ class _TreeEstimator(Estimator):
 
         n_classes = 0 if classes is None else len(classes)
         self._alpha_floor = self._floor(yt[train], w[train], n_classes, policy)
-        grow = _Grower(Xe, yt, w, schema, n_classes, policy, self.n_jobs, edges,
+        grow = _Grower(Xe, yt, w_grow, schema, n_classes, policy, self.n_jobs, edges,
                        self._alpha_floor, self._floor_cost())
         steps, cptable = None, None
         if self.pruning == "pre":
@@ -203,10 +207,14 @@ class _TreeEstimator(Estimator):
                 tree, cptable = self._cost_complexity(tree, grow, train, yt, w, priority,
                                                       self._fold_pairs(folds, n_rows))
 
+        if self._loss_cost is not None:
+            tree = self._without_priors(tree)
         # every check has passed: only now replace the fitted state
         self._set_fitted(tree, schema, classes, priority, steps, cptable,
                          tables.input_feature_names(X))
         self._fit_columns = headers.labels_of(X)  # any labels, strings or not
+        if self._loss_cost is not None:
+            self._loss_matrix = self._loss_cost.matrix
         return self
 
     def _check_magnitudes(self, yt, w) -> None:
@@ -241,6 +249,22 @@ class _TreeEstimator(Estimator):
         """alpha_0 = cp x R(root) (``cp``; 0 for the estimators without it)."""
         return 0.0
 
+    def _prior_weights(self, yt, w, classes):
+        """(weights to grow with, LossCost or None): ``w`` itself unless a loss matrix alters the
+        priors (``CARTClassifier``)."""
+        return w, None
+
+    def _without_priors(self, tree):
+        """The fitted tree with its class weights back in the rows' own weight (the grown tree
+        counts each row of class i c_i times): ``predict_proba`` stays the class frequencies."""
+        tree.value = self._loss_cost.counts(tree.value)
+        for derived in ("_distribution", "_majority"):
+            tree.__dict__.pop(derived, None)
+        # the fitted tree's own cost: its counts need no more division
+        cost = self._loss_cost
+        self._loss_cost = LossCost(cost.matrix, np.ones(len(cost.c)), cost.whole)
+        return tree
+
     def _floor_cost(self) -> str:
         return "impurity"
 
@@ -256,6 +280,7 @@ class _TreeEstimator(Estimator):
         self.pruning_steps_ = steps
         self.cp_table_ = cptable
         self.__dict__.pop("_fit_columns", None)  # a local fit records them after this
+        self.__dict__.pop("_loss_matrix", None)  # so does a fit with a loss matrix
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
@@ -365,7 +390,11 @@ class _TreeEstimator(Estimator):
                                        n_jobs=at_once, floor=floor)
         return prune_to_alpha(tree, float(table.alpha[table.chosen]), cost), table
 
-    def _ccp_cost(self) -> str:
+    def _ccp_cost(self):
+        """"impurity", "misclassification", or under a loss matrix its risk (``LossCost``)."""
+        loss = getattr(self, "_loss_cost", None)
+        if loss is not None and self.ccp_cost == "misclassification":
+            return loss
         return "impurity" if self._regression else self.ccp_cost
 
     def _cv_folds(self, train, yt):
@@ -412,9 +441,14 @@ class _TreeEstimator(Estimator):
     def _row_losses(self, yt, w, priority):
         """Weighted loss of predicting row rows[i] by node nodes[i] (as ``predict`` would there):
         squared error, or 0/1 error of the node's most probable class (ties: ``priority``)."""
+        loss = getattr(self, "_loss_cost", None)
+
         def losses(tree, rows, nodes):
             if self._regression:
                 return w[rows] * (yt[rows] - tree.value[nodes, 0]) ** 2, w[rows]
+            if loss is not None:  # the fold tree was grown with the altered priors
+                pred = least_loss_class(loss.counts(tree.value[nodes]), loss.matrix, priority)
+                return w[rows] * loss.matrix[yt[rows], pred], w[rows]
             pred = majority_class(tree.value[nodes], priority)
             return w[rows] * (pred != yt[rows]), w[rows]
         return losses
@@ -653,6 +687,10 @@ class _Grower:
         # a subset (CV fold, validation carved out) is read in place: no copy of X
         train = None if whole else rows
         weight = float((self.w if whole else self.w[rows]).sum())
+        # the engine knows no loss matrix: its trees grow whole and ``cp``'s floor is applied
+        # when they are pruned (a node with R(t) <= alpha_0 is a leaf of every T(alpha >= alpha_0))
+        floor = self.alpha_floor * weight if isinstance(self.floor_cost, str) else 0.0
+        floor_cost = self.floor_cost if isinstance(self.floor_cost, str) else "misclassification"
         # only hist's binning runs parallel kernels: exact growth takes no part in ``threads``
         # (and so no lock), which lets CV folds grow side by side
         with threads(n_jobs) if self.policy.splitter == "hist" else nullcontext():
@@ -660,7 +698,7 @@ class _Grower:
                 self.X, self.y, self.w, self.schema.kinds_array,
                 self.schema.n_categories, self.n_classes, self.policy, validation,
                 names=self.schema.feature_names, bin_edges=self.bin_edges,
-                cost_floor=self.alpha_floor * weight, floor_cost=self.floor_cost, train=train,
+                cost_floor=floor, floor_cost=floor_cost, train=train,
                 presort=self.presort)
 
     def training_rows(self, rows) -> TrainingRows:
@@ -685,10 +723,17 @@ class _ClassificationTree(Classifier, _TreeEstimator):
             return self._fractional_distribution(X)
         return self._route(X, self.tree_.distribution())[1]
 
+    def _class_table(self) -> np.ndarray:
+        """Per node, the index of the class a row ending there gets, as an (n_nodes, 1) table."""
+        priority = tie_priority(self)
+        return self.tree_.majority() if priority is None else \
+            majority_class(self.tree_.value, priority).reshape(-1, 1)
+
     @deferring
     def predict(self, X) -> np.ndarray:
-        """Most probable class; ties go to the first class in ``class_order_``. ``X`` has fit's
-        columns in fit's order; integer codes of a categorical column must be declared
+        """Most probable class (under a loss matrix: least expected loss); ties go to the first
+        class in ``class_order_``. ``X`` has fit's columns in fit's order; integer codes of a
+        categorical column must be declared
         (``pd.Categorical.from_codes(codes, categories=model.schema_.categories_of(name))``)."""
         if _dask(X):
             from .dask import lazy
@@ -699,8 +744,7 @@ class _ClassificationTree(Classifier, _TreeEstimator):
         if self._fractional():
             return self.classes_[majority_class(self._fractional_distribution(X), priority)]
         # the kernel writes each row's class index (one per node, not a distribution per row)
-        table = self.tree_.majority() if priority is None else \
-            majority_class(self.tree_.value, priority).reshape(-1, 1)
+        table = self._class_table()
         index = self._route(X, table)[1].reshape(-1)
         classes = self.classes_
         if classes.dtype == index.dtype and np.array_equal(classes, np.arange(len(classes))):
@@ -747,18 +791,24 @@ class ID3Classifier(_ClassificationTree):
         many). Results never depend on it.
     class_order : sequence of class labels or None, default None
         The order in which a tie between classes at a leaf is broken (as ``CARTClassifier``).
+    class_weight : dict, "balanced" or None, default None
+        Multiplies the sample weights, as in scikit-learn: "balanced" gives class k the weight
+        n / (K n_k), a dict {label: weight} its labels their weight (others 1). The gains, the
+        class counts of the nodes and the stopping rules all see the product, so a fit with
+        ``class_weight`` is the fit with the equivalent ``sample_weight``.
 
     Ties between attributes of equal gain go to the lowest column index.
     """
 
     _constraints = {**_COMMON_CONSTRAINTS, "epsilon": [_REAL_FROM_0],
                     "pruning": [StrOptions(_VALIDATION_PRUNING), None],
-                    "class_order": ["array-like", None]}
+                    "class_order": ["array-like", None],
+                    "class_weight": [dict, StrOptions({"balanced"}), None]}
 
     def __init__(self, *, epsilon=0.0, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, categorical_features="auto", pruning=None,
                  validation_fraction=0.3, prune_on_tie=True, random_state=0, n_jobs=None,
-                 class_order=None):
+                 class_order=None, class_weight=None):
         self.epsilon = epsilon
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -770,6 +820,7 @@ class ID3Classifier(_ClassificationTree):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.class_order = class_order
+        self.class_weight = class_weight
 
     def _policy(self) -> Policy:
         return Policy(criterion="entropy", selection="gain", categorical_split="multiway",
@@ -825,6 +876,11 @@ class C45Classifier(_ClassificationTree):
         tree in every process; None draws from numpy's global generator.
     class_order : sequence of class labels or None, default None
         The order in which a tie between classes at a leaf is broken (as ``CARTClassifier``).
+    class_weight : dict, "balanced" or None, default None
+        Multiplies the sample weights, as in scikit-learn ("balanced": class k weighs
+        n / (K n_k)); the gains, the fractional weights of missing values, the stopping rules
+        and error-based pruning all see the product, so it is the fit with the equivalent
+        ``sample_weight``. (With ``release8`` the rules that count rows still count rows.)
     """
 
     _missing = "fractional"
@@ -833,12 +889,14 @@ class C45Classifier(_ClassificationTree):
                     "confidence": [Interval(numbers.Real, 0, 1, closed="neither")],
                     "pruning": [StrOptions({*_VALIDATION_PRUNING, "error-based"}), None],
                     "subtree_raising": ["boolean"], "release8": ["boolean"],
-                    "class_order": ["array-like", None]}
+                    "class_order": ["array-like", None],
+                    "class_weight": [dict, StrOptions({"balanced"}), None]}
 
     def __init__(self, *, confidence=0.25, min_samples_leaf=2, min_samples_split=4,
                  max_depth=None, epsilon=0.0, pruning="error-based", subtree_raising=True,
                  release8=False, categorical_features="auto", validation_fraction=0.3,
-                 prune_on_tie=True, random_state=0, n_jobs=None, class_order=None):
+                 prune_on_tie=True, random_state=0, n_jobs=None, class_order=None,
+                 class_weight=None):
         self.confidence = confidence
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -853,6 +911,7 @@ class C45Classifier(_ClassificationTree):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.class_order = class_order
+        self.class_weight = class_weight
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -908,7 +967,12 @@ class _CART(_TreeEstimator):
         cp = self._cp(len(y))
         if not cp > 0:
             return 0.0
-        return cp * root_cost(y, w, n_classes, self._ccp_cost(), policy.criterion_code)
+        cost = self._ccp_cost()
+        if isinstance(cost, LossCost):  # ``w``: the rows' own weights, without the priors
+            W = float(w.sum())
+            counts = np.bincount(y, weights=w, minlength=n_classes).reshape(1, -1)
+            return cp * float(risk(counts, cost.matrix)[0]) / W if W > 0 else 0.0
+        return cp * root_cost(y, w, n_classes, cost, policy.criterion_code)
 
     def _cp(self, n_rows: int) -> float:
         """``cp``, or with None: AUTO_CP when alpha is chosen by cross-validation on a table of
@@ -1089,6 +1153,20 @@ class CARTClassifier(_CART, _ClassificationTree):
         the primary to the majority branch.
     class_weight : dict, "balanced" or None
         Multiplies the sample weights, as in scikit-learn; the stopping rules see the product.
+    loss : K x K array-like, dict of dicts or None, default None
+        A loss matrix for cost-sensitive classification, as rpart's ``parms = list(loss = L)``
+        (Breiman et al. 1984, §4.4; Therneau and Atkinson's rpart vignette, §4): L[i, j] >= 0
+        is the cost of predicting class j for a row of class i, rows and columns in
+        ``classes_`` order, zero diagonal; or ``{true label: {predicted label: cost}}``, whose
+        missing off-diagonal entries cost 1. The splits are grown under the altered priors
+        pi'_i ~ pi_i sum_j L[i, j] (each row of class i weighs w c_i, with sum w c = sum w);
+        each node predicts the class of least expected loss argmin_j sum_i w_i(t) L[i, j];
+        cost-complexity pruning, its cross-validation and ``cp_table_`` are in loss units
+        (R(t) = min_j sum_i w_i(t) L[i, j] / W, with ``ccp_cost="misclassification"``).
+        ``predict_proba`` stays the class frequencies; ``loss_matrix_`` holds the matrix.
+        With the surrogates' agreements and the stopping rules counting the altered weights,
+        the tree is rpart's (``tests/test_rpart_loss.py``; rpart's surrogates count the rows'
+        own weights). Needs ``pruning`` "cost-complexity" or None.
     random_state : int, numpy RandomState or None, default 0
         Shuffles the cross-validation folds that choose ``ccp_alpha`` (and draws the held-out
         rows of ``pruning="pre"`` / ``"reduced-error"``): the only random draws. The fixed
@@ -1185,7 +1263,7 @@ class CARTClassifier(_CART, _ClassificationTree):
                  pruning="cost-complexity", ccp_alpha="cv-1se", ccp_cost="misclassification",
                  cp=None, cv=10, cv_repeats=None, categorical_features="auto", validation_fraction=0.3,
                  prune_on_tie=True, random_state=0, n_jobs=None, splitter="exact",
-                 max_bins=255, class_order=None):
+                 max_bins=255, class_order=None, loss=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -1210,9 +1288,11 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.splitter = splitter
         self.max_bins = max_bins
         self.class_order = class_order
+        self.loss = loss
 
     _constraints = {**_CART._constraints, "criterion": [StrOptions({"gini", "entropy"})],
                     "class_weight": [dict, StrOptions({"balanced"}), None],
+                    "loss": ["array-like", dict, None],
                     "max_exhaustive": [Interval(numbers.Integral, 1, _MAX_EXHAUSTIVE_LIMIT,
                                                 closed="both")],
                     "ccp_cost": [StrOptions(set(COSTS))], "class_order": ["array-like", None]}
@@ -1224,6 +1304,34 @@ class CARTClassifier(_CART, _ClassificationTree):
             raise ValueError(f"CARTClassifier: criterion must be 'gini' or 'entropy', got "
                              f"{self.criterion!r}.")
         return self._cart_policy(self.criterion, max_exhaustive=int(self.max_exhaustive))
+
+    def _prior_weights(self, yt, w, classes):
+        """Under ``loss``, each row of class i weighs w c_i while growing (the altered priors,
+        ``rootwise.loss``); the pruning's cost is then the loss matrix's risk."""
+        if self.loss is None:
+            return w, None
+        if self.pruning in _VALIDATION_PRUNING:
+            raise ValueError(f"CARTClassifier: loss does not go with pruning={self.pruning!r}, "
+                             f"which judges subtrees by validation accuracy; use "
+                             f"pruning='cost-complexity' (pruned on the loss) or None.")
+        matrix = check_loss(self.loss, classes, "CARTClassifier: loss")
+        totals = np.bincount(yt, weights=w, minlength=len(classes))
+        c = prior_weights(matrix, totals, classes, "CARTClassifier: loss")
+        whole = bool(np.all(w == np.rint(w)))
+        return w * c[yt], LossCost(matrix, c, whole)
+
+    def _class_table(self) -> np.ndarray:
+        """Per node, the index of the class it predicts (least expected loss under ``loss``)."""
+        from .tree.majority import node_classes
+
+        return node_classes(self).astype(np.int64).reshape(-1, 1)
+
+    @property
+    def loss_matrix_(self) -> np.ndarray | None:
+        """The fitted loss matrix (K x K, rows the true class, columns the predicted one, both in
+        ``classes_`` order), or None without ``loss``."""
+        check_is_fitted(self, "tree_")
+        return self.__dict__.get("_loss_matrix")
 
 
 class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (sklearn's rule)
