@@ -793,9 +793,9 @@ class ID3Classifier(_ClassificationTree):
         The order in which a tie between classes at a leaf is broken (as ``CARTClassifier``).
     class_weight : dict, "balanced" or None, default None
         Multiplies the sample weights, as in scikit-learn: "balanced" gives class k the weight
-        n / (K n_k), a dict {label: weight} its labels their weight (others 1). The gains, the
-        class counts of the nodes and the stopping rules all see the product, so a fit with
-        ``class_weight`` is the fit with the equivalent ``sample_weight``.
+        n / (K n_k), a dict {label: weight} its labels their weight (others 1). A fit with
+        ``class_weight`` is the fit with the equivalent ``sample_weight``: the gains and the
+        class counts of the nodes (so ``predict_proba``) see the product.
 
     Ties between attributes of equal gain go to the lowest column index.
     """
@@ -878,9 +878,8 @@ class C45Classifier(_ClassificationTree):
         The order in which a tie between classes at a leaf is broken (as ``CARTClassifier``).
     class_weight : dict, "balanced" or None, default None
         Multiplies the sample weights, as in scikit-learn ("balanced": class k weighs
-        n / (K n_k)); the gains, the fractional weights of missing values, the stopping rules
-        and error-based pruning all see the product, so it is the fit with the equivalent
-        ``sample_weight``. (With ``release8`` the rules that count rows still count rows.)
+        n / (K n_k)): the fit with the equivalent ``sample_weight``, whose product the gains,
+        the fractional weights of missing values and error-based pruning see.
     """
 
     _missing = "fractional"
@@ -1164,9 +1163,10 @@ class CARTClassifier(_CART, _ClassificationTree):
         cost-complexity pruning, its cross-validation and ``cp_table_`` are in loss units
         (R(t) = min_j sum_i w_i(t) L[i, j] / W, with ``ccp_cost="misclassification"``).
         ``predict_proba`` stays the class frequencies; ``loss_matrix_`` holds the matrix.
-        With the surrogates' agreements and the stopping rules counting the altered weights,
-        the tree is rpart's (``tests/test_rpart_loss.py``; rpart's surrogates count the rows'
-        own weights). Needs ``pruning`` "cost-complexity" or None.
+        Without missing cells the tree and cp table are rpart's (``tests/test_rpart_loss.py``);
+        with them, a surrogate's agreement counts the altered weights where rpart's counts the
+        rows' own, so a row missing the primary can take another way. Needs ``pruning``
+        "cost-complexity" or None.
     random_state : int, numpy RandomState or None, default 0
         Shuffles the cross-validation folds that choose ``ccp_alpha`` (and draws the held-out
         rows of ``pruning="pre"`` / ``"reduced-error"``): the only random draws. The fixed
