@@ -81,6 +81,22 @@ def test_pruning_and_cp_table_are_in_loss_units():
     assert root.get_n_leaves() == 1 and set(root.predict(X)) == {"b"}
 
 
+def test_cross_validation_charges_each_held_out_row_its_loss():
+    """The last cp_table_ row is the root alone: each fold's root predicts the class of least
+    expected loss on the fold's training rows, and a held-out row of class i predicted j costs
+    L[i, j] (brute force below; not the 0/1 error, which would count 5 rows at most)."""
+    folds = np.arange(12) % 3
+    model = CARTClassifier(loss=L5, max_surrogates=0, ccp_alpha="cv-min").fit(X, Y, folds=folds)
+    L = np.array(L5)
+    total = 0.0
+    for f in range(3):
+        train, held = folds != f, folds == f
+        counts = np.array([np.sum(Y[train] == "a"), np.sum(Y[train] == "b")])
+        pred = int(np.argmin(counts @ L))
+        total += sum(L[0 if v == "a" else 1, pred] for v in Y[held])
+    assert model.cp_table_.cv_error[-1] == pytest.approx(total / 12, rel=1e-12)
+
+
 @pytest.mark.parametrize("loss, message", [
     ([[0, 1, 2], [1, 0, 1]],
      r"loss must be a 2 x 2 matrix \(y has 2 classes: 'a', 'b'\), got shape \(2, 3\)"),
