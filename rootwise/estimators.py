@@ -393,7 +393,7 @@ class _TreeEstimator(Estimator):
     def _ccp_cost(self):
         """"impurity", "misclassification", or under a loss matrix its risk (``LossCost``)."""
         loss = getattr(self, "_loss_cost", None)
-        if loss is not None and self.ccp_cost == "misclassification":
+        if loss is not None:  # ccp_cost is "misclassification" (``_prior_weights``)
             return loss
         return "impurity" if self._regression else self.ccp_cost
 
@@ -1314,6 +1314,10 @@ class CARTClassifier(_CART, _ClassificationTree):
             raise ValueError(f"CARTClassifier: loss does not go with pruning={self.pruning!r}, "
                              f"which judges subtrees by validation accuracy; use "
                              f"pruning='cost-complexity' (pruned on the loss) or None.")
+        if self.pruning == "cost-complexity" and self.ccp_cost != "misclassification":
+            raise ValueError(f"CARTClassifier: loss prunes on the expected loss, which generalises "
+                             f"ccp_cost='misclassification'; ccp_cost={self.ccp_cost!r} does not "
+                             f"go with it.")
         matrix = check_loss(self.loss, classes, "CARTClassifier: loss")
         totals = np.bincount(yt, weights=w, minlength=len(classes))
         c = prior_weights(matrix, totals, classes, "CARTClassifier: loss")

@@ -120,6 +120,8 @@ def test_loss_type_and_pruning_are_checked():
         CARTClassifier(loss="heavy").fit(X, Y)
     with pytest.raises(ValueError, match=r"loss does not go with pruning='pre'"):
         CARTClassifier(loss=L5, pruning="pre").fit(X, Y)
+    with pytest.raises(ValueError, match=r"ccp_cost='impurity' does not go with it"):
+        CARTClassifier(loss=L5, ccp_cost="impurity").fit(X, Y)
 
 
 def test_refit_without_loss_forgets_it():
