@@ -215,6 +215,7 @@ class _TreeEstimator(Estimator):
         self._fit_columns = headers.labels_of(X)  # any labels, strings or not
         if self._loss_cost is not None:
             self._loss_matrix = self._loss_cost.matrix
+        del self._loss_cost  # the fit's own: the fitted state keeps the matrix only
         return self
 
     def _check_magnitudes(self, yt, w) -> None:
@@ -260,9 +261,6 @@ class _TreeEstimator(Estimator):
         tree.value = self._loss_cost.counts(tree.value)
         for derived in ("_distribution", "_majority"):
             tree.__dict__.pop(derived, None)
-        # the fitted tree's own cost: its counts need no more division
-        cost = self._loss_cost
-        self._loss_cost = LossCost(cost.matrix, np.ones(len(cost.c)), cost.whole)
         return tree
 
     def _floor_cost(self) -> str:
@@ -392,7 +390,9 @@ class _TreeEstimator(Estimator):
 
     def _ccp_cost(self):
         """"impurity", "misclassification", or under a loss matrix its risk (``LossCost``)."""
-        loss = getattr(self, "_loss_cost", None)
+        loss = self.__dict__.get("_loss_cost")  # while fitting: counts under the altered priors
+        if loss is None and self.__dict__.get("_loss_matrix") is not None:  # a fitted tree's
+            loss = LossCost(self._loss_matrix, np.ones(len(self._loss_matrix)))
         if loss is not None:  # ccp_cost is "misclassification" (``_prior_weights``)
             return loss
         return "impurity" if self._regression else self.ccp_cost
@@ -1003,7 +1003,7 @@ class _CART(_TreeEstimator):
         from sklearn.utils import Bunch
 
         full = self._unpruned_clone().fit(X, y, sample_weight=sample_weight)
-        path = floor_path(cost_complexity_path(full.tree_, cost=self._ccp_cost()),
+        path = floor_path(cost_complexity_path(full.tree_, cost=full._ccp_cost()),
                           full._alpha_floor)
         return Bunch(ccp_alphas=path.alphas, impurities=path.impurities)
 

@@ -21,8 +21,12 @@ Y = np.array(["a", "a", "a", "a", "a", "a", "b", "a", "b", "b", "b", "b"])
 L5 = [[0, 1], [5, 0]]
 
 
+# no stopping rule, whether it counts rows or weight (the altered priors weigh a row 0.375 or 1.875)
+FREE = dict(min_samples_split=1e-9, min_samples_leaf=1e-9, max_surrogates=0)
+
+
 def plain(**kw):
-    return CARTClassifier(pruning=None, max_surrogates=0, **kw)
+    return CARTClassifier(pruning=None, **FREE, **kw)
 
 
 def test_node_class_is_the_least_expected_loss_and_proba_stays_the_frequencies():
@@ -68,7 +72,7 @@ def test_splits_are_grown_under_the_altered_priors():
 
 
 def test_pruning_and_cp_table_are_in_loss_units():
-    model = CARTClassifier(loss=L5, max_surrogates=0, cv=3, cv_repeats=1).fit(X, Y)
+    model = CARTClassifier(loss=L5, cv=3, cv_repeats=1, **FREE).fit(X, Y)
     table = model.cp_table_
     # R(root) = least expected loss / W: min(25, 7) / 12
     assert table.train_cost[-1] == pytest.approx(7 / 12)
@@ -76,8 +80,12 @@ def test_pruning_and_cp_table_are_in_loss_units():
     full = plain(loss=L5).fit(X, Y)
     leaves = full.tree_.value[full.tree_.kind == 0]
     assert table.train_cost[0] == pytest.approx((leaves @ np.array(L5)).min(axis=1).sum() / 12)
+    # scikit-learn's path of the same tree, in the same units
+    path = CARTClassifier(loss=L5, **FREE).cost_complexity_pruning_path(X, Y)
+    assert path.impurities[0] == pytest.approx(table.train_cost[0])
+    assert path.impurities[-1] == pytest.approx(7 / 12)
     # ccp_alpha above R(root) - R(T) prunes to the root, which predicts b at loss 7
-    root = CARTClassifier(loss=L5, ccp_alpha=1.0).fit(X, Y)
+    root = CARTClassifier(loss=L5, ccp_alpha=1.0, **FREE).fit(X, Y)
     assert root.get_n_leaves() == 1 and set(root.predict(X)) == {"b"}
 
 
@@ -86,7 +94,7 @@ def test_cross_validation_charges_each_held_out_row_its_loss():
     expected loss on the fold's training rows, and a held-out row of class i predicted j costs
     L[i, j] (brute force below; not the 0/1 error, which would count 5 rows at most)."""
     folds = np.arange(12) % 3
-    model = CARTClassifier(loss=L5, max_surrogates=0, ccp_alpha="cv-min").fit(X, Y, folds=folds)
+    model = CARTClassifier(loss=L5, ccp_alpha="cv-min", **FREE).fit(X, Y, folds=folds)
     L = np.array(L5)
     total = 0.0
     for f in range(3):
