@@ -65,6 +65,9 @@ HELP = {
     "epsilon": "a node whose best gain (ratio) is below X becomes a leaf",
     "impurity_threshold": "a node whose impurity is below X is not split",
     "leaf_value": "what a regression leaf predicts: mean or median",
+    "loss": "loss matrix (rpart's parms loss): a row of costs per true class, classes sorted, "
+            "as 0,1;3,0 (the 1st class predicted as the 2nd costs 1), or "
+            "TRUE:PREDICTED=COST[,...] (other pairs cost 1)",
     "max_bins": "bins per continuous column for --splitter hist (2..255)",
     "max_depth": "grow at most N levels below the root",
     "max_exhaustive": "try every category partition up to this many categories (CART, >2 classes)",
@@ -93,7 +96,7 @@ METAVARS = {"categorical_features": "COL", "class_order": "CLASS", "cv_repeats":
             "n_jobs": "N", "random_state": "N", "max_leaf_nodes": "N", "max_bins": "N",
             "max_surrogates": "N", "max_exhaustive": "N", "criterion": "NAME", "splitter": "NAME",
             "leaf_value": "NAME", "pruning": "NAME", "ccp_alpha": "A",
-            "monotonic_cst": "COL=S"}
+            "monotonic_cst": "COL=S", "loss": "L"}
 
 
 def parameters() -> dict[str, tuple[list[str], object]]:
@@ -154,6 +157,35 @@ def monotonic_constraints(text: str):
     return out
 
 
+def loss_matrix(text: str):
+    """A --loss value: ``0,1;3,0`` (rows: the true classes in sorted order, ';' between rows)
+    -> a list of rows of costs; ``TRUE:PRED=COST,...`` -> {TRUE: {PRED: COST}} (class names
+    as written, turned into labels by ``make_estimator``); ``none`` -> None."""
+    if text == "none":
+        return None
+    if "=" in text:
+        out: dict = {}
+        for item in text.split(","):
+            pair, sep, cost = item.rpartition("=")
+            truth, colon, pred = pair.rpartition(":")
+            try:
+                number = float(cost)
+            except ValueError:
+                sep = ""
+            if not (sep and colon and truth and pred):
+                raise argparse.ArgumentTypeError(
+                    f"expected TRUE:PREDICTED=COST[,TRUE:PREDICTED=COST...] or rows of costs "
+                    f"such as 0,1;3,0, got {item!r} in {text!r}")
+            out.setdefault(truth, {})[pred] = number
+        return out
+    try:
+        return [[float(c) for c in row.split(",")] for row in text.split(";")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected rows of costs such as 0,1;3,0 (one row per "
+                                         f"true class, classes sorted) or TRUE:PREDICTED=COST "
+                                         f"pairs, got {text!r}") from None
+
+
 def algorithm(text: str) -> str:
     """An --algorithm value as its name in ``NAMES``: any case, with or without dots, dashes
     and underscores (C4.5, c45, J48, CART, cart_regressor, CARTRegressor); an unknown one is an
@@ -191,7 +223,8 @@ def add_estimator_options(p: argparse.ArgumentParser) -> None:
                                default=argparse.SUPPRESS, help=text)
         else:
             parse = {"class_weight": class_weights,
-                     "monotonic_cst": monotonic_constraints}.get(param, value)
+                     "monotonic_cst": monotonic_constraints,
+                     "loss": loss_matrix}.get(param, value)
             group.add_argument(*flags, dest=param, type=parse, default=argparse.SUPPRESS,
                                metavar=METAVARS.get(param, "X"), help=text)
 
@@ -248,6 +281,11 @@ def make_estimator(args, y=None):
     weights = params.get("class_weight")
     if isinstance(weights, dict) and y is not None:
         params["class_weight"] = _labelled(weights, y, args.target, "--class-weight")
+    loss = params.get("loss")
+    if isinstance(loss, dict) and y is not None:
+        rows = _labelled(loss, y, args.target, "--loss")
+        params["loss"] = {truth: _labelled(row, y, args.target, "--loss")
+                          for truth, row in rows.items()}
     order = params.get("class_order")
     if order is not None and y is not None:
         named = _labelled(dict.fromkeys(order), y, args.target, "--class-order")

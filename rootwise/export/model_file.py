@@ -39,6 +39,7 @@ from .._interrupts import deferring
 from .._version import version
 from ..estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
 from ..input.target import class_priority
+from ..loss import check_loss
 from ..prune.cost_complexity import CPTable
 from ..prune.steps import PruningStep
 from ..tree.plain import describe
@@ -117,12 +118,16 @@ def model_to_dict(model) -> dict:
     order = getattr(model, "class_order_", None)
     extra = {} if order is None or np.array_equal(order, classes) else {
         "class_order": _array_out(np.asarray(order))}
+    params = model.get_params(deep=False)
+    matrix = model.__dict__.get("_loss_matrix")
+    if matrix is not None:  # a loss matrix is kept as fitted: K x K numbers in classes order
+        params["loss"] = [float(v) for v in np.asarray(matrix).ravel()]
     return {
         "format": FORMAT,
         "version": VERSION,
         "rootwise_version": version(),
         "estimator": name,
-        "params": {k: _param_out(k, v) for k, v in model.get_params(deep=False).items()},
+        "params": {k: _param_out(k, v) for k, v in params.items()},
         "schema": {
             "feature_names": [str(n) for n in schema.feature_names],
             "kinds": [int(k) for k in schema.kinds],
@@ -291,6 +296,7 @@ def _build(data, max_bytes: int):
         model.classes_ = classes
         model.n_classes_ = len(classes)
         model.class_order_ = _class_order(data.get("class_order"), classes, max_bytes)
+        _read_loss(model, classes)
     elif data.get("class_order") is not None:
         raise FieldError(f"class_order should be absent for a {name}")
     model.n_features_in_ = n_features
@@ -299,6 +305,23 @@ def _build(data, max_bytes: int):
     if names_in is not None:
         model.feature_names_in_ = np.asarray(names_in, dtype=object)
     return model
+
+
+def _read_loss(model, classes: np.ndarray) -> None:
+    """A CART classifier's loss matrix, saved as its K x K numbers in ``classes`` order."""
+    loss = getattr(model, "loss", None)
+    if loss is None:
+        return
+    k = len(classes)
+    flat = np.asarray(loss, dtype=object).ravel()
+    if len(flat) != k * k:
+        raise FieldError(f"params.loss holds {len(flat)} numbers, not the {k} x {k} matrix of "
+                         f"the {k} classes")
+    try:
+        model.loss = np.asarray(flat, dtype=np.float64).reshape(k, k).tolist()
+        model._loss_matrix = check_loss(model.loss, classes, "params.loss")
+    except (TypeError, ValueError) as e:
+        raise FieldError(str(e)) from None
 
 
 def _class_order(v, classes: np.ndarray, max_bytes: int) -> np.ndarray:

@@ -67,6 +67,8 @@ def _kernel_costs(tree: Tree, cost: str) -> tuple[np.ndarray, float]:
     """(r, scale) with R(t) = r[t] / scale: the misclassified weight itself (exact sums for whole
     weights, so zero-gain links get g = 0 exactly, as in rpart), or scikit-learn's own numbers."""
     w = tree.weighted_n_node_samples
+    if hasattr(cost, "node_risk"):  # a loss matrix's risk (``rootwise.loss.LossCost``)
+        return cost.node_risk(tree.value), float(cost.counts(tree.value[:1]).sum())
     if cost == "impurity":
         return w * tree.impurity / w[0], 1.0
     if cost == "misclassification":
