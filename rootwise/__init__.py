@@ -35,6 +35,7 @@ _LAZY = {
     "export_text": (".export", "export_text"),
     "read_data": (".input.files", "read_data"),  # CSV, TSV, ARFF, Parquet -> DataFrame (pandas)
     "DataFileError": (".input.files", "DataFileError"),
+    "export_onnx": (".export.onnx", "export_onnx"),  # imports onnx when called
     "export_html": (".export.html", "export_html"),  # the report; no matplotlib needed
     "plot_tree": (".export.plot", "plot_tree"),  # imports matplotlib when called
     "compile_kernels": (".precompile", "compile_kernels"),  # fills numba's cache ahead of use

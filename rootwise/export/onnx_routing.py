@@ -1,0 +1,313 @@
+"""A fitted tree as the node lists of ONNX's ``TreeEnsembleRegressor`` (ai.onnx.ml, opset 3).
+
+An ONNX tree node compares one number with one constant (``<=``, ``==``), sends a missing value
+(NaN) one fixed way, and has one parent: ONNX Runtime refuses a node reached from two places. A
+rootwise node routes a missing value through its surrogate splits, and a category by a table, so
+the routing is written in two stages, both tree ensembles:
+
+1. Directions. One small tree per split node i of the rootwise tree reads the feature matrix and
+   outputs d_i: the child slot a row takes there (0, 1, ...), ``STOP`` (the row stays at the node
+   and gets its prediction) or ``FRACTIONAL`` (C4.5 sends the row down every branch). The tree
+   is the node's own test, then -- for a missing value and, at a subset test, a category
+   without a branch there -- each surrogate split in turn, then the node's missing branch (the
+   larger child, or stop), as ``tree.walk._next`` routes a row. A categorical test is a chain
+   of equality tests, one per category that has a branch; "is the value missing" is the test
+   x <= +inf, which only NaN fails.
+2. Routing. The rootwise tree itself over d: at node i the tests d_i <= o + 0.5, for the
+   outcomes o the node can have, pick the child. Its leaves hold the class distribution and
+   the index of the predicted class, or the regression value.
+
+A row's directions depend on its values only, never on its path, so every cascade is written
+once and both stages grow linearly with the tree.
+
+C4.5's fractional routing (Quinlan 1993, ch. 3): from node i a row predicts P_i(x) =
+P_c(x) for a known value (c: its branch), sum_v r_v P_v(x) for a missing one. One ONNX tree ends
+in one leaf, but the operator adds the outputs of its trees, so stage 2 becomes n(i) trees:
+n(leaf) = 1, n(i) = max(max_c n(c), sum_v n(v)). Tree k follows a known value into tree k of
+its branch c (a leaf of zeros when c has fewer trees), and a missing value into tree k - off_v
+of the branch v whose range off_v .. off_v + n(v) - 1 holds k, its leaves scaled by r_v. The
+trees add up to the sum above; their size grows with (leaves x tree size) at worst.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._config import LEAF, MISSING_FRACTIONAL, SUBSET, THRESHOLD
+from ..tree.majority import majority_class
+
+STOP = -1  # d_i: the row stays at node i
+FRACTIONAL = -2  # d_i: C4.5 sends the row down every branch of node i
+# Both stages together may have this many ONNX nodes; past it export_onnx refuses (a C4.5 tree
+# with many nested fractional splits: SQL states it in size linear in leaves x depth).
+MAX_NODES = 2_000_000
+
+
+class TooLarge(ValueError):
+    """The ONNX trees would pass ``MAX_NODES``."""
+
+
+class Forest:
+    """Node and leaf lists of one TreeEnsembleRegressor, filled tree by tree."""
+
+    def __init__(self):
+        self.tree, self.node, self.feature, self.mode = [], [], [], []
+        self.value, self.true, self.false, self.missing_true = [], [], [], []
+        self.t_tree, self.t_node, self.t_target, self.t_weight = [], [], [], []
+        self.n_trees = 0
+        self._ids = 0  # next node id in the current tree
+
+    def new_tree(self) -> int:
+        self.n_trees += 1
+        self._ids = 0
+        return self.n_trees - 1
+
+    def __len__(self) -> int:
+        return len(self.node)
+
+    def _add(self, feature: int, mode: str, value: float, missing_true: bool) -> int:
+        if len(self.node) >= MAX_NODES:
+            raise TooLarge(f"more than {MAX_NODES:,} ONNX tree nodes")
+        self.tree.append(self.n_trees - 1)
+        self.node.append(self._ids)
+        self._ids += 1
+        self.feature.append(int(feature))
+        self.mode.append(mode)
+        self.value.append(float(value))
+        self.true.append(0)
+        self.false.append(0)
+        self.missing_true.append(int(missing_true))
+        return len(self.node) - 1
+
+    def split(self, feature: int, mode: str, value: float, missing_true: bool = False) -> int:
+        """A test node (its children are set with ``link``); returns its position."""
+        return self._add(feature, mode, value, missing_true)
+
+    def leaf(self, weights) -> int:
+        """A leaf adding ``weights`` ((target, weight) pairs; none: adds nothing)."""
+        at = self._add(0, "LEAF", 0.0, False)
+        # ONNX Runtime (1.32) misreads a leaf without a weight: it takes another leaf's
+        for target, w in weights or [(0, 0.0)]:
+            self.t_tree.append(self.tree[at])
+            self.t_node.append(self.node[at])
+            self.t_target.append(int(target))
+            self.t_weight.append(float(w))
+        return at
+
+    def link(self, hole: tuple[int, bool] | None, child: int) -> None:
+        """Make ``child`` the true (or false) child of the split at ``hole`` = (position, true)."""
+        if hole is None:
+            return
+        at, true = hole
+        (self.true if true else self.false)[at] = self.node[child]
+
+    def attributes(self) -> dict:
+        """The operator's node and target lists (thresholds and weights as float64 tensors are
+        added by the caller, which imports onnx)."""
+        return {
+            "nodes_treeids": self.tree, "nodes_nodeids": self.node,
+            "nodes_featureids": self.feature, "nodes_modes": self.mode,
+            "nodes_truenodeids": self.true, "nodes_falsenodeids": self.false,
+            "nodes_missing_value_tracks_true": self.missing_true,
+            "target_treeids": self.t_tree, "target_nodeids": self.t_node,
+            "target_ids": self.t_target,
+        }
+
+
+# ---------------------------------------------------------------------------- stage 1
+
+class Directions:
+    """Stage 1: one tree per split node, its output d_i as target ``target[i]``. ``value_of(f,
+    code)`` is the number the model's input matrix holds for category ``code`` of feature ``f``."""
+
+    def __init__(self, tree, value_of):
+        self.tree = tree
+        self.value_of = value_of
+        self.forest = Forest()
+        self.target: dict[int, int] = {}
+        self.outcomes: dict[int, set] = {}  # node -> the values its d_i can take
+        for i in np.flatnonzero(tree.kind != LEAF):
+            self._node(int(i))
+
+    # a step of a cascade: a test whose outcomes are slots or constants, and "go on" (None)
+    def _node(self, i: int) -> None:
+        t = self.tree
+        self.target[i] = len(self.target)
+        self.outcomes[i] = set()
+        self.forest.new_tree()
+        f = int(t.feature[i])
+        kind = int(t.kind[i])
+        steps = []
+        if kind == THRESHOLD:
+            steps.append(("threshold", f, float(t.threshold[i]), 0))
+        else:
+            slots = t.branch_of_category(i)
+            # a category without a branch: CART's subset test asks its surrogates (as for a
+            # missing value), a multiway test stops (Zhou 2016, section 4.2: an empty branch)
+            other = None if kind == SUBSET else STOP
+            steps.append(("categories", f, slots, other))
+        for s in range(int(t.surrogate_offset[i]), int(t.surrogate_offset[i]) + int(t.n_surrogates[i])):
+            sur = t.surrogates
+            g = int(sur["feature"][s])
+            if sur["kind"][s] == THRESHOLD:
+                steps.append(("threshold", g, float(sur["threshold"][s]), int(sur["left_branch"][s])))
+            else:
+                off = int(sur["pool_offset"][s])
+                steps.append(("categories", g, t.pool[off: off + int(t.n_categories[g])], None))
+        fallback = int(t.missing_branch[i])
+        fallback = fallback if fallback >= 0 else (FRACTIONAL if fallback == MISSING_FRACTIONAL else STOP)
+        hole = None
+        for n, step in enumerate(steps):
+            last = n == len(steps) - 1
+            hole = self._step(step, hole, fallback if last else None, i)
+        if hole is not None or not steps:
+            self.forest.link(hole, self._leaf(i, fallback))
+
+    def _leaf(self, i: int, outcome: int) -> int:
+        self.outcomes[i].add(outcome)
+        return self.forest.leaf([(self.target[i], outcome)])
+
+    def _step(self, step, hole, then, i: int):
+        """Write one step below ``hole``; a missing value goes on to ``then`` (a constant outcome,
+        written here) or, when None, to the hole returned for the next step."""
+        forest = self.forest
+        if step[0] == "threshold":
+            _, f, threshold, left = step
+            # x <= threshold: the left slot; NaN fails every comparison
+            a = forest.split(f, "BRANCH_LEQ", threshold, missing_true=then == left)
+            forest.link(hole, a)
+            forest.link((a, True), self._leaf(i, left))
+            if then is not None and then in (left, 1 - left):
+                forest.link((a, False), self._leaf(i, 1 - left))  # NaN joins a side: no test
+                return None
+            b = forest.split(f, "BRANCH_LEQ", np.inf)  # false for NaN alone
+            forest.link((a, False), b)
+            forest.link((b, True), self._leaf(i, 1 - left))
+            if then is not None:
+                forest.link((b, False), self._leaf(i, then))
+                return None
+            return (b, False)
+        _, f, slots, other = step
+        way_on = None
+        if other is not None and other != then:
+            # a category without a branch and a missing value go different ways: NaN first
+            a = forest.split(f, "BRANCH_LEQ", np.inf)
+            forest.link(hole, a)
+            if then is None:
+                way_on = (a, False)
+            else:
+                forest.link((a, False), self._leaf(i, then))
+            hole, end = (a, True), other
+        else:
+            end = then  # NaN and a category without a branch both fall through the tests
+        # equality tests, one per category with a branch, but for those going where the end goes
+        for c, b in enumerate(slots):
+            if b < 0 or b == end:
+                continue
+            a = forest.split(f, "BRANCH_EQ", self.value_of(f, c))
+            forest.link(hole, a)
+            forest.link((a, True), self._leaf(i, int(b)))
+            hole = (a, False)
+        if end is None:
+            return hole  # (a step with no category with a branch never decides: the hole as given)
+        forest.link(hole, self._leaf(i, end))
+        return way_on
+
+
+# ---------------------------------------------------------------------------- stage 2
+
+def routing(tree, directions: Directions, leaf_weights, fractional: bool) -> Forest:
+    """Stage 2 over the directions (feature t of its input is d_i for ``directions.target[i] ==
+    t``). ``leaf_weights(node, scale)`` gives the (target, weight) pairs of a row ending at
+    ``node`` with weight ``scale``. With ``fractional``, C4.5's trees (the module docstring)."""
+    n_trees = _tree_counts(tree) if fractional else None
+    forest = Forest()
+    count = 1 if n_trees is None else int(n_trees[0])
+    for k in range(count):
+        forest.new_tree()
+        stack = [(0, k, 1.0, None)]
+        while stack:
+            i, slot, scale, hole = stack.pop()
+            if i is None:  # a leaf of its own: slot holds its weights
+                forest.link(hole, forest.leaf(slot))
+                continue
+            if tree.kind[i] == LEAF:
+                forest.link(hole, forest.leaf(leaf_weights(i, scale) if slot == 0 else []))
+                continue
+            outcomes = sorted(directions.outcomes[i])
+            feature = directions.target[i]
+            for n, o in enumerate(outcomes):
+                if n < len(outcomes) - 1:
+                    a = forest.split(feature, "BRANCH_LEQ", o + 0.5)
+                    forest.link(hole, a)
+                    hole, here = (a, False), (a, True)
+                else:
+                    here = hole
+                stack.append(_outcome(tree, n_trees, leaf_weights, i, o, slot, scale, here))
+    return forest
+
+
+def _outcome(tree, n_trees, leaf_weights, i: int, o: int, slot: int, scale: float, hole):
+    """What stage 2 writes for outcome ``o`` of node ``i``: (child, slot, scale, hole) to walk
+    on, or (None, weights, None, hole) for a leaf of its own (a zero leaf: no weights)."""
+    if o == STOP:  # the row stays at node i: its prediction, in tree 0 only
+        return (None, leaf_weights(i, scale) if slot == 0 else [], None, hole)
+    first = int(tree.first_child[i])
+    if o == FRACTIONAL:
+        off = 0
+        for c in range(first, first + int(tree.n_children[i])):
+            r = float(tree.branch_fraction[c])
+            if r <= 0.0:
+                continue  # the kernel skips a branch of weight 0
+            if off <= slot < off + int(n_trees[c]):
+                return (c, slot - off, scale * r, hole)
+            off += int(n_trees[c])
+        return (None, [], None, hole)
+    c = first + o
+    if n_trees is not None and slot >= n_trees[c]:
+        return (None, [], None, hole)
+    return (c, slot, scale, hole)
+
+
+def _tree_counts(tree) -> np.ndarray:
+    """n(i) of the module docstring, for every node (children before parents)."""
+    order, stack = [], [0]
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        if tree.kind[i] != LEAF:
+            stack.extend(range(int(tree.first_child[i]), int(tree.first_child[i]) + int(tree.n_children[i])))
+    n = np.ones(tree.node_count, dtype=np.int64)
+    for i in reversed(order):
+        if tree.kind[i] == LEAF:
+            continue
+        children = range(int(tree.first_child[i]), int(tree.first_child[i]) + int(tree.n_children[i]))
+        known = max(int(n[c]) for c in children)
+        if tree.missing_branch[i] == MISSING_FRACTIONAL:
+            known = max(known, sum(int(n[c]) for c in children if tree.branch_fraction[c] > 0.0))
+        n[i] = known
+    return n
+
+
+def class_leaves(tree, priority, fractional: bool):
+    """``leaf_weights`` of a classifier: the class distribution (targets 0..k-1), and unless
+    ``fractional`` the index of the predicted class as target k (exact: ties as ``predict``)."""
+    dist = tree.distribution()
+    k = dist.shape[1]
+    label = majority_class(tree.value, priority)
+
+    def weights(node: int, scale: float):
+        out = [(c, scale * dist[node, c]) for c in range(k) if dist[node, c] != 0.0]
+        if not fractional:
+            out.append((k, float(label[node])))
+        return out
+    return weights
+
+
+def value_leaves(tree):
+    """``leaf_weights`` of a regressor: the node's value (a mean or a median)."""
+    def weights(node: int, scale: float):
+        return [(0, scale * float(tree.value[node, 0]))]
+    return weights
+
+
