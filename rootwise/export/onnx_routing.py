@@ -143,7 +143,7 @@ class Directions:
         else:
             slots = t.branch_of_category(i)
             # a category without a branch: CART's subset test asks its surrogates (as for a
-            # missing value), a multiway test stops (Zhou 2016, section 4.2: an empty branch)
+            # missing value), a multiway test stops (Zhou 2016, section 4.1: an empty branch)
             other = None if kind == SUBSET else STOP
             steps.append(("categories", f, slots, other))
         for s in range(int(t.surrogate_offset[i]), int(t.surrogate_offset[i]) + int(t.n_surrogates[i])):
