@@ -103,6 +103,15 @@ def test_cart_classifier_surrogates_subsets_and_thresholds():
     assert_same_classifier(model, probes(X, {"纹理": "光滑", "色泽": "紫"}))
 
 
+def test_cart_trained_on_complete_data_sends_missing_cells_to_the_larger_child():
+    X, y = table("watermelon_3_0")
+    model = rootwise.CARTClassifier(pruning=None).fit(X, y)
+    t = model.tree_
+    plain = (t.kind == THRESHOLD) & (t.n_surrogates == 0)  # tested in the routing stage itself
+    assert plain.any() and set(t.missing_branch[plain].tolist()) <= {0, 1}
+    assert_same_classifier(model, probes(X, {"纹理": "光滑"}))
+
+
 def test_cart_classifier_loan_default_mixed_columns():
     X, y = table("loan_default")
     model = rootwise.CARTClassifier(pruning=None, class_order=["是", "否"]).fit(holes(X, 5), y)

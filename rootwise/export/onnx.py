@@ -156,7 +156,7 @@ def _build(onnx, model):
     fractional = classes is not None and bool(
         np.any(tree.missing_branch[tree.kind != LEAF] == MISSING_FRACTIONAL))
     try:
-        directions = routing.Directions(tree, value_of)
+        directions = routing.Directions(tree, value_of, len(kinds))
         if classes is not None:
             weights = routing.class_leaves(tree, tie_priority(model), fractional)
         else:
@@ -186,9 +186,11 @@ def _build(onnx, model):
         # the operator's output is float; as double, stage 2 keeps its weights in float64
         nodes.append(helper.make_node("Cast", ["rootwise_directions_f"], ["rootwise_directions"],
                                       to=TensorProto.DOUBLE))
-        source = "rootwise_directions"
+        nodes.append(helper.make_node("Concat", ["rootwise_X", "rootwise_directions"],
+                                      ["rootwise_X_directions"], axis=1))
+        source = "rootwise_X_directions"
     else:
-        source = "rootwise_X"  # a tree that is one leaf reads nothing
+        source = "rootwise_X"  # threshold tests without surrogates only: no stage 1
     outputs = []
     if classes is None:
         nodes.append(ensemble(stage2, source, "rootwise_scores", 1))

@@ -14,7 +14,8 @@ the routing is written in two stages, both tree ensembles:
    of equality tests, one per category that has a branch; "is the value missing" is the test
    x <= +inf, which only NaN fails.
 2. Routing. The rootwise tree itself over d: at node i the tests d_i <= o + 0.5, for the
-   outcomes o the node can have, pick the child. Its leaves hold the class distribution and
+   outcomes o the node can have, pick the child (a threshold test without surrogates is
+   tested here directly, with no stage 1: ``Directions``). Its leaves hold the class distribution and
    the index of the predicted class, or the regression value.
 
 A row's directions depend on its values only, never on its path, so every cascade is written
@@ -118,16 +119,29 @@ class Forest:
 
 class Directions:
     """Stage 1: one tree per split node, its output d_i as target ``target[i]``. ``value_of(f,
-    code)`` is the number the model's input matrix holds for category ``code`` of feature ``f``."""
+    code)`` is the number the model's input matrix holds for category ``code`` of feature ``f``.
 
-    def __init__(self, tree, value_of):
+    A threshold test without surrogates needs no stage 1: stage 2 tests x <= t itself, a missing
+    value joining a side (NaN fails x <= t; ``missing_true`` sends it the other way) or, after
+    the test x <= +inf, going to its own outcome. Such nodes are in ``inline``: node ->
+    (feature, threshold, missing outcome). Stage 2 reads the feature matrix and then the
+    directions: d_i is its column ``n_features + target[i]``."""
+
+    def __init__(self, tree, value_of, n_features: int):
         self.tree = tree
         self.value_of = value_of
+        self.n_features = n_features
         self.forest = Forest()
         self.target: dict[int, int] = {}
         self.outcomes: dict[int, set] = {}  # node -> the values its d_i can take
+        self.inline: dict[int, tuple] = {}
         for i in np.flatnonzero(tree.kind != LEAF):
-            self._node(int(i))
+            i = int(i)
+            if tree.kind[i] == THRESHOLD and tree.n_surrogates[i] == 0:
+                self.inline[i] = (int(tree.feature[i]), float(tree.threshold[i]),
+                                  _fallback(int(tree.missing_branch[i])))
+            else:
+                self._node(i)
 
     # a step of a cascade: a test whose outcomes are slots or constants, and "go on" (None)
     def _node(self, i: int) -> None:
@@ -154,8 +168,7 @@ class Directions:
             else:
                 off = int(sur["pool_offset"][s])
                 steps.append(("categories", g, t.pool[off: off + int(t.n_categories[g])], None))
-        fallback = int(t.missing_branch[i])
-        fallback = fallback if fallback >= 0 else (FRACTIONAL if fallback == MISSING_FRACTIONAL else STOP)
+        fallback = _fallback(int(t.missing_branch[i]))
         hole = None
         for n, step in enumerate(steps):
             last = n == len(steps) - 1
@@ -214,6 +227,13 @@ class Directions:
         return way_on
 
 
+def _fallback(missing_branch: int) -> int:
+    """The outcome of a missing value that no surrogate decides."""
+    if missing_branch >= 0:
+        return missing_branch
+    return FRACTIONAL if missing_branch == MISSING_FRACTIONAL else STOP
+
+
 # ---------------------------------------------------------------------------- stage 2
 
 def routing(tree, directions: Directions, leaf_weights, fractional: bool) -> Forest:
@@ -234,17 +254,34 @@ def routing(tree, directions: Directions, leaf_weights, fractional: bool) -> For
             if tree.kind[i] == LEAF:
                 forest.link(hole, forest.leaf(leaf_weights(i, scale) if slot == 0 else []))
                 continue
-            outcomes = sorted(directions.outcomes[i])
-            feature = directions.target[i]
-            for n, o in enumerate(outcomes):
-                if n < len(outcomes) - 1:
-                    a = forest.split(feature, "BRANCH_LEQ", o + 0.5)
-                    forest.link(hole, a)
-                    hole, here = (a, False), (a, True)
-                else:
-                    here = hole
+            for o, here in _tests(forest, directions, i, hole):
                 stack.append(_outcome(tree, n_trees, leaf_weights, i, o, slot, scale, here))
     return forest
+
+
+def _tests(forest, directions: Directions, i: int, hole) -> list:
+    """Stage 2's tests of node ``i`` below ``hole``: (outcome, hole of that outcome) pairs."""
+    if i in directions.inline:
+        f, threshold, missing = directions.inline[i]
+        a = forest.split(f, "BRANCH_LEQ", threshold, missing_true=missing == 0)
+        forest.link(hole, a)
+        if missing in (0, 1):
+            return [(0, (a, True)), (1, (a, False))]
+        b = forest.split(f, "BRANCH_LEQ", np.inf)  # false for NaN alone
+        forest.link((a, False), b)
+        return [(0, (a, True)), (1, (b, True)), (missing, (b, False))]
+    out = []
+    outcomes = sorted(directions.outcomes[i])
+    feature = directions.n_features + directions.target[i]
+    for n, o in enumerate(outcomes):
+        if n < len(outcomes) - 1:
+            a = forest.split(feature, "BRANCH_LEQ", o + 0.5)
+            forest.link(hole, a)
+            hole, here = (a, False), (a, True)
+        else:
+            here = hole
+        out.append((o, here))
+    return out
 
 
 def _outcome(tree, n_trees, leaf_weights, i: int, o: int, slot: int, scale: float, hole):
