@@ -103,9 +103,9 @@ def test_cart_classifier_surrogates_subsets_and_thresholds():
     assert_same_classifier(model, probes(X, {"纹理": "光滑", "色泽": "紫"}))
 
 
-def test_cart_trained_on_complete_data_sends_missing_cells_to_the_larger_child():
+def test_cart_without_surrogates_sends_missing_cells_to_the_larger_child():
     X, y = table("watermelon_3_0")
-    model = rootwise.CARTClassifier(pruning=None).fit(X, y)
+    model = rootwise.CARTClassifier(pruning=None, max_surrogates=0).fit(X, y)
     t = model.tree_
     plain = (t.kind == THRESHOLD) & (t.n_surrogates == 0)  # tested in the routing stage itself
     assert plain.any() and set(t.missing_branch[plain].tolist()) <= {0, 1}
