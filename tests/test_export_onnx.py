@@ -13,7 +13,6 @@ import pytest
 import rootwise
 from rootwise._config import MULTIWAY, SUBSET, THRESHOLD
 from rootwise.cli import main
-from rootwise.export import onnx_routing
 from rootwise.export.onnx import onnx_inputs
 
 onnx = pytest.importorskip("onnx")
@@ -179,14 +178,6 @@ def test_refusals():
     X = pd.DataFrame({"a": ["u", "", "v", ""]})
     model = rootwise.ID3Classifier().fit(X, ["p", "q", "q", "q"])
     with pytest.raises(ValueError, match=r"column 'a' has the empty string as a category"):
-        rootwise.export_onnx(model)
-
-
-def test_a_fractional_tree_too_large_points_to_sql(monkeypatch):
-    X, y = table("watermelon_3_0")
-    model = rootwise.C45Classifier(pruning=None).fit(X, y)
-    monkeypatch.setattr(onnx_routing, "MAX_NODES", 20)
-    with pytest.raises(ValueError, match=r"C4.5 sends a row .* rootwise.export_sql"):
         rootwise.export_onnx(model)
 
 

@@ -29,6 +29,7 @@ import numpy as np
 from .._base import check_is_fitted
 from .._config import CATEGORICAL, LEAF, MISSING_FRACTIONAL
 from ..tree.majority import tie_priority
+from . import onnx_fractional
 from . import onnx_routing as routing
 
 ONNX_EXTRA = "pip install rootwise[onnx]"
@@ -54,8 +55,7 @@ def export_onnx(model, path=None):
     Run it with ``onnxruntime.InferenceSession(proto.SerializeToString())`` and feed one array
     per column (``onnx_inputs`` makes them from a DataFrame). The module docstring describes the
     inputs and outputs. Raises ValueError for a model ONNX cannot state (a categorical column
-    mixing text and number categories, a text category that is the empty string, a C4.5 tree
-    whose fractional routing would take more than ``onnx_routing.MAX_NODES`` tree nodes)."""
+    mixing text and number categories, a text category that is the empty string)."""
     check_is_fitted(model, ["tree_", "schema_"])
     onnx = _onnx()
     proto = _build(onnx, model)
@@ -155,19 +155,14 @@ def _build(onnx, model):
 
     fractional = classes is not None and bool(
         np.any(tree.missing_branch[tree.kind != LEAF] == MISSING_FRACTIONAL))
-    try:
-        directions = routing.Directions(tree, value_of, len(kinds))
-        if classes is not None:
-            weights = routing.class_leaves(tree, tie_priority(model), fractional)
-        else:
-            weights = routing.value_leaves(tree)
-        stage2 = routing.routing(tree, directions, weights, fractional)
-    except routing.TooLarge as e:
-        raise ValueError(
-            f"export_onnx: this tree needs {e} to state in ONNX: C4.5 sends a row with a "
-            "missing value down every branch, and each nested fractional split multiplies the "
-            "trees. rootwise.export_sql states the same model in a size linear in its leaves "
-            "x depth.") from None
+    # C4.5's weights need every node's direction (``onnx_fractional``): none is tested inline
+    directions = routing.Directions(tree, value_of, len(kinds), inline=not fractional)
+    if fractional:
+        stage2 = None
+    else:
+        weights = routing.value_leaves(tree) if classes is None else \
+            routing.class_leaves(tree, tie_priority(model))
+        stage2 = routing.routing(tree, directions, weights)
 
     def ensemble(forest, source: str, out: str, n_targets: int):
         attrs = forest.attributes()
@@ -186,8 +181,9 @@ def _build(onnx, model):
         # the operator's output is float; as double, stage 2 keeps its weights in float64
         nodes.append(helper.make_node("Cast", ["rootwise_directions_f"], ["rootwise_directions"],
                                       to=TensorProto.DOUBLE))
-        nodes.append(helper.make_node("Concat", ["rootwise_X", "rootwise_directions"],
-                                      ["rootwise_X_directions"], axis=1))
+        if not fractional:
+            nodes.append(helper.make_node("Concat", ["rootwise_X", "rootwise_directions"],
+                                          ["rootwise_X_directions"], axis=1))
         source = "rootwise_X_directions"
     else:
         source = "rootwise_X"  # threshold tests without surrogates only: no stage 1
@@ -202,7 +198,11 @@ def _build(onnx, model):
         labels, label_type = _labels(classes)
         initializers = [numpy_helper.from_array(labels, "rootwise_classes")]
         if fractional:
-            nodes.append(ensemble(stage2, source, "probabilities", k))
+            nodes.extend(onnx_fractional.probability_nodes(
+                tree, directions, "rootwise_directions", "rootwise_proba",
+                (helper, numpy_helper, TensorProto, initializers)))
+            nodes.append(helper.make_node("Cast", ["rootwise_proba"], ["probabilities"],
+                                          to=TensorProto.FLOAT))
             nodes.extend(_first_largest(helper, numpy_helper, tie_priority(model), initializers))
         else:
             nodes.append(ensemble(stage2, source, "rootwise_scores", k + 1))
@@ -242,11 +242,11 @@ def _first_largest(helper, numpy_helper, priority, initializers) -> list:
     """Nodes giving ``rootwise_index``: the first class with the largest probability, in tie
     order (``priority``: class indices; None: class order), as ``predict``."""
     if priority is None:
-        return [helper.make_node("ArgMax", ["probabilities"], ["rootwise_index"], axis=1,
+        return [helper.make_node("ArgMax", ["rootwise_proba"], ["rootwise_index"], axis=1,
                                  keepdims=0)]
     initializers.append(numpy_helper.from_array(np.asarray(priority, dtype=np.int64),
                                                 "rootwise_priority"))
-    return [helper.make_node("Gather", ["probabilities", "rootwise_priority"],
+    return [helper.make_node("Gather", ["rootwise_proba", "rootwise_priority"],
                              ["rootwise_in_order"], axis=1),
             helper.make_node("ArgMax", ["rootwise_in_order"], ["rootwise_rank"], axis=1,
                              keepdims=0),

@@ -21,13 +21,8 @@ the routing is written in two stages, both tree ensembles:
 A row's directions depend on its values only, never on its path, so every cascade is written
 once and both stages grow linearly with the tree.
 
-C4.5's fractional routing (Quinlan 1993, ch. 3): from node i a row predicts P_i(x) =
-P_c(x) for a known value (c: its branch), sum_v r_v P_v(x) for a missing one. One ONNX tree ends
-in one leaf, but the operator adds the outputs of its trees, so stage 2 becomes n(i) trees:
-n(leaf) = 1, n(i) = max(max_c n(c), sum_v n(v)). Tree k follows a known value into tree k of
-its branch c (a leaf of zeros when c has fewer trees), and a missing value into tree k - off_v
-of the branch v whose range off_v .. off_v + n(v) - 1 holds k, its leaves scaled by r_v. The
-trees add up to the sum above; their size grows with (leaves x tree size) at worst.
+C4.5's fractional routing (a missing value goes down every branch) is not a walk to one leaf:
+its model combines the directions of every node (``onnx_fractional``) instead of stage 2.
 """
 
 from __future__ import annotations
@@ -39,13 +34,6 @@ from ..tree.majority import majority_class
 
 STOP = -1  # d_i: the row stays at node i
 FRACTIONAL = -2  # d_i: C4.5 sends the row down every branch of node i
-# Both stages together may have this many ONNX nodes; past it export_onnx refuses (a C4.5 tree
-# with many nested fractional splits: SQL states it in size linear in leaves x depth).
-MAX_NODES = 2_000_000
-
-
-class TooLarge(ValueError):
-    """The ONNX trees would pass ``MAX_NODES``."""
 
 
 class Forest:
@@ -67,8 +55,6 @@ class Forest:
         return len(self.node)
 
     def _add(self, feature: int, mode: str, value: float, missing_true: bool) -> int:
-        if len(self.node) >= MAX_NODES:
-            raise TooLarge(f"more than {MAX_NODES:,} ONNX tree nodes")
         self.tree.append(self.n_trees - 1)
         self.node.append(self._ids)
         self._ids += 1
@@ -127,7 +113,7 @@ class Directions:
     (feature, threshold, missing outcome). Stage 2 reads the feature matrix and then the
     directions: d_i is its column ``n_features + target[i]``."""
 
-    def __init__(self, tree, value_of, n_features: int):
+    def __init__(self, tree, value_of, n_features: int, inline: bool = True):
         self.tree = tree
         self.value_of = value_of
         self.n_features = n_features
@@ -137,7 +123,7 @@ class Directions:
         self.inline: dict[int, tuple] = {}
         for i in np.flatnonzero(tree.kind != LEAF):
             i = int(i)
-            if tree.kind[i] == THRESHOLD and tree.n_surrogates[i] == 0:
+            if inline and tree.kind[i] == THRESHOLD and tree.n_surrogates[i] == 0:
                 self.inline[i] = (int(tree.feature[i]), float(tree.threshold[i]),
                                   _fallback(int(tree.missing_branch[i])))
             else:
@@ -236,26 +222,22 @@ def _fallback(missing_branch: int) -> int:
 
 # ---------------------------------------------------------------------------- stage 2
 
-def routing(tree, directions: Directions, leaf_weights, fractional: bool) -> Forest:
-    """Stage 2 over the directions (feature t of its input is d_i for ``directions.target[i] ==
-    t``). ``leaf_weights(node, scale)`` gives the (target, weight) pairs of a row ending at
-    ``node`` with weight ``scale``. With ``fractional``, C4.5's trees (the module docstring)."""
-    n_trees = _tree_counts(tree) if fractional else None
+def routing(tree, directions: Directions, leaf_weights) -> Forest:
+    """Stage 2: one tree over the features and then the directions. ``leaf_weights(node)``
+    gives the (target, weight) pairs of a row ending at ``node``."""
     forest = Forest()
-    count = 1 if n_trees is None else int(n_trees[0])
-    for k in range(count):
-        forest.new_tree()
-        stack = [(0, k, 1.0, None)]
-        while stack:
-            i, slot, scale, hole = stack.pop()
-            if i is None:  # a leaf of its own: slot holds its weights
-                forest.link(hole, forest.leaf(slot))
-                continue
-            if tree.kind[i] == LEAF:
-                forest.link(hole, forest.leaf(leaf_weights(i, scale) if slot == 0 else []))
-                continue
-            for o, here in _tests(forest, directions, i, hole):
-                stack.append(_outcome(tree, n_trees, leaf_weights, i, o, slot, scale, here))
+    forest.new_tree()
+    stack = [(0, None)]
+    while stack:
+        i, hole = stack.pop()
+        if tree.kind[i] == LEAF:
+            forest.link(hole, forest.leaf(leaf_weights(i)))
+            continue
+        for o, here in _tests(forest, directions, i, hole):
+            if o == STOP:  # the row stays at node i: its own prediction
+                forest.link(here, forest.leaf(leaf_weights(i)))
+            else:
+                stack.append((int(tree.first_child[i]) + o, here))
     return forest
 
 
@@ -284,67 +266,24 @@ def _tests(forest, directions: Directions, i: int, hole) -> list:
     return out
 
 
-def _outcome(tree, n_trees, leaf_weights, i: int, o: int, slot: int, scale: float, hole):
-    """What stage 2 writes for outcome ``o`` of node ``i``: (child, slot, scale, hole) to walk
-    on, or (None, weights, None, hole) for a leaf of its own (a zero leaf: no weights)."""
-    if o == STOP:  # the row stays at node i: its prediction, in tree 0 only
-        return (None, leaf_weights(i, scale) if slot == 0 else [], None, hole)
-    first = int(tree.first_child[i])
-    if o == FRACTIONAL:
-        off = 0
-        for c in range(first, first + int(tree.n_children[i])):
-            r = float(tree.branch_fraction[c])
-            if r <= 0.0:
-                continue  # the kernel skips a branch of weight 0
-            if off <= slot < off + int(n_trees[c]):
-                return (c, slot - off, scale * r, hole)
-            off += int(n_trees[c])
-        return (None, [], None, hole)
-    c = first + o
-    if n_trees is not None and slot >= n_trees[c]:
-        return (None, [], None, hole)
-    return (c, slot, scale, hole)
-
-
-def _tree_counts(tree) -> np.ndarray:
-    """n(i) of the module docstring, for every node (children before parents)."""
-    order, stack = [], [0]
-    while stack:
-        i = stack.pop()
-        order.append(i)
-        if tree.kind[i] != LEAF:
-            stack.extend(range(int(tree.first_child[i]), int(tree.first_child[i]) + int(tree.n_children[i])))
-    n = np.ones(tree.node_count, dtype=np.int64)
-    for i in reversed(order):
-        if tree.kind[i] == LEAF:
-            continue
-        children = range(int(tree.first_child[i]), int(tree.first_child[i]) + int(tree.n_children[i]))
-        known = max(int(n[c]) for c in children)
-        if tree.missing_branch[i] == MISSING_FRACTIONAL:
-            known = max(known, sum(int(n[c]) for c in children if tree.branch_fraction[c] > 0.0))
-        n[i] = known
-    return n
-
-
-def class_leaves(tree, priority, fractional: bool):
-    """``leaf_weights`` of a classifier: the class distribution (targets 0..k-1), and unless
-    ``fractional`` the index of the predicted class as target k (exact: ties as ``predict``)."""
+def class_leaves(tree, priority):
+    """``leaf_weights`` of a classifier: the class distribution (targets 0..k-1) and the index
+    of the predicted class (target k; exact, ties as ``predict`` breaks them)."""
     dist = tree.distribution()
     k = dist.shape[1]
     label = majority_class(tree.value, priority)
 
-    def weights(node: int, scale: float):
-        out = [(c, scale * dist[node, c]) for c in range(k) if dist[node, c] != 0.0]
-        if not fractional:
-            out.append((k, float(label[node])))
+    def weights(node: int):
+        out = [(c, dist[node, c]) for c in range(k) if dist[node, c] != 0.0]
+        out.append((k, float(label[node])))
         return out
     return weights
 
 
 def value_leaves(tree):
     """``leaf_weights`` of a regressor: the node's value (a mean or a median)."""
-    def weights(node: int, scale: float):
-        return [(0, scale * float(tree.value[node, 0]))]
+    def weights(node: int):
+        return [(0, float(tree.value[node, 0]))]
     return weights
 
 
