@@ -16,10 +16,10 @@ Outputs: a classifier gives ``label`` [N] (the class, of the classes' own type) 
 rounded to float32 (within 6e-8 relative); the routing itself compares float64 inputs with
 float64 thresholds, as the model does, and the class is the model's own.
 
-How the routing is written (surrogate cascades, categorical tests, C4.5's fractional missing
-values) is ``onnx_routing``'s docstring. What ONNX cannot do: refuse. An infinite value, which
-``predict`` refuses, is routed as a very large number; an ID3 model, which refuses a missing
-value, gives the prediction of the node where the row stops.
+How the routing is written (surrogate cascades, categorical tests) is ``onnx_routing``'s
+docstring, and C4.5's fractional missing values ``onnx_fractional``'s. What ONNX cannot do:
+refuse. An infinite value, which ``predict`` refuses, is routed as a very large number; an ID3
+model, which refuses a missing value, gives the prediction of the node where the row stops.
 """
 
 from __future__ import annotations
