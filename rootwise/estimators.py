@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import numbers
 from contextlib import contextmanager, nullcontext
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
@@ -51,6 +52,10 @@ from .prune.folds import FoldPairs, check_random_state, kfold_labels, stratified
 from .prune.reduced_error import reduced_error_prune
 from .prune.report import PendingSteps
 from .tree.majority import majority_class, tie_priority
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, Labels, Table, Weights
+    from .prune.steps import PruningStep
 
 _VALIDATION_PRUNING = ("pre", "reduced-error")
 # CART with more than two classes tries all 2^(m-1) - 1 subsets of m categories up to max_exhaustive;
@@ -117,8 +122,8 @@ class _TreeEstimator(Estimator):
 
     # ---------------------------------------------------------------- fit
     @deferring  # SIGINT / SIGTERM are raised between kernels, not inside numba's wrappers
-    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None, *, bin_edges=None,
-            folds=None):
+    def fit(self, X: Table, y: Labels, sample_weight: Weights = None, X_val: Table | None = None,
+            y_val: Labels | None = None, *, bin_edges: Any = None, folds: ArrayLike | None = None) -> Self:
         """Grow (and prune) the tree on a table (DataFrame, array or list of rows) and ``y``.
 
         ``X_val``, ``y_val``: validation data for ``pruning="pre"`` or ``"reduced-error"``; without
@@ -286,7 +291,7 @@ class _TreeEstimator(Estimator):
         return edges
 
     @property
-    def pruning_steps_(self):
+    def pruning_steps_(self) -> list[PruningStep] | None:
         """Every decision of validation-based pruning, a list of ``PruningStep`` (paths included),
         or None. ``fit`` keeps the decisions as arrays; the steps are made when first read."""
         try:
@@ -299,7 +304,7 @@ class _TreeEstimator(Estimator):
         return steps
 
     @pruning_steps_.setter
-    def pruning_steps_(self, steps) -> None:
+    def pruning_steps_(self, steps: list[PruningStep] | PendingSteps | None) -> None:
         self._pruning_steps = steps
 
     def _class_priority(self, classes, y) -> np.ndarray:
@@ -516,7 +521,7 @@ class _TreeEstimator(Estimator):
         return ends, out
 
     @deferring
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X: Table) -> np.ndarray:
         """Index of the node each row ends in: a leaf, or the split node where it stops (a category
         unseen in training; a missing value at a C4.5 node, which sends it down every branch)."""
         if _dask(X):
@@ -527,7 +532,7 @@ class _TreeEstimator(Estimator):
         return self._route(X, np.empty((self.tree_.node_count, 0), dtype=np.int64))[0]
 
     @deferring
-    def decision_path(self, X):
+    def decision_path(self, X: Table) -> Any:
         """Sparse indicator (rows x nodes) of the nodes each row passes."""
         Xe = self._encode(X)
         return self.tree_.decision_path(Xe)
@@ -577,6 +582,12 @@ class _TreeEstimator(Estimator):
 def _dask(X) -> bool:
     """A Dask collection (checked by its type's module: dask need not be imported)."""
     return type(X).__module__.split(".")[0] == "dask"
+
+
+def _log(proba):
+    """Natural log of probabilities; log(0) = -inf is the answer, not an accident to warn about."""
+    with np.errstate(divide="ignore"):
+        return np.log(proba)
 
 
 def _impurity_decrease_per_feature(t, n_features: int) -> np.ndarray:
@@ -673,7 +684,7 @@ class _Grower:
 
 class _ClassificationTree(Classifier, _TreeEstimator):
     @deferring
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: Table) -> np.ndarray:
         """Class distribution of the node each row ends in (weighted class counts, normalised);
         for C4.5, rows with missing values combine the branches' distributions by r_v."""
         if _dask(X):
@@ -685,8 +696,15 @@ class _ClassificationTree(Classifier, _TreeEstimator):
             return self._fractional_distribution(X)
         return self._route(X, self.tree_.distribution())[1]
 
+    def predict_log_proba(self, X: Table) -> np.ndarray:
+        """Natural log of ``predict_proba``: -inf for a class of probability 0 (as scikit-learn)."""
+        proba = self.predict_proba(X)
+        if _dask(X):  # a lazy collection: the log is taken block by block when it is computed
+            return (proba.map_blocks if hasattr(proba, "map_blocks") else proba.map_partitions)(_log)
+        return _log(proba)
+
     @deferring
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: Table) -> np.ndarray:
         """Most probable class; ties go to the first class in ``class_order_``. ``X`` has fit's
         columns in fit's order; integer codes of a categorical column must be declared
         (``pd.Categorical.from_codes(codes, categories=model.schema_.categories_of(name))``)."""
@@ -933,7 +951,7 @@ class _CART(_TreeEstimator):
                       max_bins=int(self.max_bins), **extra)
 
     @deferring
-    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+    def cost_complexity_pruning_path(self, X: Table, y: Labels, sample_weight: Weights = None) -> Any:
         """Weakest-link sequence of the unpruned tree: ``ccp_alphas`` and the total leaf impurity
         ``impurities`` (R(T) = sum over leaves of w_t/W * I(t)) of each subtree, as scikit-learn.
         With ``cp`` > 0, from the subtree at alpha_0 = cp x R(root) on (its alpha: alpha_0)."""
@@ -944,7 +962,7 @@ class _CART(_TreeEstimator):
                           full._alpha_floor)
         return Bunch(ccp_alphas=path.alphas, impurities=path.impurities)
 
-    def plot_cp(self, ax=None):
+    def plot_cp(self, ax: Any = None) -> Any:
         """rpart's plotcp: the CV error of each subtree of the pruning sequence with one-standard-
         error bars, the one-standard-error line and the chosen subtree (matplotlib, ``rootwise[plot]``);
         returns the Axes. Needs ``cp_table_``: alpha chosen by cross-validation."""
@@ -1000,7 +1018,8 @@ class CARTClassifier(_CART, _ClassificationTree):
 
     Parameters
     ----------
-    criterion : "gini" (default) or "entropy"
+    criterion : "gini" (default), "entropy" or "log_loss"
+        "log_loss" is scikit-learn's name for the entropy criterion; it grows the same tree.
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, max_leaf_nodes
         As in scikit-learn, except that sample counts are weighted mass (the sum of sample
         weights, after ``class_weight``), so an integer weight is the same as repeating the row.
@@ -1211,7 +1230,7 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.max_bins = max_bins
         self.class_order = class_order
 
-    _constraints = {**_CART._constraints, "criterion": [StrOptions({"gini", "entropy"})],
+    _constraints = {**_CART._constraints, "criterion": [StrOptions({"gini", "entropy", "log_loss"})],
                     "class_weight": [dict, StrOptions({"balanced"}), None],
                     "max_exhaustive": [Interval(numbers.Integral, 1, _MAX_EXHAUSTIVE_LIMIT,
                                                 closed="both")],
@@ -1220,10 +1239,12 @@ class CARTClassifier(_CART, _ClassificationTree):
     _one_draw_from = LARGE_TABLE
 
     def _policy(self) -> Policy:
-        if self.criterion not in ("gini", "entropy"):
-            raise ValueError(f"CARTClassifier: criterion must be 'gini' or 'entropy', got "
-                             f"{self.criterion!r}.")
-        return self._cart_policy(self.criterion, max_exhaustive=int(self.max_exhaustive))
+        if self.criterion not in ("gini", "entropy", "log_loss"):
+            raise ValueError(f"CARTClassifier: criterion must be 'gini', 'entropy' or 'log_loss', "
+                             f"got {self.criterion!r}.")
+        # "log_loss" is scikit-learn's name for the entropy criterion: the same impurity
+        criterion = "entropy" if self.criterion == "log_loss" else self.criterion
+        return self._cart_policy(criterion, max_exhaustive=int(self.max_exhaustive))
 
 
 class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (sklearn's rule)
@@ -1304,7 +1325,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         return self._cart_policy("squared_error", leaf_value=self.leaf_value)
 
     @deferring
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: Table) -> np.ndarray:
         """The value (mean or median of the training rows) of the node each row ends in."""
         if _dask(X):
             from .dask import lazy

@@ -55,7 +55,7 @@ HELP = {
                    "default: a categorical target's order, else sorted",
     "class_weight": "balanced, or weights per class as CLASS=W[,CLASS=W...]",
     "confidence": "confidence factor of C4.5's error-based pruning (0 < CF < 1)",
-    "criterion": "split criterion: gini or entropy",
+    "criterion": "split criterion: gini, entropy or log_loss (entropy's other name)",
     "cp": "rpart's complexity parameter: do not split a node costing at most X x the root's, "
           "prune at alpha >= X x R(root) (rpart's default 0.01; 0 grows the whole tree; none: "
           "1e-4 when alpha is chosen by CV on 10,000 rows or more, else 0)",
