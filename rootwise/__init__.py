@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers (at run time, __
     from .export.model_file import ModelFileError as ModelFileError
     from .export.model_file import load as load
     from .export.model_file import save as save
+    from .export.onnx import export_onnx as export_onnx
     from .export.plot import plot_tree as plot_tree
     from .input.files import DataFileError as DataFileError
     from .input.files import read_data as read_data

@@ -24,6 +24,8 @@ model, which refuses a missing value, gives the prediction of the node where the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._base import check_is_fitted
@@ -31,6 +33,12 @@ from .._config import CATEGORICAL, LEAF, MISSING_FRACTIONAL
 from ..tree.majority import tie_priority
 from . import onnx_fractional
 from . import onnx_routing as routing
+
+if TYPE_CHECKING:
+    import onnx
+    import pandas as pd
+
+    from .._typing import Model, Path
 
 ONNX_EXTRA = "pip install rootwise[onnx]"
 OPSET = 17  # the default domain's operators (Concat, Cast, Slice, Gather, ArgMax, Reshape)
@@ -48,7 +56,7 @@ def _onnx():
     return onnx
 
 
-def export_onnx(model, path=None):
+def export_onnx(model: Model, path: Path | None = None) -> onnx.ModelProto:
     """The ONNX model (an ``onnx.ModelProto``) computing ``model.predict`` (and, for a
     classifier, ``predict_proba``); with ``path``, also written there (atomically).
 
@@ -67,7 +75,7 @@ def export_onnx(model, path=None):
     return proto
 
 
-def input_kinds(model) -> list[tuple[str, str]]:
+def input_kinds(model: Model) -> list[tuple[str, str]]:
     """(input name, "number" or "text") per column of ``model``, in column order."""
     schema = model.schema_
     out, seen = [], set()
@@ -96,7 +104,7 @@ def input_kinds(model) -> list[tuple[str, str]]:
     return out
 
 
-def onnx_inputs(model, X) -> dict:
+def onnx_inputs(model: Model, X: pd.DataFrame) -> dict[str, np.ndarray]:
     """The ONNX model's inputs for the table ``X`` (a pandas DataFrame with the model's columns):
     {column name: [N, 1] array}, float64 (NaN: missing) or text (empty: missing)."""
     import pandas as pd
@@ -273,6 +281,6 @@ def _labels(classes):
 
 
 def _version() -> str:
-    from .. import __version__
+    from .._version import version
 
-    return __version__
+    return version()
