@@ -36,6 +36,7 @@ _LAZY = {
     "export_text": (".export", "export_text"),
     "read_data": (".input.files", "read_data"),  # CSV, TSV, ARFF, Parquet -> DataFrame (pandas)
     "DataFileError": (".input.files", "DataFileError"),
+    "export_onnx": (".export.onnx", "export_onnx"),  # imports onnx when called
     "export_html": (".export.html", "export_html"),  # the report; no matplotlib needed
     "plot_tree": (".export.plot", "plot_tree"),  # imports matplotlib when called
     "compile_kernels": (".precompile", "compile_kernels"),  # fills numba's cache ahead of use
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers (at run time, __
     from .export.model_file import ModelFileError as ModelFileError
     from .export.model_file import load as load
     from .export.model_file import save as save
+    from .export.onnx import export_onnx as export_onnx
     from .export.plot import plot_tree as plot_tree
     from .input.files import DataFileError as DataFileError
     from .input.files import read_data as read_data

@@ -1,4 +1,5 @@
-"""rootwise show: a saved model as text, rules, SQL, Graphviz DOT, a picture or its JSON file."""
+"""rootwise show: a saved model as text, rules, SQL, Graphviz DOT, a picture, an ONNX model or its
+JSON file."""
 
 from __future__ import annotations
 
@@ -27,16 +28,17 @@ def add(commands) -> None:
     p = add_command(commands, "show", help="print or draw a saved model", example=EXAMPLE,
                     description="Print a saved model as indented text (default), one rule per "
                                 "leaf, a SQL expression that reproduces predict, Graphviz DOT or "
-                                "its JSON file once checked; or draw it as PNG / SVG (--out).")
+                                "its JSON file once checked; or draw it as PNG / SVG, or write "
+                                "it as an ONNX model (--out).")
     p.add_argument("model", metavar="MODEL.json")
-    p.add_argument("--format", choices=["text", "rules", "sql", "dot", "json", *PICTURES],
+    p.add_argument("--format", choices=["text", "rules", "sql", "dot", "json", *PICTURES, "onnx"],
                    default="text", help="what to show (default: text)")
     p.add_argument("--table", metavar="NAME",
                    help="sql: a full SELECT over this table (default: the CASE expression alone)")
     p.add_argument("--proba", action="store_true",
                    help="sql: one probability expression per class instead of the class")
     p.add_argument("--out", metavar="FILE",
-                   help="write to this file instead of stdout (needed for png and svg)")
+                   help="write to this file instead of stdout (needed for png, svg and onnx)")
     add_text_options(p)
     add_force(p)
     p.set_defaults(run=run)
@@ -48,6 +50,15 @@ def run(args) -> int:
         if not args.out:
             raise UserError(f"--format {args.format} draws a picture: give --out FILE")
         return _draw(args, read_model(args.model))
+    if args.format == "onnx":
+        if not args.out:
+            raise UserError("--format onnx writes a binary ONNX model: give --out FILE")
+        if args.table or args.proba:
+            raise UserError("--table and --proba belong to --format sql")
+        proto = rootwise.export_onnx(read_model(args.model))  # ImportError names the extra
+        with open_output_bytes(args.out) as f:
+            f.write(proto.SerializeToString())
+        return 0
     if args.format != "sql" and (args.table or args.proba):
         raise UserError("--table and --proba belong to --format sql")
     model = read_model(args.model)
