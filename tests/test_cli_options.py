@@ -71,10 +71,11 @@ NON_DEFAULTS = {
                   class_weight="balanced", max_surrogates=2, max_exhaustive=8,
                   ccp_alpha="cv-min", cv=3, splitter="hist", max_bins=16,
                   validation_fraction=0.4, prune_on_tie=True, random_state=7, n_jobs=1)),
-    "cart-regressor": (["--leaf-value", "median", "--ccp-alpha", "0.0005", "--max-bins", "32",
-                        "--max-leaf-nodes", "none", "--pruning", "cost-complexity"],
-                       dict(leaf_value="median", ccp_alpha=0.0005, max_bins=32,
-                            max_leaf_nodes=None, pruning="cost-complexity")),
+    "cart-regressor": (["--criterion", "absolute_error", "--leaf-value", "mean", "--ccp-alpha",
+                        "0.0005", "--max-bins", "32", "--max-leaf-nodes", "none", "--pruning",
+                        "cost-complexity"],
+                       dict(criterion="absolute_error", leaf_value="mean", ccp_alpha=0.0005,
+                            max_bins=32, max_leaf_nodes=None, pruning="cost-complexity")),
 }
 
 

@@ -33,7 +33,7 @@ def _cuts(x, y, w, criterion, min_leaf):
     x, y, w = x[known], y[known], w[known]
     values = np.unique(x)
     out = []
-    for lo, hi in zip(values[:-1], values[1:]):
+    for lo, hi in zip(values[:-1], values[1:], strict=True):
         t = (lo + hi) / 2
         left = x <= t
         if left.sum() < min_leaf or (~left).sum() < min_leaf:
