@@ -1,9 +1,11 @@
 """CARTRegressor(criterion="poisson" / "absolute_error"): every split is the best by a brute force
 of the criterion's loss written here, and the tree is scikit-learn's on numeric data when no two
 candidate splits tie; category subsets against every partition; missing cells; the Poisson
-checks; cost-complexity pruning; the refusals."""
+checks; cost-complexity pruning; the refusals; rpart's Poisson trees on two count tables."""
 
 import itertools
+import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -274,3 +276,61 @@ def test_refusals():
     with pytest.raises(ValueError, match="The 'criterion' parameter of CARTRegressor must be a "
                                          "str among"):
         CARTRegressor(criterion="gini").fit(X, y)
+
+
+# --------------------------------------------------------------------------- rpart's Poisson trees
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "rpart"
+
+
+def _rpart_table(name):
+    golden = json.loads((GOLDEN / "poisson.json").read_text(encoding="utf-8"))
+    spec = golden["tables"][name]
+    data = pd.read_csv(GOLDEN / spec["csv"])
+    for column in spec["categorical"]:
+        data[column] = pd.Categorical(data[column])
+    y = data.pop(spec["target"]).to_numpy(dtype=float)
+    return data, y, {node["node"]: node for node in spec["nodes"]}, golden["settings"]
+
+
+@pytest.mark.parametrize("name", ["quakes", "solder_balance"])
+def test_poisson_tree_is_rparts_on_count_tables(name):
+    """R's datasets::quakes (stations ~ four numeric columns) and rpart's solder.balance (skips ~
+    four categorical columns and one numeric), rpart(method = "poisson", parms = list(shrink = 0))
+    (``tools/rpart/make_poisson_golden.R``): rpart's split search maximises the same
+    s_l log(s_l / n_l) + s_r log(s_r / n_r) (poisson.c), and without shrinking its node rate is
+    the mean and its deviance twice the node's half deviance, W I(t)."""
+    X, y, rpart_nodes, s = _rpart_table(name)
+    rw = CARTRegressor(criterion="poisson", pruning=None, max_surrogates=0,
+                       max_depth=s["maxdepth"], min_samples_split=s["minsplit"],
+                       min_samples_leaf=s["minbucket"]).fit(X, y)
+    tree, names = rw.tree_, list(X.columns)
+    assert tree.node_count == len(rpart_nodes)
+
+    def walk(ours, theirs):
+        r = rpart_nodes[theirs]
+        assert tree.n_node_samples[ours] == r["n"], theirs
+        assert tree.value[ours, 0] == pytest.approx(r["rate"], rel=1e-12), theirs
+        W = tree.weighted_n_node_samples[ours]
+        assert 2 * W * tree.impurity[ours] == pytest.approx(r["deviance"], rel=1e-9), theirs
+        if r["var"] == "<leaf>":
+            assert tree.n_children[ours] == 0, theirs
+            return
+        assert names[tree.feature[ours]] == r["var"], theirs
+        first = int(tree.first_child[ours])
+        if "threshold" in r:
+            assert tree.threshold[ours] == pytest.approx(r["threshold"], rel=1e-12), theirs
+            below, above = (2 * theirs, 2 * theirs + 1) if r["left_is_below"] else \
+                (2 * theirs + 1, 2 * theirs)
+            walk(first, below)
+            walk(first + 1, above)
+            return
+        categories = rw.schema_.categories[tree.feature[ours]]
+        branch = {c: int(tree.pool[tree.pool_offset[ours] + code])
+                  for code, c in enumerate(categories)}
+        left = {branch[c] for c in r["left_levels"]}
+        assert len(left) == 1 and {branch[c] for c in r["right_levels"]} == {1 - min(left)}
+        walk(first + min(left), 2 * theirs)
+        walk(first + 1 - min(left), 2 * theirs + 1)
+
+    walk(0, 1)
