@@ -334,3 +334,46 @@ def test_poisson_tree_is_rparts_on_count_tables(name):
         walk(first + 1 - min(left), 2 * theirs + 1)
 
     walk(0, 1)
+
+
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_many_categories_take_the_best_prefix_of_their_order(criterion):
+    """Above 12 categories present the search takes the best prefix of the categories ordered by
+    mean (Poisson) or lower weighted median (absolute error): that prefix's loss, by brute force."""
+    rng = np.random.default_rng(5)
+    k, n = 15, 150
+    codes = rng.permutation(np.arange(n) % k)
+    level = rng.gamma(2.0, 2.0, size=k)
+    if criterion == "poisson":
+        y = rng.poisson(level[codes]).astype(float)
+    else:
+        y = np.round(level[codes] + rng.standard_t(1.5, size=n), 3)
+    X = pd.DataFrame({"c": pd.Categorical([f"v{c:02d}" for c in codes])})
+    rw = CARTRegressor(criterion=criterion, pruning=None, max_depth=1).fit(X, y)
+    w = np.ones(n)
+    if criterion == "poisson":
+        key = [y[codes == c].mean() for c in range(k)]
+    else:
+        key = [np.sort(y[codes == c])[(np.sum(codes == c) - 1) // 2] for c in range(k)]
+    order = np.argsort(key, kind="stable")
+    best = min(_loss(y[np.isin(codes, order[:i])], w[:1].repeat(np.isin(codes, order[:i]).sum()),
+                     criterion)
+               + _loss(y[~np.isin(codes, order[:i])], w[:1].repeat((~np.isin(codes, order[:i])).sum()),
+                       criterion)
+               for i in range(1, k))
+    leaf = rw.apply(X)
+    left = leaf == leaf[0]
+    got = _loss(y[left], w[left], criterion) + _loss(y[~left], w[~left], criterion)
+    assert got == pytest.approx(best, rel=1e-9)
+
+
+def test_explain_shows_the_squared_error_only():
+    from rootwise import explain
+
+    X = pd.DataFrame({"x": np.arange(12.0), "c": pd.Categorical(list("abc") * 4)})
+    y = np.arange(12.0) % 5
+    model = CARTRegressor(criterion="poisson", pruning=None, max_depth=2).fit(X, y)
+    with pytest.raises(ValueError, match="explain shows the squared error's measures of a "
+                                         "regression tree; this one was grown with "
+                                         "criterion='poisson'"):
+        explain(X, y, model)
