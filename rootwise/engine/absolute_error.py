@@ -69,10 +69,15 @@ def _ranks(ys, n):
 
 @njit(cache=True, _nrt=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def scan_absolute(words, s, start, n, w_row, yr_row, unit, min_leaf, scratch):
-    """Best cut of column s's n known words from ``start`` for absolute error: the first
-    boundary whose children's loss is below the best by TIE_TOLERANCE (relative). Returns (the
-    last left position or -1, the loss of all n rows, the children's loss); the branch rows
-    (w, wy, 0) go to scratch.branches."""
+    """Best cut of column s's n known words from ``start`` for absolute error: the least
+    children's loss, and among cuts within TIE_TOLERANCE (relative) of it the most even in
+    weight (then the first). Returns (the last left position or -1, the loss of all n rows, the
+    children's loss); the branch rows (w, wy, 0) go to scratch.branches.
+
+    Why the even cut: the absolute error ties exactly and often (integer targets, and every cut
+    of a node no cut improves gains 0), and the first of tied cuts peels one row off a side, so
+    a node of n such rows grew a chain n deep (depth 1078 against scikit-learn's 95 on 5,000
+    Poisson counts, whose rounding breaks such ties at random)."""
     ys = np.empty(n)
     ws = np.empty(n)
     w_all, s_all = 0.0, 0.0
@@ -100,7 +105,7 @@ def scan_absolute(words, s, start, n, w_row, yr_row, unit, min_leaf, scratch):
     ts[:] = 0.0
     branches = scratch.branches
     w_left, s_left = 0.0, 0.0
-    best_i, best = -1, np.inf
+    best_i, best, uneven = -1, np.inf, np.inf
     for i in range(n - 1):
         wy = ws[i] * ys[i]
         _add(tw, ts, rank[i], ws[i], wy)
@@ -112,8 +117,10 @@ def scan_absolute(words, s, start, n, w_row, yr_row, unit, min_leaf, scratch):
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
             continue
         loss = _loss(tw, ts, top, sorted_y, w_left, s_left) + right[i + 1]
-        if best_i < 0 or loss < best - TIE_TOLERANCE * max(1.0, abs(best)):
-            best_i, best = i, loss
+        margin = TIE_TOLERANCE * max(1.0, abs(best))
+        gap = abs(w_left - w_right)
+        if best_i < 0 or loss < best - margin or (loss <= best + margin and gap < uneven):
+            best_i, best, uneven = i, min(loss, best), gap
             branches[0, 0], branches[0, 1], branches[0, 2] = w_left, s_left, 0.0
             branches[1, 0], branches[1, 1], branches[1, 2] = w_right, s_all - s_left, 0.0
     if best_i < 0:
