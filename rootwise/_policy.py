@@ -52,6 +52,10 @@ class Policy:
                         of continuous tests, J48's minimum split size, thresholds moved to training
                         values, split information with unknowns, J48's tolerances; needs
                         selection="gain_ratio", multiway categorical splits, fractional missing
+    monotonic           per column -1, 0 or 1: the prediction (regression: the value; binary
+                        classification: the second class's probability) may only fall, is free,
+                        may only rise as the column grows (scikit-learn's ``monotonic_cst``,
+                        ``engine.monotone``); () for none
     """
 
     criterion: str = "entropy"
@@ -74,6 +78,7 @@ class Policy:
     release8: bool = False
     splitter: str = "exact"
     max_bins: int = 255
+    monotonic: tuple = ()
 
     def __post_init__(self):
         # the engine writes without bounds checks, so a combination it was not built for is

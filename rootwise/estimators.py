@@ -24,12 +24,13 @@ from __future__ import annotations
 import dataclasses
 import numbers
 from contextlib import contextmanager, nullcontext
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
-from . import _params
+from . import _monotonic, _params
 from ._base import Classifier, Estimator, Regressor, check_is_fitted, clone
-from ._config import MISSING_FRACTIONAL
+from ._config import CATEGORICAL, MISSING_FRACTIONAL
 from ._interrupts import deferring
 from ._params import Interval, SklearnConstraints, StrOptions
 from ._policy import REGRESSION_CRITERIA, Policy
@@ -51,6 +52,10 @@ from .prune.folds import FoldPairs, check_random_state, kfold_labels, stratified
 from .prune.reduced_error import reduced_error_prune
 from .prune.report import PendingSteps
 from .tree.majority import majority_class, tie_priority
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, Labels, Table, Weights
+    from .prune.steps import PruningStep
 
 _VALIDATION_PRUNING = ("pre", "reduced-error")
 # CART with more than two classes tries all 2^(m-1) - 1 subsets of m categories up to max_exhaustive;
@@ -117,8 +122,8 @@ class _TreeEstimator(Estimator):
 
     # ---------------------------------------------------------------- fit
     @deferring  # SIGINT / SIGTERM are raised between kernels, not inside numba's wrappers
-    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None, *, bin_edges=None,
-            folds=None):
+    def fit(self, X: Table, y: Labels, sample_weight: Weights = None, X_val: Table | None = None,
+            y_val: Labels | None = None, *, bin_edges: Any = None, folds: ArrayLike | None = None) -> Self:
         """Grow (and prune) the tree on a table (DataFrame, array or list of rows) and ``y``.
 
         ``X_val``, ``y_val``: validation data for ``pruning="pre"`` or ``"reduced-error"``; without
@@ -146,6 +151,7 @@ class _TreeEstimator(Estimator):
         self._check_missing(Xe, schema)
         schema = dataclasses.replace(schema, missing=tuple(np.isnan(Xe).any(axis=0).tolist()))
         classes, yt = target.encode_fit_target(y, n_rows, self._regression)
+        policy = self._constrained(policy, schema, classes, X)
         priority = None if classes is None else self._class_priority(classes, y)
         w = target.check_sample_weight(sample_weight, n_rows)
         edges = self._bin_edges(bin_edges, schema, policy)
@@ -209,6 +215,10 @@ class _TreeEstimator(Estimator):
                          tables.input_feature_names(X))
         self._fit_columns = headers.labels_of(X)  # any labels, strings or not
         return self
+
+    def _constrained(self, policy, schema, classes, X) -> Policy:
+        """The policy with the fit's monotonic constraints (CART's ``monotonic_cst``)."""
+        return policy
 
     def _check_magnitudes(self, yt, w) -> None:
         """Refuse weights or targets whose sums would overflow float64 in the fit, naming them
@@ -290,7 +300,7 @@ class _TreeEstimator(Estimator):
         return edges
 
     @property
-    def pruning_steps_(self):
+    def pruning_steps_(self) -> list[PruningStep] | None:
         """Every decision of validation-based pruning, a list of ``PruningStep`` (paths included),
         or None. ``fit`` keeps the decisions as arrays; the steps are made when first read."""
         try:
@@ -303,7 +313,7 @@ class _TreeEstimator(Estimator):
         return steps
 
     @pruning_steps_.setter
-    def pruning_steps_(self, steps) -> None:
+    def pruning_steps_(self, steps: list[PruningStep] | PendingSteps | None) -> None:
         self._pruning_steps = steps
 
     def _class_priority(self, classes, y) -> np.ndarray:
@@ -522,7 +532,7 @@ class _TreeEstimator(Estimator):
         return ends, out
 
     @deferring
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X: Table) -> np.ndarray:
         """Index of the node each row ends in: a leaf, or the split node where it stops (a category
         unseen in training; a missing value at a C4.5 node, which sends it down every branch)."""
         if _dask(X):
@@ -533,7 +543,7 @@ class _TreeEstimator(Estimator):
         return self._route(X, np.empty((self.tree_.node_count, 0), dtype=np.int64))[0]
 
     @deferring
-    def decision_path(self, X):
+    def decision_path(self, X: Table) -> Any:
         """Sparse indicator (rows x nodes) of the nodes each row passes."""
         Xe = self._encode(X)
         return self.tree_.decision_path(Xe)
@@ -583,6 +593,12 @@ class _TreeEstimator(Estimator):
 def _dask(X) -> bool:
     """A Dask collection (checked by its type's module: dask need not be imported)."""
     return type(X).__module__.split(".")[0] == "dask"
+
+
+def _log(proba):
+    """Natural log of probabilities; log(0) = -inf is the answer, not an accident to warn about."""
+    with np.errstate(divide="ignore"):
+        return np.log(proba)
 
 
 def _impurity_decrease_per_feature(t, n_features: int) -> np.ndarray:
@@ -679,7 +695,7 @@ class _Grower:
 
 class _ClassificationTree(Classifier, _TreeEstimator):
     @deferring
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: Table) -> np.ndarray:
         """Class distribution of the node each row ends in (weighted class counts, normalised);
         for C4.5, rows with missing values combine the branches' distributions by r_v."""
         if _dask(X):
@@ -691,8 +707,15 @@ class _ClassificationTree(Classifier, _TreeEstimator):
             return self._fractional_distribution(X)
         return self._route(X, self.tree_.distribution())[1]
 
+    def predict_log_proba(self, X: Table) -> np.ndarray:
+        """Natural log of ``predict_proba``: -inf for a class of probability 0 (as scikit-learn)."""
+        proba = self.predict_proba(X)
+        if _dask(X):  # a lazy collection: the log is taken block by block when it is computed
+            return (proba.map_blocks if hasattr(proba, "map_blocks") else proba.map_partitions)(_log)
+        return _log(proba)
+
     @deferring
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: Table) -> np.ndarray:
         """Most probable class; ties go to the first class in ``class_order_``. ``X`` has fit's
         columns in fit's order; integer codes of a categorical column must be declared
         (``pd.Categorical.from_codes(codes, categories=model.schema_.categories_of(name))``)."""
@@ -899,6 +922,7 @@ class _CART(_TreeEstimator):
         "cv_repeats": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "splitter": [StrOptions({"exact", "hist"})],
         "max_bins": [Interval(numbers.Integral, 2, 255, closed="both")],
+        "monotonic_cst": ["array-like", dict, None],
     }
 
     def _check_params(self) -> None:
@@ -927,6 +951,13 @@ class _CART(_TreeEstimator):
     def _floor_cost(self) -> str:
         return self._ccp_cost()
 
+    def _constrained(self, policy, schema, classes, X) -> Policy:
+        cst = _monotonic.resolve(self.monotonic_cst, schema.feature_names,
+                                 tables.input_feature_names(X),
+                                 [k == CATEGORICAL for k in schema.kinds],
+                                 0 if classes is None else len(classes), type(self).__name__)
+        return dataclasses.replace(policy, monotonic=cst) if cst else policy
+
     def _cart_policy(self, criterion: str, **extra) -> Policy:
         return Policy(criterion=criterion, selection="gain", categorical_split="subset",
                       numeric_as_category=False, missing="surrogate", max_depth=self.max_depth,
@@ -939,7 +970,7 @@ class _CART(_TreeEstimator):
                       max_bins=int(self.max_bins), **extra)
 
     @deferring
-    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+    def cost_complexity_pruning_path(self, X: Table, y: Labels, sample_weight: Weights = None) -> Any:
         """Weakest-link sequence of the unpruned tree: ``ccp_alphas`` and the total leaf impurity
         ``impurities`` (R(T) = sum over leaves of w_t/W * I(t)) of each subtree, as scikit-learn.
         With ``cp`` > 0, from the subtree at alpha_0 = cp x R(root) on (its alpha: alpha_0)."""
@@ -950,7 +981,7 @@ class _CART(_TreeEstimator):
                           full._alpha_floor)
         return Bunch(ccp_alphas=path.alphas, impurities=path.impurities)
 
-    def plot_cp(self, ax=None):
+    def plot_cp(self, ax: Any = None) -> Any:
         """rpart's plotcp: the CV error of each subtree of the pruning sequence with one-standard-
         error bars, the one-standard-error line and the chosen subtree (matplotlib, ``rootwise[plot]``);
         returns the Axes. Needs ``cp_table_``: alpha chosen by cross-validation."""
@@ -1006,7 +1037,8 @@ class CARTClassifier(_CART, _ClassificationTree):
 
     Parameters
     ----------
-    criterion : "gini" (default) or "entropy"
+    criterion : "gini" (default), "entropy" or "log_loss"
+        "log_loss" is scikit-learn's name for the entropy criterion; it grows the same tree.
     max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, max_leaf_nodes
         As in scikit-learn, except that sample counts are weighted mass (the sum of sample
         weights, after ``class_weight``), so an integer weight is the same as repeating the row.
@@ -1134,6 +1166,18 @@ class CARTClassifier(_CART, _ClassificationTree):
         Every class of y must be listed; labels that are not classes are skipped. None: a pandas
         categorical y's categories in their declared order (as J48 and rpart break ties with
         declared values), else ``classes_``. ``classes_`` stays sorted either way.
+    monotonic_cst : array-like of -1, 0, 1, dict of column name -> -1, 0, 1, or None
+        scikit-learn's monotonic constraints, on the probability of the second class of
+        ``classes_`` (binary problems only; more classes are refused as scikit-learn refuses
+        them): 1, it may only rise as the column's value grows; -1, only fall; 0, free. A split
+        on a constrained column whose children's values go the wrong way, or leave the node's
+        bounds, is not a candidate; each node's value is clipped to bounds inherited from the
+        constrained splits above it, split at the mid-point of their children's values.
+        On numeric data without missing values the tree is scikit-learn's. Categorical columns
+        cannot be constrained; missing cells are routed as usual, but a constrained column is
+        never a surrogate, so predictions stay monotone for rows with missing cells too.
+        Pruning keeps them monotone (a pruned node's value lies within its bounds). See
+        docs/monotonic.md.
 
     Attributes
     ----------
@@ -1191,7 +1235,7 @@ class CARTClassifier(_CART, _ClassificationTree):
                  pruning="cost-complexity", ccp_alpha="cv-1se", ccp_cost="misclassification",
                  cp=None, cv=10, cv_repeats=None, categorical_features="auto", validation_fraction=0.3,
                  prune_on_tie=True, random_state=0, n_jobs=None, splitter="exact",
-                 max_bins=255, class_order=None):
+                 max_bins=255, class_order=None, monotonic_cst=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -1216,8 +1260,9 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.splitter = splitter
         self.max_bins = max_bins
         self.class_order = class_order
+        self.monotonic_cst = monotonic_cst
 
-    _constraints = {**_CART._constraints, "criterion": [StrOptions({"gini", "entropy"})],
+    _constraints = {**_CART._constraints, "criterion": [StrOptions({"gini", "entropy", "log_loss"})],
                     "class_weight": [dict, StrOptions({"balanced"}), None],
                     "max_exhaustive": [Interval(numbers.Integral, 1, _MAX_EXHAUSTIVE_LIMIT,
                                                 closed="both")],
@@ -1226,10 +1271,12 @@ class CARTClassifier(_CART, _ClassificationTree):
     _one_draw_from = LARGE_TABLE
 
     def _policy(self) -> Policy:
-        if self.criterion not in ("gini", "entropy"):
-            raise ValueError(f"CARTClassifier: criterion must be 'gini' or 'entropy', got "
-                             f"{self.criterion!r}.")
-        return self._cart_policy(self.criterion, max_exhaustive=int(self.max_exhaustive))
+        if self.criterion not in ("gini", "entropy", "log_loss"):
+            raise ValueError(f"CARTClassifier: criterion must be 'gini', 'entropy' or 'log_loss', "
+                             f"got {self.criterion!r}.")
+        # "log_loss" is scikit-learn's name for the entropy criterion: the same impurity
+        criterion = "entropy" if self.criterion == "log_loss" else self.criterion
+        return self._cart_policy(criterion, max_exhaustive=int(self.max_exhaustive))
 
 
 def regression_loss(y: np.ndarray, prediction: np.ndarray, criterion: str) -> np.ndarray:
@@ -1302,6 +1349,9 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         As in ``CARTClassifier``: shuffles the cross-validation folds (and the held-out rows of
         ``pruning="pre"`` / ``"reduced-error"``); the fixed default makes every process grow
         the same tree.
+    monotonic_cst : array-like of -1, 0, 1, dict of column name -> -1, 0, 1, or None
+        As in ``CARTClassifier``, on the predicted value (with ``leaf_value="median"`` the splits
+        and bounds follow the means and each median is clipped to its node's bounds).
     """
 
     _constraints = {**_CART._constraints, "leaf_value": [StrOptions({"mean", "median"}), None],
@@ -1316,7 +1366,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
                  max_leaf_nodes=None, max_surrogates=5, pruning="cost-complexity",
                  ccp_alpha="cv-min", cp=None, cv=10, cv_repeats=1, categorical_features="auto",
                  validation_fraction=0.3, prune_on_tie=True, random_state=0, n_jobs=None,
-                 splitter="exact", max_bins=255):
+                 splitter="exact", max_bins=255, monotonic_cst=None):
         self.criterion = criterion
         self.leaf_value = leaf_value
         self.max_depth = max_depth
@@ -1338,6 +1388,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         self.n_jobs = n_jobs
         self.splitter = splitter
         self.max_bins = max_bins
+        self.monotonic_cst = monotonic_cst
 
     def _policy(self) -> Policy:
         if self.leaf_value not in ("mean", "median", None):
@@ -1350,6 +1401,10 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
             raise ValueError("CARTRegressor: criterion='absolute_error' needs splitter='exact': "
                              "a bin's sums do not give the medians of the rows on either side "
                              "of a cut.")
+        if self.criterion != "squared_error" and self.monotonic_cst is not None:
+            raise ValueError(f"CARTRegressor: monotonic_cst goes with criterion='squared_error' "
+                             f"only (the constrained search scores cuts by the squared error), "
+                             f"got criterion={self.criterion!r}.")
         leaf = self.leaf_value
         if leaf is None:
             leaf = "median" if self.criterion == "absolute_error" else "mean"
@@ -1368,7 +1423,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
                              "Poisson regression.")
 
     @deferring
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: Table) -> np.ndarray:
         """The value (mean or median of the training rows) of the node each row ends in."""
         if _dask(X):
             from .dask import lazy

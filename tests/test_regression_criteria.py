@@ -13,6 +13,7 @@ import parity
 import pytest
 from sklearn.tree import DecisionTreeRegressor
 
+import rootwise
 from rootwise import CARTRegressor
 
 CRITERIA = ("poisson", "absolute_error")
@@ -276,6 +277,26 @@ def test_refusals():
     with pytest.raises(ValueError, match="The 'criterion' parameter of CARTRegressor must be a "
                                          "str among"):
         CARTRegressor(criterion="gini").fit(X, y)
+    with pytest.raises(ValueError, match="monotonic_cst goes with criterion='squared_error' only"):
+        CARTRegressor(criterion="poisson", monotonic_cst=[1]).fit(X, y + 1)
+
+
+@pytest.mark.parametrize("criterion", CRITERIA)
+def test_the_command_line_takes_the_criterion(criterion, tmp_path, capsys):
+    from rootwise.cli import main
+
+    data = tmp_path / "counts.csv"
+    data.write_text("x,y\n" + "".join(f"{i},{i % 4}\n" for i in range(20)), encoding="utf-8")
+    out = tmp_path / "m.json"
+    code = main(["fit", str(data), "--target", "y", "--algorithm", "cart-regressor",
+                 "--criterion", criterion, "--pruning", "none", "--max-depth", "2", "--out",
+                 str(out)])
+    assert code == 0, capsys.readouterr().err
+    model = rootwise.load(out)
+    assert model.criterion == criterion
+    X = pd.DataFrame({"x": np.arange(20)})
+    direct = CARTRegressor(criterion=criterion, pruning=None, max_depth=2).fit(X, np.arange(20) % 4)
+    np.testing.assert_array_equal(model.predict(X), direct.predict(X))
 
 
 # --------------------------------------------------------------------------- rpart's Poisson trees

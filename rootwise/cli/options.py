@@ -42,8 +42,8 @@ SPELLINGS = {
 }
 NAMES = [*ALGORITHMS, *PRESETS, AUTO]
 
-FLAGS = {"categorical_features": "--categorical"}
-ALIASES = {"random_state": ["--seed"]}
+FLAGS = {"categorical_features": "--categorical", "monotonic_cst": "--monotonic"}
+ALIASES = {"random_state": ["--seed"], "monotonic_cst": ["--monotonic-cst"]}
 
 HELP = {
     "categorical_features": "columns to treat as categorical although they hold numbers "
@@ -55,8 +55,8 @@ HELP = {
                    "default: a categorical target's order, else sorted",
     "class_weight": "balanced, or weights per class as CLASS=W[,CLASS=W...]",
     "confidence": "confidence factor of C4.5's error-based pruning (0 < CF < 1)",
-    "criterion": "split criterion: gini or entropy (classifiers); squared_error, poisson or "
-                 "absolute_error (cart-regressor)",
+    "criterion": "split criterion: gini, entropy or log_loss (entropy's other name); "
+                 "squared_error, poisson or absolute_error (cart-regressor)",
     "cp": "rpart's complexity parameter: do not split a node costing at most X x the root's, "
           "prune at alpha >= X x R(root) (rpart's default 0.01; 0 grows the whole tree; none: "
           "1e-4 when alpha is chosen by CV on 10,000 rows or more, else 0)",
@@ -72,6 +72,9 @@ HELP = {
     "max_exhaustive": "try every category partition up to this many categories (CART, >2 classes)",
     "max_leaf_nodes": "grow best-first up to N leaves",
     "max_surrogates": "surrogate splits kept per node for missing values",
+    "monotonic_cst": "monotonic constraints as COL=S[,COL=S...], S = 1 (the prediction may only "
+                     "rise with the column; a classifier's: the second class's probability), -1 "
+                     "(only fall) or 0",
     "min_impurity_decrease": "a split must lower the weighted impurity by at least X",
     "min_samples_leaf": "every branch needs at least this weight",
     "min_samples_split": "do not split a node lighter than X",
@@ -91,7 +94,8 @@ METAVARS = {"categorical_features": "COL", "class_order": "CLASS", "cv_repeats":
             "class_weight": "W", "max_depth": "N", "cv": "K",
             "n_jobs": "N", "random_state": "N", "max_leaf_nodes": "N", "max_bins": "N",
             "max_surrogates": "N", "max_exhaustive": "N", "criterion": "NAME", "splitter": "NAME",
-            "leaf_value": "NAME", "pruning": "NAME", "ccp_alpha": "A"}
+            "leaf_value": "NAME", "pruning": "NAME", "ccp_alpha": "A",
+            "monotonic_cst": "COL=S"}
 
 
 def parameters() -> dict[str, tuple[list[str], object]]:
@@ -138,6 +142,20 @@ def class_weights(text: str):
     return out
 
 
+def monotonic_constraints(text: str):
+    """COL=S,COL=S (S: -1, 0 or 1) -> {COL: S}; none -> None."""
+    if text == "none":
+        return None
+    out = {}
+    for item in text.split(","):
+        name, sep, sign = item.rpartition("=")
+        if not sep or not name or sign.strip() not in ("-1", "0", "1", "+1"):
+            raise argparse.ArgumentTypeError(f"expected COL=S[,COL=S...] with S one of -1, 0, 1, "
+                                             f"got {item!r} in {text!r}")
+        out[name] = int(sign)
+    return out
+
+
 def algorithm(text: str) -> str:
     """An --algorithm value as its name in ``NAMES``: any case, with or without dots, dashes
     and underscores (C4.5, c45, J48, CART, cart_regressor, CARTRegressor); an unknown one is an
@@ -174,7 +192,8 @@ def add_estimator_options(p: argparse.ArgumentParser) -> None:
             group.add_argument(*flags, dest=param, action=argparse.BooleanOptionalAction,
                                default=argparse.SUPPRESS, help=text)
         else:
-            parse = class_weights if param == "class_weight" else value
+            parse = {"class_weight": class_weights,
+                     "monotonic_cst": monotonic_constraints}.get(param, value)
             group.add_argument(*flags, dest=param, type=parse, default=argparse.SUPPRESS,
                                metavar=METAVARS.get(param, "X"), help=text)
 

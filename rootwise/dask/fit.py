@@ -67,6 +67,9 @@ def check_estimator(estimator, policy, has_folds=False) -> None:
                          "on a Dask collection needs folds=, a dask Series or array of CV fold "
                          "numbers partitioned as X (rows do not move between folds); or give "
                          "a number, or pruning=None.")
+    if getattr(estimator, "monotonic_cst", None) is not None:
+        raise ValueError(f"{name}: monotonic_cst is not available on a Dask collection: the "
+                         "level-by-level fit has no bounds on its nodes' values; fit locally.")
     if getattr(estimator, "class_weight", None) == "balanced":
         raise ValueError(f"{name}: class_weight='balanced' is not available on a Dask collection:"
                          " give a dict of class weights.")

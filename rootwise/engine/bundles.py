@@ -117,6 +117,9 @@ class Params(NamedTuple):
     r8_share: float
     r8_cap: float
     n_threads: int
+    # (d,) int64 per column: -1, 0, 1, a monotonic constraint on the node value (``monotone``;
+    # classification: the first class's proportion); empty when the fit has none
+    monotonic: np.ndarray
 
 
 class Holdout(NamedTuple):

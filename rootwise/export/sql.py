@@ -28,6 +28,8 @@ SQLite refuses when the terms plus the path depth pass its expression depth limi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._base import check_is_fitted
@@ -36,10 +38,13 @@ from ..tree.majority import majority_class, tie_priority
 from .paths import ALWAYS, NEVER, Interval, PathWalker
 from .sql_text import conjunction, disjunction, grouped, identifier, literal, number
 
+if TYPE_CHECKING:
+    from .._typing import Model
+
 PREDICTION = "prediction"
 
 
-def export_sql(model, table=None, *, proba: bool = False, name: str = PREDICTION) -> str:
+def export_sql(model: Model, table: str | None = None, *, proba: bool = False, name: str = PREDICTION) -> str:
     """SQL that reproduces ``model.predict`` (``proba=True``: ``predict_proba``) exactly.
 
     Without ``table``: the expression -- a ``CASE`` giving the predicted class or value, or with

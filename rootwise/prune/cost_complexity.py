@@ -109,6 +109,11 @@ def cost_complexity_path(tree: Tree, stop_alpha: float = np.inf,
     alphas, costs, leaves, pruned = weakest_link_sequence(
         tree.first_child.astype(np.int64), tree.n_children.astype(np.int64),
         tree.parent.astype(np.int64), r, float(stop_alpha), scale)
+    if len(alphas) > 1 and (alphas[1] < 0 or np.any(np.diff(alphas) < 0)):
+        # values clipped to monotonic bounds (``engine.monotone``) can make a branch cost more
+        # than its node as a leaf (g < 0), or a later link less than an earlier one: such a link
+        # is cut at the alpha of the links before it, and at 0 at least
+        alphas = np.maximum.accumulate(np.maximum(alphas, 0.0))
     return PruningPath(alphas, costs, leaves, pruned)
 
 
