@@ -412,3 +412,15 @@ def test_absolute_error_ties_go_to_the_even_cut():
     # still the least loss at the root, by brute force
     root = CARTRegressor(criterion="absolute_error", pruning=None, max_depth=1).fit(X[:100], y[:100])
     _check_splits(root, X[:100], y[:100], "absolute_error")
+
+
+def test_poisson_with_the_hist_splitter_is_the_exact_tree_when_bins_hold_one_value():
+    """splitter="hist" scores bins with the same Poisson proxy: with fewer distinct values than
+    bins, every bin holds one value and the tree is the exact splitter's."""
+    rng = np.random.default_rng(11)
+    X = np.round(rng.normal(size=(120, 3)), 1)  # about 50 distinct values per column
+    y = rng.poisson(np.exp(X[:, 0])).astype(float)
+    exact = CARTRegressor(criterion="poisson", pruning=None, max_depth=4).fit(X, y)
+    hist = CARTRegressor(criterion="poisson", pruning=None, max_depth=4, splitter="hist").fit(X, y)
+    assert parity.rootwise_shape(hist.tree_) == parity.rootwise_shape(exact.tree_)
+    np.testing.assert_allclose(hist.predict(X), exact.predict(X), rtol=1e-12)
