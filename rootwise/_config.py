@@ -43,6 +43,8 @@ CODE_UNSEEN = -2  # a category never seen in training
 ENTROPY = 0
 GINI = 1
 SQUARED_ERROR = 2
+POISSON = 3  # half Poisson deviance (regression)
+ABSOLUTE_ERROR = 4  # least absolute deviation (regression)
 
 # Two scores within this distance are a tie; the lower column index (then lower threshold) wins.
 # Mathematically equal gains can differ in the last bits depending on summation order.

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._config import ENTROPY, GINI, SQUARED_ERROR
+from ._config import ABSOLUTE_ERROR, ENTROPY, GINI, POISSON, SQUARED_ERROR
 
-CRITERIA = {"entropy": ENTROPY, "gini": GINI, "squared_error": SQUARED_ERROR}
+CRITERIA = {"entropy": ENTROPY, "gini": GINI, "squared_error": SQUARED_ERROR, "poisson": POISSON,
+            "absolute_error": ABSOLUTE_ERROR}
+REGRESSION_CRITERIA = ("squared_error", "poisson", "absolute_error")
 SELECTIONS = ("gain", "gain_ratio")
 CATEGORICAL_SPLITS = ("multiway", "subset")
 MISSING_STRATEGIES = ("error", "fractional", "surrogate")
@@ -17,7 +19,8 @@ MISSING_STRATEGIES = ("error", "fractional", "surrogate")
 class Policy:
     """Everything the builder and splitter need to know about the algorithm being run.
 
-    criterion           "entropy" (information gain), "gini", or "squared_error" (regression)
+    criterion           "entropy" (information gain), "gini", or for regression "squared_error",
+                        "poisson" (half Poisson deviance) or "absolute_error" (absolute deviation)
     selection           "gain": the largest impurity decrease wins (ID3, CART);
                         "gain_ratio": C4.5's rule, the largest Gain/IV among the candidates whose
                         gain is at least the average gain
@@ -101,7 +104,7 @@ class Policy:
 
     @property
     def regression(self) -> bool:
-        return self.criterion == "squared_error"
+        return self.criterion in REGRESSION_CRITERIA
 
     @property
     def reuse_categorical(self) -> bool:

@@ -33,7 +33,7 @@ from ._base import Classifier, Estimator, Regressor, check_is_fitted, clone
 from ._config import CATEGORICAL, MISSING_FRACTIONAL
 from ._interrupts import deferring
 from ._params import Interval, SklearnConstraints, StrOptions
-from ._policy import Policy
+from ._policy import REGRESSION_CRITERIA, Policy
 from ._threads import resolve as resolve_threads
 from ._threads import threads
 from .input import columns as input_columns
@@ -160,6 +160,7 @@ class _TreeEstimator(Estimator):
             w = target.class_weighted(w, yt, getattr(self, "class_weight", None), classes,
                                       f"{type(self).__name__}: class_weight")
         self._check_magnitudes(yt, w)
+        self._check_targets(yt, w)
         # the weights the tree is grown with (a loss matrix's altered priors); ``w`` stays the
         # rows' own weight, which the pruning's losses count
         w_grow, self._loss_cost = self._prior_weights(yt, w, classes)
@@ -255,6 +256,9 @@ class _TreeEstimator(Estimator):
                              f"large: {why}, so the total weight times span^{power} must stay "
                              f"below {MAGNITUDE_LIMIT:.0e} (here {total:.3g} x {span:.3g}^"
                              f"{power}); scale y down.")
+
+    def _check_targets(self, y, w) -> None:
+        """Refuse targets the criterion has no loss for (none but Poisson's)."""
 
     def _floor(self, y, w, n_classes, policy) -> float:
         """alpha_0 = cp x R(root) (``cp``; 0 for the estimators without it)."""
@@ -450,12 +454,14 @@ class _TreeEstimator(Estimator):
 
     def _row_losses(self, yt, w, priority):
         """Weighted loss of predicting row rows[i] by node nodes[i] (as ``predict`` would there):
-        squared error, or 0/1 error of the node's most probable class (ties: ``priority``)."""
+        the criterion's loss (``regression_loss``), or 0/1 error of the node's most probable
+        class (ties: ``priority``), or a loss matrix's cost."""
         loss = getattr(self, "_loss_cost", None)
 
         def losses(tree, rows, nodes):
             if self._regression:
-                return w[rows] * (yt[rows] - tree.value[nodes, 0]) ** 2, w[rows]
+                return w[rows] * regression_loss(yt[rows], tree.value[nodes, 0],
+                                                 getattr(self, "criterion", "squared_error")), w[rows]
             if loss is not None:  # the fold tree was grown with the altered priors
                 pred = least_loss_class(loss.counts(tree.value[nodes]), loss.matrix, priority)
                 return w[rows] * loss.matrix[yt[rows], pred], w[rows]
@@ -1385,20 +1391,53 @@ class CARTClassifier(_CART, _ClassificationTree):
         return self.__dict__.get("_loss_matrix")
 
 
+def regression_loss(y: np.ndarray, prediction: np.ndarray, criterion: str) -> np.ndarray:
+    """Each row's loss under the regression criterion: (y - p)^2, |y - p|, or the half Poisson
+    deviance y log(y / p) - y + p (p at least the smallest positive float: a Poisson leaf's
+    mean is positive, a median may be 0)."""
+    if criterion == "absolute_error":
+        return np.abs(y - prediction)
+    if criterion == "poisson":
+        p = np.maximum(prediction, np.finfo(np.float64).tiny)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ylog = np.where(y > 0, y * np.log(np.where(y > 0, y, 1.0) / p), 0.0)
+        return ylog - y + p
+    return (y - prediction) ** 2
+
+
 class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (sklearn's rule)
     """CART regression tree (Breiman et al. 1984, ch. 8): binary splits minimising the squared error
 
         min_{a,s} [ min_c1 sum_{D1} (y - c1)^2 + min_c2 sum_{D2} (y - c2)^2 ],
 
-    leaves predicting the weighted mean (default) or median of their rows (Breiman et al. 1984).
-    Splits, surrogates, pruning, ``splitter`` and ``max_bins`` as in ``CARTClassifier`` (with
-    ``splitter="hist"`` the node histograms hold sum w, sum w y and sum w y^2 per bin).
+    (or another loss, ``criterion``), leaves predicting the weighted mean or median of their rows
+    (Breiman et al. 1984). Splits, surrogates, pruning, ``splitter`` and ``max_bins`` as in
+    ``CARTClassifier`` (with ``splitter="hist"`` the node histograms hold sum w, sum w y and
+    sum w y^2 per bin).
 
-    Pruning has one cost, the squared error: R(t) = sum_{i in t} w_i (y_i - mean_t)^2 / W, which
-    is both the impurity and the loss the CV scores (so there is no ``ccp_cost``).
+    Pruning has one cost, the criterion's: R(t) = w_t / W * I(t) (squared error: sum_{i in t}
+    w_i (y_i - mean_t)^2 / W), which is also the loss the CV scores (so there is no
+    ``ccp_cost``).
 
     Parameters
     ----------
+    criterion : "squared_error" (default), "poisson" or "absolute_error"
+        The impurity I(t) a split lowers, scikit-learn's (W the node's weight):
+
+            squared_error   sum w (y - ybar)^2 / W
+            poisson         sum w (y log(y / ybar) - y + ybar) / W  (half the Poisson deviance)
+            absolute_error  sum w |y - median| / W  (least absolute deviation, Breiman et al.
+                            1984, ch. 8.11)
+
+        "poisson" needs y >= 0 with a positive sum, and makes no split that leaves a side
+        without a positive sum. A categorical column's subset test is searched over every
+        partition of up to 12 categories present at the node with "poisson" and
+        "absolute_error" (the order of the categories by mean is exact for the squared error
+        only); above that, over the prefixes of the categories ordered by mean ("poisson") or
+        median ("absolute_error"). "absolute_error" does not go with ``splitter="hist"``.
+    leaf_value : "mean", "median" or None (default)
+        What a leaf predicts; None: the criterion's own (the median for "absolute_error", as
+        scikit-learn, else the mean).
     ccp_alpha : float, "cv-min" (default) or "cv-1se"
         As in ``CARTClassifier``, but the default is the lowest CV error. The 1-SE rule prunes
         small regression tables far too hard: squared errors are heavy-tailed (on Weka's cpu
@@ -1427,17 +1466,20 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         and bounds follow the means and each median is clipped to its node's bounds).
     """
 
-    _constraints = {**_CART._constraints, "leaf_value": [StrOptions({"mean", "median"})]}
+    _constraints = {**_CART._constraints, "leaf_value": [StrOptions({"mean", "median"}), None],
+                    "criterion": [StrOptions(set(REGRESSION_CRITERIA))]}
     _regression = True
     _auto_repeats = 1  # cv_repeats=None
     _one_draw_from = 0
 
-    def __init__(self, *, leaf_value="mean", max_depth=None, min_samples_split=2,
+    def __init__(self, *, criterion="squared_error", leaf_value=None, max_depth=None,
+                 min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
                  max_leaf_nodes=None, max_surrogates=5, pruning="cost-complexity",
                  ccp_alpha="cv-min", cp=None, cv=10, cv_repeats=1, categorical_features="auto",
                  validation_fraction=0.3, prune_on_tie=True, random_state=0, n_jobs=None,
                  splitter="exact", max_bins=255, monotonic_cst=None):
+        self.criterion = criterion
         self.leaf_value = leaf_value
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -1461,10 +1503,36 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         self.monotonic_cst = monotonic_cst
 
     def _policy(self) -> Policy:
-        if self.leaf_value not in ("mean", "median"):
-            raise ValueError(f"CARTRegressor: leaf_value must be 'mean' or 'median', got "
+        if self.leaf_value not in ("mean", "median", None):
+            raise ValueError(f"CARTRegressor: leaf_value must be 'mean', 'median' or None, got "
                              f"{self.leaf_value!r}.")
-        return self._cart_policy("squared_error", leaf_value=self.leaf_value)
+        if self.criterion not in REGRESSION_CRITERIA:
+            raise ValueError(f"CARTRegressor: criterion must be one of {REGRESSION_CRITERIA}, "
+                             f"got {self.criterion!r}.")
+        if self.criterion == "absolute_error" and self.splitter == "hist":
+            raise ValueError("CARTRegressor: criterion='absolute_error' needs splitter='exact': "
+                             "a bin's sums do not give the medians of the rows on either side "
+                             "of a cut.")
+        if self.criterion != "squared_error" and self.monotonic_cst is not None:
+            raise ValueError(f"CARTRegressor: monotonic_cst goes with criterion='squared_error' "
+                             f"only (the constrained search scores cuts by the squared error), "
+                             f"got criterion={self.criterion!r}.")
+        leaf = self.leaf_value
+        if leaf is None:
+            leaf = "median" if self.criterion == "absolute_error" else "mean"
+        return self._cart_policy(self.criterion, leaf_value=leaf)
+
+    def _check_targets(self, y, w) -> None:
+        """Poisson regression needs counts or rates: y >= 0 with a positive sum (scikit-learn's
+        checks and words)."""
+        if self.criterion != "poisson":
+            return
+        if np.any(y < 0):
+            raise ValueError("CARTRegressor: Some value(s) of y are negative which is not "
+                             "allowed for Poisson regression.")
+        if not np.sum(y[w > 0]) > 0:
+            raise ValueError("CARTRegressor: Sum of y is not positive which is necessary for "
+                             "Poisson regression.")
 
     @deferring
     def predict(self, X: Table) -> np.ndarray:

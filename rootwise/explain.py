@@ -88,6 +88,9 @@ def explain(X: Table, y: Labels, model: Model | None = None, *, node: int = 0,
         model = default_estimator(y)
     if not hasattr(model, "tree_"):
         model = clone(model).fit(X, y, sample_weight=sample_weight)
+    why = unexplained(model)
+    if why:
+        raise ValueError(why)
     tree = model.tree_
     _check_node(tree, node)
     Xe, w = _training_matrix(model, X, sample_weight)
@@ -196,6 +199,17 @@ def _classification_columns(policy) -> list[str]:
     if thresholds:
         columns.insert(columns.index("chosen"), "admissible")
     return columns
+
+
+def unexplained(model) -> str | None:
+    """Why ``explain`` cannot show the measures that chose this model's splits (None: it can).
+    A regressor's table holds the squared error's measures, which choose no other criterion's
+    splits."""
+    criterion = getattr(model, "criterion", "squared_error")
+    if hasattr(model, "classes_") or criterion == "squared_error":
+        return None
+    return (f"explain shows the squared error's measures of a regression tree; this one was grown "
+            f"with criterion={criterion!r}, whose splits they do not explain.")
 
 
 def _regression_row(Xe, y, data, schema, j: int, cand, chosen: bool) -> dict:

@@ -395,8 +395,10 @@ def test_defaults_are_cart():
     # None: 3 fold draws below 10,000 rows, 1 from there on; cp None: 1e-4 there when alpha is by CV
     assert (p["ccp_cost"], p["cv_repeats"], p["cp"]) == ("misclassification", None, None)
     p = CARTRegressor().get_params()
-    assert (p["leaf_value"], p["pruning"], p["ccp_alpha"], p["cv"], p["cv_repeats"]) == (
-        "mean", "cost-complexity", "cv-min", 10, 1)  # issue 13: the 1-SE rule over-prunes
+    assert (p["criterion"], p["leaf_value"], p["pruning"], p["ccp_alpha"], p["cv"],
+            p["cv_repeats"]) == ("squared_error", None, "cost-complexity", "cv-min", 10, 1)
+    # (issue 13: the 1-SE rule over-prunes); leaf_value None is the mean for the squared error
+    assert CARTRegressor()._policy().leaf_value == "mean"
 
 
 # --------------------------------------------------------------------------- seed 001: loan default

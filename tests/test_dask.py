@@ -132,6 +132,10 @@ def test_refusals_name_the_parameter(client):
         CARTClassifier(splitter="hist", max_leaf_nodes=4).fit(dX, dy)
     with pytest.raises(ValueError, match="leaf_value='median'"):
         CARTRegressor(splitter="hist", leaf_value="median").fit(dX, dy)
+    for criterion in ("poisson", "absolute_error"):
+        with pytest.raises(ValueError, match=f"criterion='{criterion}' is not available on a "
+                                             f"Dask collection"):
+            CARTRegressor(splitter="hist", criterion=criterion, pruning=None).fit(dX, dy)
     with pytest.raises(ValueError, match="alpha by cross-validation"):
         CARTClassifier(splitter="hist").fit(dX, dy)
     with pytest.raises(ValueError, match="monotonic_cst is not available on a Dask collection"):

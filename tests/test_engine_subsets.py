@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from rootwise import CARTClassifier
-from rootwise._config import ENTROPY, GINI, TIE_TOLERANCE
+from rootwise._config import ENTROPY, GINI, SQUARED_ERROR, TIE_TOLERANCE
 from rootwise.engine.criteria import impurity
 from rootwise.engine.subsets import (
     best_subset_class,
@@ -317,7 +317,8 @@ def test_entries_give_the_tables_result_bit_for_bit(seed):
     side, dec = best_subset_regression(stats, min_leaf)
     present = np.flatnonzero(stats[:, 0] > 0)
     ok = best_subset_regression_entries(np.ascontiguousarray(stats[present]), len(present),
-                                        min_leaf, entry_side, new_subset_scratch(k, 3))
+                                        min_leaf, SQUARED_ERROR, 12, entry_side,
+                                        new_subset_scratch(k, 3))
     assert ok == (dec > -np.inf)
     if ok:
         assert np.array_equal(side[present], entry_side[:len(present)])

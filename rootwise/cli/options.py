@@ -55,7 +55,8 @@ HELP = {
                    "default: a categorical target's order, else sorted",
     "class_weight": "balanced, or weights per class as CLASS=W[,CLASS=W...]",
     "confidence": "confidence factor of C4.5's error-based pruning (0 < CF < 1)",
-    "criterion": "split criterion: gini, entropy or log_loss (entropy's other name)",
+    "criterion": "split criterion: gini, entropy or log_loss (entropy's other name); "
+                 "squared_error, poisson or absolute_error (cart-regressor)",
     "cp": "rpart's complexity parameter: do not split a node costing at most X x the root's, "
           "prune at alpha >= X x R(root) (rpart's default 0.01; 0 grows the whole tree; none: "
           "1e-4 when alpha is chosen by CV on 10,000 rows or more, else 0)",
@@ -64,7 +65,8 @@ HELP = {
                   "(default: 3 below 10,000 rows, else 1)",
     "epsilon": "a node whose best gain (ratio) is below X becomes a leaf",
     "impurity_threshold": "a node whose impurity is below X is not split",
-    "leaf_value": "what a regression leaf predicts: mean or median",
+    "leaf_value": "what a regression leaf predicts: mean or median (default: median for "
+                  "absolute_error, else mean)",
     "loss": "loss matrix (rpart's parms loss): a row of costs per true class, classes sorted, "
             "as 0,1;3,0 (the 1st class predicted as the 2nd costs 1), or "
             "TRUE:PREDICTED=COST[,...] (other pairs cost 1)",

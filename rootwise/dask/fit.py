@@ -34,6 +34,16 @@ from .reduce import tree_reduce
 DEFAULT_MEMORY_MB = 256  # histogram memory per round (Spark's maxMemoryInMB plays this part)
 
 
+def _check_criterion(estimator) -> None:
+    """Refuse a regression criterion other than the squared error, before anything else names
+    the splitter: the workers' node statistics are sums of w, wy and wy^2."""
+    criterion = getattr(estimator, "criterion", None)
+    if criterion in ("poisson", "absolute_error"):
+        raise ValueError(f"{type(estimator).__name__}: criterion={criterion!r} is not available "
+                         f"on a Dask collection (the distributed fit's node statistics are sums "
+                         f"of w, wy and wy^2); use criterion='squared_error', or fit in memory.")
+
+
 def check_estimator(estimator, policy, has_folds=False) -> None:
     """What a distributed fit does not do, refused by name."""
     name = type(estimator).__name__
@@ -80,6 +90,7 @@ def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
     from distributed import get_client
 
     estimator._check_params()
+    _check_criterion(estimator)
     policy = estimator._policy()
     check_estimator(estimator, policy, folds is not None)
     client = client or get_client()

@@ -7,7 +7,7 @@ depends on nothing else, so a criterion is just another function of the same tab
 import numpy as np
 from numba import njit
 
-from .._config import ENTROPY
+from .._config import ENTROPY, POISSON
 from .arrays import table_total, total
 
 
@@ -88,3 +88,44 @@ def parent_counts(table):
 def impurity_decrease(table, criterion):
     """Gain(D, a) = I(D) - sum_v |D^v|/|D| I(D^v); with ENTROPY this is the information gain."""
     return impurity(parent_counts(table), criterion) - conditional_impurity(table, criterion)
+
+
+# A Poisson child needs a positive sum of targets: its mean is the rate whose log the deviance
+# takes (scikit-learn refuses such a split, with this bound).
+POISSON_MIN_SUM = np.finfo(np.float64).eps
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def regression_proxy(criterion, s_left, w_left, s_right, w_right):
+    """The part of a binary split's children's loss that depends on the split, negated (larger is
+    better), from each side's sum w and sum w y:
+
+        squared error:  s_l^2 / W_l + s_r^2 / W_r
+        Poisson:        s_l log(s_l / W_l) + s_r log(s_r / W_r)   (-inf if a sum is not positive)
+
+    For the half Poisson deviance, sum w (y log(y / ybar) - y + ybar) of a child is
+    sum w y log y - s log(s / W): the first term is the parent's whatever the split."""
+    if criterion == POISSON:
+        if s_left <= POISSON_MIN_SUM or s_right <= POISSON_MIN_SUM:
+            return -np.inf
+        return s_left * np.log(s_left / w_left) + s_right * np.log(s_right / w_right)
+    return s_left * s_left / w_left + s_right * s_right / w_right
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def poisson_decrease(branches):
+    """Decrease of the mean half Poisson deviance from per-branch (w, wy, ...):
+
+        (sum_v s_v log(s_v / W_v) - S log(S / W~)) / W~,   S = sum_v s_v,  W~ = sum_v W_v
+
+    (0 log 0 = 0: a branch without a positive sum adds nothing)."""
+    w, s = 0.0, 0.0
+    children = 0.0
+    for v in range(branches.shape[0]):
+        w += branches[v, 0]
+        s += branches[v, 1]
+        if branches[v, 0] > 0.0 and branches[v, 1] > 0.0:
+            children += branches[v, 1] * np.log(branches[v, 1] / branches[v, 0])
+    if w <= 0.0 or s <= 0.0:
+        return 0.0
+    return (children - s * np.log(s / w)) / w

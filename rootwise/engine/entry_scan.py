@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from .._config import GINI, TIE_TOLERANCE
-from .criteria import impurity
+from .criteria import impurity, regression_proxy
 from .proxies import gini_proxy_above, ranked, split_proxy, window_floor
 from .sorted_scan import beats
 from .thresholds import children_decrease
@@ -137,9 +137,10 @@ def _top_gini_two(stats, p, w_all, min_leaf, unit, scratch):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def threshold_regression(stats, p, min_leaf, scratch):
-    """Best cut between the p entries (w, wy, wy^2) for squared error (``thresholds.
-    best_threshold_regression`` over entries); the branch rows into scratch.branches."""
+def threshold_regression(stats, p, min_leaf, criterion, scratch):
+    """Best cut between the p entries (w, wy, wy^2) for squared error or Poisson deviance
+    (``thresholds.best_threshold_regression`` over entries, ``criteria.regression_proxy``); the
+    branch rows into scratch.branches."""
     w_all, s_all, q_all = 0.0, 0.0, 0.0
     for e in range(p):
         w_all += stats[e, 0]
@@ -156,7 +157,9 @@ def threshold_regression(stats, p, min_leaf, scratch):
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
             continue
         s_right = s_all - s_left
-        proxy = s_left * s_left / w_left + s_right * s_right / w_right
+        proxy = regression_proxy(criterion, s_left, w_left, s_right, w_right)
+        if proxy == -np.inf:  # a Poisson side without a positive sum
+            continue
         if best_e < 0 or proxy > best + TIE_TOLERANCE * max(1.0, abs(best)):
             best_e, best = e, proxy
             branches[0, 0], branches[0, 1], branches[0, 2] = w_left, s_left, q_left

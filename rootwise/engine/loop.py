@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from .. import _interrupts
-from .._config import ENTROPY, MULTIWAY, SUBSET, THRESHOLD
+from .._config import ABSOLUTE_ERROR, ENTROPY, MULTIWAY, SUBSET, THRESHOLD
 from . import pages
 from .arrays import enlarged, unset
 from .bundles import MISSING_FRACTIONAL as FRACTIONAL
@@ -79,7 +79,8 @@ def _visit(nodes, node, seg, start, end, params, ys, ws):
     scratch per position."""
     value = nodes.value[node]
     if params.regression:
-        W, imp, pure = regression_stats(seg, start, end, params.median, value, ys, ws)
+        W, imp, pure = regression_stats(seg, start, end, params.criterion, params.median,
+                                         value, ys, ws)
     else:
         W, imp, pure = class_stats(seg, start, end, params.criterion, value)
     nodes.n_samples[node] = end - start
@@ -540,7 +541,8 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                             params.regression, vdir, np.int64(-1), 1.0)
             for b in range(n_b):
                 if params.regression:
-                    cw, _, _ = regression_stats(seg, ch.c_start[b], ch.c_end[b], params.median,
+                    cw, _, _ = regression_stats(seg, ch.c_start[b], ch.c_end[b],
+                                                params.criterion, params.median,
                                                 child_value[b], scr.ys, scr.ws)
                 else:
                     cw, _, _ = class_stats(seg, ch.c_start[b], ch.c_end[b], params.criterion,
@@ -695,7 +697,8 @@ def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, pres
                   and not params.multiway and params.max_leaf_nodes == 0)
     scr = new_scratch(n_train, d, params.n_classes, width, binned, feat.n_values,
                       max_categories, max_wide, seg.codes.shape[1], unit_input, histograms, n,
-                      params.criterion == ENTROPY, params.regression and params.median,
+                      params.criterion == ENTROPY,
+                      params.regression and (params.median or params.criterion == ABSOLUTE_ERROR),
                       params.multiway or params.missing == FRACTIONAL)
     return grow(rows, feat, params, holdout, seg, np.int64(n_train), scr, n_out,
                 own_segment=True)

@@ -3,7 +3,8 @@ its targets), its weight W and impurity, and whether it is pure (stopping case 1
 
     classification:  counts_k = sum w (class k, rows in order);  W = sum_k counts_k
     regression:      W = sum w,  mean = sum w y / W,  impurity = sum w (y - mean)^2 / W
-                     over the rows of positive weight, in order
+                     over the rows of positive weight, in order (or the Poisson deviance, the
+                     absolute deviation: ``regression_stats``)
 
 Rows of weight 0 count in nothing but ``n_node_samples``.
 """
@@ -11,6 +12,8 @@ Rows of weight 0 count in nothing but ``n_node_samples``.
 import numpy as np
 from numba import njit
 
+from .._config import ABSOLUTE_ERROR, POISSON
+from .absolute_error import median_loss
 from .criteria import impurity
 
 
@@ -51,10 +54,18 @@ def weighted_median(ys, ws, m):
 
 
 @njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
-def regression_stats(seg, start, end, median, out, ys, ws):
-    """The mean (or weighted median) into out[0]; returns (W, impurity, pure). ``ys``, ``ws``:
-    scratch of at least the node's rows, written for the median only: a mean reads the segment
-    twice instead, so a fit of mean leaves keeps no copy of the targets (16 MB at 10^6 rows)."""
+def regression_stats(seg, start, end, criterion, median, out, ys, ws):
+    """The mean (or weighted median) into out[0]; returns (W, impurity, pure), the impurity by
+    ``criterion``:
+
+        squared error   sum w (y - mean)^2 / W
+        Poisson         sum w y log(y / mean) / W   (the half deviance; sum w (mean - y) is 0)
+        absolute error  sum w |y - median| / W
+
+    ``ys``, ``ws``: scratch of at least the node's rows, written for a median only: a mean reads
+    the segment twice instead, so a fit of mean leaves keeps no copy of the targets (16 MB at
+    10^6 rows)."""
+    keep = median or criterion == ABSOLUTE_ERROR
     total, s = 0.0, 0.0
     m = np.int64(0)  # not a literal (``bundles``, "Literals")
     first = -1  # the first row of positive weight: the node is pure when every y equals its y
@@ -65,7 +76,7 @@ def regression_stats(seg, start, end, median, out, ys, ws):
             s += wt * seg.yr[t]
             if first < 0:
                 first = t
-            if median:
+            if keep:
                 ys[m] = seg.yr[t]
                 ws[m] = wt
                 m += 1
@@ -79,9 +90,17 @@ def regression_stats(seg, start, end, median, out, ys, ws):
     for t in range(first, end):  # the rows of positive weight in the same order as above
         wt = seg.w[t]
         if wt > 0.0:
-            dev = seg.yr[t] - mean
-            sse += wt * (dev * dev)
-            if seg.yr[t] != y0:
+            y = seg.yr[t]
+            if criterion == POISSON:
+                if y > 0.0:
+                    sse += wt * (y * np.log(y / mean))
+            else:
+                dev = y - mean
+                sse += wt * (dev * dev)
+            if y != y0:
                 pure = False
-    out[0] = weighted_median(ys, ws, m) if median else mean
+    centre = weighted_median(ys, ws, m) if keep else mean
+    out[0] = centre if median else mean
+    if criterion == ABSOLUTE_ERROR:
+        return total, median_loss(ys, ws, m, centre) / total, pure
     return total, sse / total, pure

@@ -17,8 +17,8 @@ order, so their trees agree bit for bit (``reference`` and ``engine.loop``).
 import numpy as np
 from numba import njit
 
-from .._config import TIE_TOLERANCE
-from .criteria import conditional_impurity, impurity
+from .._config import POISSON, TIE_TOLERANCE
+from .criteria import conditional_impurity, impurity, poisson_decrease
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -99,7 +99,7 @@ def score(branches, total_w, criterion, regression, min_leaf, two_branches, size
         known_w += sizes[v]
     rho = known_w / total_w if total_w > 0.0 else 0.0
     if regression:
-        gain = rho * sse_decrease(branches)
+        gain = rho * (poisson_decrease(branches) if criterion == POISSON else sse_decrease(branches))
     else:  # I(union of the branches) - sum_v |D^v|/|D~| I(D^v)
         for k in range(branches.shape[1]):
             parent[k] = 0.0

@@ -21,7 +21,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._config import MULTIWAY, TIE_TOLERANCE
+from .._config import ABSOLUTE_ERROR, MULTIWAY, SQUARED_ERROR, TIE_TOLERANCE
+from .absolute_error import absolute_score, scan_absolute, subset_absolute
 from .bundles import BINNED, SORTED
 from .criteria import impurity
 from .entries import binned_split_entries, wide_split_entries
@@ -153,8 +154,19 @@ def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, 
         c = constraint_of(params, j)
         if c != 0:  # a constrained column: every cut checked (``monotone``)
             i = scan_sorted(words, s, start, n, w_row, rows.yr, unit, params, c, lo, hi, scan)
+        elif params.regression and params.criterion == ABSOLUTE_ERROR:
+            i, parent_loss, children_loss = scan_absolute(words, s, start, n, w_row, rows.yr,
+                                                          unit, params.min_leaf, scan)
+            if i >= 0:
+                gain, iv, ratio, rho, admissible = absolute_score(
+                    scan.branches, W, parent_loss, children_loss, params.min_leaf,
+                    params.two_branches, scan.sizes)
+                _record(cand, j, gain, iv, ratio, rho, admissible)
+                cand.position[j] = i
+            continue
         elif params.regression:
-            i = scan_regression(words, s, start, n, w_row, rows.yr, unit, params.min_leaf, scan)
+            i = scan_regression(words, s, start, n, w_row, rows.yr, unit, params.min_leaf,
+                                params.criterion, scan)
         else:
             i = scan_class(words, s, start, n, w_row, unit, params.n_classes, params.criterion,
                            params.min_leaf, scan)
@@ -172,7 +184,8 @@ def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, 
 def _subset_sides(stats, p, params, side, sub):
     """The best subset's side of each entry (``subsets``); False when none is admissible."""
     if params.regression:
-        return best_subset_regression_entries(stats, p, params.min_leaf, side, sub)
+        return best_subset_regression_entries(stats, p, params.min_leaf, params.criterion,
+                                              params.max_exhaustive, side, sub)
     return best_subset_class_entries(stats, p, params.criterion, params.min_leaf,
                                      params.max_exhaustive, side, sub)
 
@@ -206,6 +219,12 @@ def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W,
                 codes, stats = scr.wide.wide_code, scr.wide.wide_stats
             if sweep == 1 and _cannot_win(stats, p, W, best, params, scr.scan.parent):
                 continue
+            if params.criterion == ABSOLUTE_ERROR and feat.categorical[j]:  # needs the rows
+                _absolute_subset(seg, start, end, rows.X, j, codes, stats, p, params, scr, cand,
+                                 W)
+                if cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
+                    best = cand.gain[j]
+                continue
             _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand,
                         W, unit, lo, hi)
             if bound_subsets and cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
@@ -219,8 +238,8 @@ def _cannot_win(stats, p, W, best, params, parent):
     scratch per class."""
     if p < 2 or not best > 0.0:
         return False
-    if params.regression:
-        return _regression_bound(stats, p, W, best)
+    if params.regression:  # a bound for the squared error only
+        return params.criterion == SQUARED_ERROR and _regression_bound(stats, p, W, best)
     return _class_bound(stats, p, W, best, params.criterion, parent)
 
 
@@ -276,6 +295,22 @@ def _class_bound(stats, p, W, best, criterion, parent):
     return bound + 1e-9 + 1e-14 * p < best - TIE_TOLERANCE
 
 
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _absolute_subset(seg, start, end, X, j, codes, stats, p, params, scr, cand, W):
+    """Categorical column j's best subset test for absolute error (``absolute_error``), from the
+    node's rows: its entries' sides into scr.side, its scores into ``cand``."""
+    found, parent_loss, children_loss = subset_absolute(seg, start, end, X, j, codes, stats, p,
+                                                        params.min_leaf, params.max_exhaustive,
+                                                        scr.side)
+    if not found:
+        return
+    subset_branches(stats, p, scr.side, scr.scan.branches)
+    gain, iv, ratio, rho, admissible = absolute_score(scr.scan.branches, W, parent_loss,
+                                                      children_loss, params.min_leaf,
+                                                      params.two_branches, scr.scan.sizes)
+    _record(cand, j, gain, iv, ratio, rho, admissible)
+
+
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit, lo, hi):
     """Column j's best test from its p entries: a categorical column's test (one branch per
@@ -311,7 +346,7 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit
         if c != 0:  # [lo, hi]: the node's bounds (``monotone``)
             e = scan_entries(stats, p, params, c, lo, hi, scan)
         elif params.regression:
-            e = threshold_regression(stats, p, params.min_leaf, scan)
+            e = threshold_regression(stats, p, params.min_leaf, params.criterion, scan)
         else:
             e = threshold_class(stats, p, params.n_classes, params.criterion, params.min_leaf,
                                 unit, scan)
@@ -371,7 +406,11 @@ def chosen_sides(seg, start, end, j, rows, feat, params, scr, out):
     else:
         p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr.wide)
         codes, stats = scr.wide.wide_code, scr.wide.wide_stats
-    _subset_sides(stats, p, params, scr.side, scr.subset)
+    if params.criterion == ABSOLUTE_ERROR:
+        subset_absolute(seg, start, end, rows.X, j, codes, stats, p, params.min_leaf,
+                        params.max_exhaustive, scr.side)
+    else:
+        _subset_sides(stats, p, params, scr.side, scr.subset)
     for e in range(p):
         out[codes[e]] = scr.side[e]
 

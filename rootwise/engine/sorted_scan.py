@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from .._config import GINI, TIE_TOLERANCE
-from .criteria import impurity
+from .criteria import impurity, regression_proxy
 from .entropy_runs import proxies_entropy_weighted
 from .proxies import SURE, gini_proxy_above, ranked, squares, window_floor
 from .segments import END_BIT, MAX_ROWS, ROW_MASK, class_of, tied
@@ -463,11 +463,11 @@ def _fill_proxies_gini_two(words, s, start, n, min_leaf, scratch):
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, scratch):
-    """Best cut for squared error (``thresholds.best_threshold_regression`` over the words): the
-    first boundary whose proxy (sum_l wy)^2 / W_l + (sum_r wy)^2 / W_r beats the best by
-    TIE_TOLERANCE (relative). Returns the last left position or -1; the branch rows
-    (w, wy, wy^2) go to scratch.branches."""
+def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, criterion, scratch):
+    """Best cut for squared error or Poisson deviance (``thresholds.best_threshold_regression``
+    over the words): the first boundary whose proxy (``criteria.regression_proxy``; squared
+    error: (sum_l wy)^2 / W_l + (sum_r wy)^2 / W_r) beats the best by TIE_TOLERANCE (relative).
+    Returns the last left position or -1; the branch rows (w, wy, wy^2) go to scratch.branches."""
     end = start + n
     w_all, s_all, q_all = 0.0, 0.0, 0.0
     for i in range(start, end):
@@ -493,7 +493,9 @@ def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, scratch):
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
             continue
         s_right = s_all - s_left
-        proxy = s_left * s_left / w_left + s_right * s_right / w_right
+        proxy = regression_proxy(criterion, s_left, w_left, s_right, w_right)
+        if proxy == -np.inf:  # a Poisson side without a positive sum
+            continue
         if best_i < 0 or proxy > best + TIE_TOLERANCE * max(1.0, abs(best)):
             best_i, best = i, proxy
             branches[0, 0], branches[0, 1], branches[0, 2] = w_left, s_left, q_left

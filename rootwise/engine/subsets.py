@@ -26,9 +26,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._config import GINI, TIE_TOLERANCE
+from .._config import GINI, POISSON, SQUARED_ERROR, TIE_TOLERANCE
 from .arrays import insertion_sort
-from .criteria import impurity
+from .criteria import impurity, regression_proxy
 from .proxies import WINDOW, gini_proxy_above, ranked, split_proxy, squares, window_floor
 
 RUN = 32  # items a sort orders by insertion before it merges
@@ -593,11 +593,14 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cfunc_wrapper=True)
-def best_subset_regression_entries(stats, p, min_leaf, side_of, scr):
-    """The best subset split of p entries of (sum w, sum w y, sum w y^2), categories ordered by
-    mean y (Breiman): writes each entry's side into ``side_of`` (0 left, 1 right, -1 without
-    weight), the first entry with weight on the left. Returns whether an admissible split
-    exists."""
+def best_subset_regression_entries(stats, p, min_leaf, criterion, max_exhaustive, side_of, scr):
+    """The best subset split of p entries of (sum w, sum w y, sum w y^2): writes each entry's
+    side into ``side_of`` (0 left, 1 right, -1 without weight), the first entry with weight on
+    the left. Returns whether an admissible split exists.
+
+    Squared error: the categories ordered by mean y, a prefix of the order (Breiman). Poisson
+    deviance: every partition up to ``max_exhaustive`` present categories, else the prefixes of
+    the order by mean y (``criteria.regression_proxy`` scores both)."""
     present = scr.present
     m = np.int64(0)  # not a literal (``bundles``, "Literals")
     for e in range(p):
@@ -607,6 +610,8 @@ def best_subset_regression_entries(stats, p, min_leaf, side_of, scr):
             m += 1
     if m < 2:
         return False
+    if criterion == POISSON and m <= max_exhaustive:
+        return _exhaustive_regression(stats, present, m, min_leaf, criterion, side_of)
     for c in range(m):
         scr.key[present[c]] = stats[present[c], 1] / stats[present[c], 0]
     stable_order(scr.key, present, m, scr)
@@ -624,7 +629,9 @@ def best_subset_regression_entries(stats, p, min_leaf, side_of, scr):
         if wl < min_leaf or wr < min_leaf:
             continue
         sr = s_all - sl
-        proxy = sl * sl / wl + sr * sr / wr
+        proxy = regression_proxy(criterion, sl, wl, sr, wr)
+        if proxy == -np.inf:
+            continue
         if best_cut == 0 or proxy > best_proxy + TIE_TOLERANCE * max(1.0, abs(best_proxy)):
             best_cut, best_proxy = c + 1, proxy
     if best_cut == 0:
@@ -636,6 +643,38 @@ def best_subset_regression_entries(stats, p, min_leaf, side_of, scr):
     if side_of[present[0]] == 1:  # canonical: the lowest present code on the left
         for c in range(m):
             side_of[present[c]] = 1 - side_of[present[c]]
+    return True
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _exhaustive_regression(stats, present, m, min_leaf, criterion, side_of):
+    """Every one of the 2^(m-1) - 1 partitions of the m present entries (the first on the left,
+    bit c - 1 of the mask puts present[c] on the left too), scored by ``regression_proxy``: the
+    first best wins. Writes ``side_of`` as ``best_subset_regression_entries``."""
+    w_all, s_all = 0.0, 0.0
+    for c in range(m):
+        w_all += stats[present[c], 0]
+        s_all += stats[present[c], 1]
+    best_mask, best = np.int64(-1), -np.inf
+    for mask in range((np.int64(1) << (m - 1)) - 1):
+        wl, sl = stats[present[0], 0], stats[present[0], 1]
+        for c in range(1, m):
+            if (mask >> (c - 1)) & 1:
+                wl += stats[present[c], 0]
+                sl += stats[present[c], 1]
+        wr = w_all - wl
+        if wl < min_leaf or wr < min_leaf or not wl > 0.0 or not wr > 0.0:
+            continue
+        proxy = regression_proxy(criterion, sl, wl, s_all - sl, wr)
+        if proxy == -np.inf:
+            continue
+        if best_mask < 0 or proxy > best + TIE_TOLERANCE * max(1.0, abs(best)):
+            best_mask, best = mask, proxy
+    if best_mask < 0:
+        return False
+    side_of[present[0]] = 0
+    for c in range(1, m):
+        side_of[present[c]] = 0 if (best_mask >> (c - 1)) & 1 else 1
     return True
 
 
@@ -665,16 +704,18 @@ def best_subset_class(table, criterion, min_leaf, max_exhaustive):
     return side.astype(np.int32), float(dec)
 
 
-def best_subset_regression(stats, min_leaf):
+def best_subset_regression(stats, min_leaf, criterion=SQUARED_ERROR, max_exhaustive=12):
     """``best_subset_regression_entries`` over a (categories x (w, wy, wy^2)) table: (side per
     category, -1 for an absent one; the decrease of the weighted MSE, -inf when there is none)."""
     stats = _entries(stats)
     k = stats.shape[0]
     side = np.full(k, -1, dtype=np.int64)
     scr = new_subset_scratch(k, 3)
-    if not best_subset_regression_entries(stats, k, min_leaf, side, scr):
+    if not best_subset_regression_entries(stats, k, min_leaf, criterion, max_exhaustive, side,
+                                          scr):
         return side.astype(np.int32), -np.inf
     w, s = stats[side >= 0, 0].sum(), stats[side >= 0, 1].sum()
     wl, sl = stats[side == 0, 0].sum(), stats[side == 0, 1].sum()
     wr, sr = w - wl, s - sl
     return side.astype(np.int32), float((sl * sl / wl + sr * sr / wr - s * s / w) / w)
+

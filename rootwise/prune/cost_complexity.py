@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._config import ENTROPY, LEAF
+from .._config import ABSOLUTE_ERROR, ENTROPY, LEAF, POISSON
 from ..tree import Tree
 from .collapse import collapse
 from .weakest_link import weakest_link_sequence
@@ -36,14 +36,29 @@ COSTS = ("misclassification", "impurity")
 def root_cost(y: np.ndarray, w: np.ndarray, n_classes: int, cost: str, criterion: int) -> float:
     """R(root) of rows with targets ``y`` (class codes, or values when ``n_classes`` is 0) and
     weights ``w``: 1 - max_k p_k ("misclassification"), I(root) ("impurity": Gini or entropy
-    by ``criterion``; regression: the weighted variance, SS / W)."""
+    by ``criterion``; regression: the criterion's impurity, the weighted variance SS / W for the
+    squared error)."""
     W = float(w.sum())
     if not W > 0:
         return 0.0
     if n_classes == 0:
         mean = float(np.dot(w, y)) / W
+        if criterion == ABSOLUTE_ERROR:
+            return float(np.dot(w, np.abs(y - _weighted_median(y, w)))) / W
+        if criterion == POISSON:
+            if not mean > 0:
+                return 0.0
+            pos = y > 0
+            return float(np.dot(w[pos], y[pos] * np.log(y[pos] / mean))) / W
         return float(np.dot(w, (y - mean) ** 2)) / W
     return class_cost(np.bincount(y, weights=w, minlength=n_classes), W, cost, criterion)
+
+
+def _weighted_median(y: np.ndarray, w: np.ndarray) -> float:
+    """A weighted median of y (any one: the absolute deviation from each is the same)."""
+    order = np.argsort(y, kind="mergesort")
+    cum = np.cumsum(w[order])
+    return float(y[order][np.searchsorted(cum, 0.5 * cum[-1])])
 
 
 def class_cost(counts: np.ndarray, W: float, cost: str, criterion: int) -> float:
