@@ -103,6 +103,7 @@ class _State:
     present = False  # the install has precompiled kernels (a manifest)
     reason = "not checked yet"
     building = False
+    link_only = False  # kernels only kernels call are compiled link-only (``_link_only``)
 
 
 STATE = _State()
@@ -147,6 +148,8 @@ def _enable_caching(self, _numba_enable_caching=dispatcher.Dispatcher.enable_cac
     """Dispatcher.enable_caching, with ShippedFirstCache for rootwise's own kernels."""
     module = getattr(self.py_func, "__module__", "") or ""
     if module == "rootwise" or module.startswith("rootwise."):
+        if STATE.link_only and self.targetoptions.get("no_cpython_wrapper"):
+            return  # no machine code of its own to cache: its callers hold it (``_link_only``)
         self._cache = ShippedFirstCache(self.py_func)
     else:
         _numba_enable_caching(self)
@@ -176,6 +179,9 @@ def install() -> None:
         else:
             STATE.reason = _why_not(manifest, this_build())
         STATE.usable = STATE.reason is None
+    from . import _link_only
+
+    STATE.link_only = _link_only.install()
     dispatcher.Dispatcher.enable_caching = _enable_caching
 
 

@@ -12,6 +12,44 @@ import os
 # the tests of the notice turn it on themselves.
 os.environ["ROOTWISE_COMPILE_NOTICE"] = "0"
 
+import json  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+# The suite's compiled kernels: one numba cache for this process and every child it starts
+# (NUMBA_CACHE_DIR is inherited), filled before the first test by ``rootwise compile`` in a
+# process per core, where a suite run in a fresh clone would otherwise compile each kernel in
+# turn in this one process. Kept between runs (``.pytest_cache`` is not in git) and filled again
+# when the kernels' sources change. tests/test_precompile.py checks that run's output.
+KERNEL_CACHE = Path(__file__).resolve().parents[1] / ".pytest_cache" / "numba-kernels"
+KERNEL_RECORD = KERNEL_CACHE / "rootwise-compile.json"  # {"fingerprint": ..., "stdout": ...}
+
+
+def _fill_kernel_cache() -> None:
+    if "NUMBA_CACHE_DIR" in os.environ:  # a cache chosen by whoever runs the tests
+        return
+    os.environ["NUMBA_CACHE_DIR"] = str(KERNEL_CACHE)  # before numba reads its configuration
+    from rootwise._jit import current_fingerprint
+
+    try:
+        if json.loads(KERNEL_RECORD.read_text())["fingerprint"] == current_fingerprint():
+            return
+    except (OSError, ValueError, KeyError):
+        pass
+    shutil.rmtree(KERNEL_CACHE, ignore_errors=True)  # filled from empty: its output says all
+    KERNEL_CACHE.mkdir(parents=True)
+    run = subprocess.run([sys.executable, "-m", "rootwise.cli", "compile", "--processes", "2",
+                          "--quiet"], capture_output=True, text=True, encoding="utf-8",
+                         env={**os.environ, "ROOTWISE_PRECOMPILED": "0"})
+    if run.returncode != 0:
+        raise RuntimeError(f"rootwise compile failed before the tests:\n{run.stderr[-3000:]}")
+    KERNEL_RECORD.write_text(json.dumps({"fingerprint": current_fingerprint(), "stdout": run.stdout}))
+
+
+_fill_kernel_cache()
+
 import pytest  # noqa: E402
 
 from rootwise import datasets  # noqa: E402

@@ -186,7 +186,7 @@ def test_the_wheel_is_tagged_for_this_python_and_platform_and_pins_numba(wheel):
     assert requires == [f"Requires-Dist: numba=={numba.__version__}"]
     assert manifest["numba"] == numba.__version__ and manifest["cpu"] == "generic"
     assert manifest["fingerprint"] == rootwise._jit.fingerprint()
-    assert sum(n.endswith(".nbi") for n in names) == manifest["kernels"] > 100
+    assert sum(n.endswith(".nbi") for n in names) == manifest["kernels"] > 40  # the entry kernels
 
 
 def test_the_wheel_carries_the_license_and_the_typing_marker(wheel):

@@ -41,7 +41,9 @@ Entry wrappers. numba compiles a kernel with an entry for CPython unless told
 three quarters of a first fit's code, for kernels that no Python code calls and no C code at all.
 No kernel has a C callback entry; a kernel that only other kernels call has no CPython entry
 either, and Python must never call it (it would jump to a null address:
-``tests/test_kernel_wrappers.py`` reads the sources for such calls).
+``tests/test_kernel_wrappers.py`` reads the sources for such calls). Such a kernel is compiled
+link-only (``rootwise/_link_only.py``): its IR is linked into the kernels that call it and
+optimized there, once per entry kernel, instead of also on its own and in every library between.
 
 Literals. numba types a variable set to a constant as that constant (``Literal[int](0)``) until
 the variable's other assignments unify it, and it compiles a kernel called with it for every
