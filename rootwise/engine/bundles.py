@@ -117,6 +117,11 @@ class Params(NamedTuple):
     r8_share: float
     r8_cap: float
     n_threads: int
+    # rows, not weight (scikit-learn's and rpart's counts; 0: off): a node with fewer rows of
+    # positive weight is a leaf, and each side of a presorted column's cut needs this many
+    # (with equal weights the caller states the count as a weight, min_leaf, for every scan)
+    min_split_rows: int
+    min_leaf_rows: int
 
 
 class Holdout(NamedTuple):
