@@ -46,7 +46,8 @@ def test_every_estimator_parameter_is_an_option(command):
 # every parameter set away from its default, as the command line writes it -> the value expected
 NON_DEFAULTS = {
     "id3": (["--epsilon", "0.01", "--max-depth", "3", "--min-samples-split", "3",
-             "--min-samples-leaf", "0.1", "--min-weight-fraction-leaf", "0.05", "--categorical", "编号", "--pruning", "reduced-error",
+             "--min-samples-leaf", "0.1", "--min-weight-fraction-leaf", "0.05", "--categorical",
+             "编号", "--pruning", "reduced-error",
              "--validation-fraction", "0.25", "--no-prune-on-tie", "--random-state", "4",
              "--n-jobs", "1"],
             dict(epsilon=0.01, max_depth=3, min_samples_split=3, min_samples_leaf=0.1,

@@ -138,6 +138,16 @@ def test_refusals_name_the_parameter(client):
         CARTClassifier(splitter="hist", pruning=None).fit(dX, y)
     with pytest.raises(ValueError, match="X has 2 partitions and y has 3"):
         CARTClassifier(splitter="hist", pruning=None).fit(dX, dd.from_pandas(y, npartitions=3))
+    hist = dict(splitter="hist", pruning=None)
+    with pytest.raises(ValueError, match=r"min_samples_leaf=0.1 \(a fraction of the rows\) is not "
+                                         r"available on a Dask collection"):
+        CARTClassifier(min_samples_leaf=0.1, **hist).fit(dX, dy)
+    with pytest.raises(ValueError, match="min_weight_fraction_leaf is not available on a Dask"):
+        CARTClassifier(min_weight_fraction_leaf=0.1, **hist).fit(dX, dy)
+    dw = dd.from_pandas(pd.Series(np.linspace(0.5, 2.0, 50)), npartitions=2)
+    with pytest.raises(ValueError, match=r"min_samples_split=2 / min_samples_leaf=3 count rows, "
+                                         r"and a fit on a Dask collection counts weight"):
+        CARTClassifier(min_samples_leaf=3, **hist).fit(dX, dy, sample_weight=dw)
 
 
 def test_worker_killed_mid_fit_never_gives_a_wrong_tree(client):
