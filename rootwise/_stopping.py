@@ -63,9 +63,12 @@ def resolve(policy: Policy, params: dict, w: np.ndarray, *, counts_rows: bool, a
                                    min_samples_leaf=max(leaf, by_weight))
     positive = w[w > 0.0]
     equal = positive.size == 0 or bool(np.all(positive == positive[0]))
+    # a node of one row of positive weight is pure, so up to 2 rows the count never binds and
+    # the node's rows go uncounted
+    split_rows = int(split) if split > 2 else 0
     if equal:
         c = float(positive[0]) if positive.size else 1.0
-        return dataclasses.replace(policy, min_samples_split=0.0, min_split_rows=int(split),
+        return dataclasses.replace(policy, min_samples_split=0.0, min_split_rows=split_rows,
                                    min_samples_leaf=max((leaf - 0.5) * c, by_weight),
                                    min_leaf_rows=0)
     if leaf > 1 and (policy.splitter == "hist" or any_categorical or policy.numeric_as_category):
@@ -78,5 +81,5 @@ def resolve(policy: Policy, params: dict, w: np.ndarray, *, counts_rows: bool, a
             f"min_weight_fraction_leaf (a share of the weight), or equal weights, or "
             f"splitter='exact' on continuous columns.")
     # a side of positive weight holds a row: one row each side needs no count
-    return dataclasses.replace(policy, min_samples_split=0.0, min_split_rows=int(split),
+    return dataclasses.replace(policy, min_samples_split=0.0, min_split_rows=split_rows,
                                min_samples_leaf=by_weight, min_leaf_rows=int(leaf) if leaf > 1 else 0)
