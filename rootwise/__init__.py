@@ -9,6 +9,7 @@ functions).
 """
 
 from importlib import import_module as _import_module
+from typing import TYPE_CHECKING
 
 from . import (
     _compile_notice,  # noqa: F401  (a line on stderr while kernels compile)
@@ -40,12 +41,33 @@ _LAZY = {
     "compile_kernels": (".precompile", "compile_kernels"),  # fills numba's cache ahead of use
 }
 
+if TYPE_CHECKING:  # what the lazy names are, for type checkers (at run time, __getattr__ below)
+    from . import datasets as datasets
+    from .export import export_graphviz as export_graphviz
+    from .export import export_rules as export_rules
+    from .export import export_sql as export_sql
+    from .export import export_text as export_text
+    from .export.html import export_html as export_html
+    from .export.model_file import ModelFileError as ModelFileError
+    from .export.model_file import load as load
+    from .export.model_file import save as save
+    from .export.plot import plot_tree as plot_tree
+    from .input.files import DataFileError as DataFileError
+    from .input.files import read_data as read_data
+    from .precompile import compile_kernels as compile_kernels
+
+    __version__: str
+
 __all__ = ["C45Classifier", "CARTClassifier", "CARTRegressor", "ID3Classifier", "explain",
            "format_table", "node_weights", "pruning_report", *_LAZY]
-__version__ = "0.1.0"
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
+    if name == "__version__":  # read once, when first asked for (importlib.metadata is not free)
+        from ._version import version
+
+        globals()["__version__"] = number = version()
+        return number
     try:
         module, attribute = _LAZY[name]
     except KeyError:

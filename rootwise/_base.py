@@ -12,6 +12,10 @@ has imported it anyway.
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING, Any, Self
+
+if TYPE_CHECKING:
+    from ._typing import Labels, Table, Weights
 
 
 class Estimator:
@@ -33,10 +37,10 @@ class Estimator:
             names.append(p.name)
         return sorted(names)
 
-    def get_params(self, deep: bool = True) -> dict:
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         """Parameter name -> value; with ``deep``, also ``name__sub`` for parameters that are
         estimators themselves."""
-        out = {}
+        out: dict[str, Any] = {}
         for name in self._get_param_names():
             value = getattr(self, name)
             if deep and hasattr(value, "get_params") and not isinstance(value, type):
@@ -44,7 +48,7 @@ class Estimator:
             out[name] = value
         return out
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> Self:
         """Set parameters (``name`` or ``name__sub`` for a nested estimator); returns self."""
         if not params:
             return self
@@ -75,12 +79,34 @@ class Estimator:
                 changed.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(changed)})"
 
+    # scikit-learn's metadata routing (``_routing``): which metadata fit and score ask a
+    # meta-estimator for, e.g. ``set_fit_request(sample_weight=True)`` in a Pipeline
+    def set_fit_request(self, **requests: bool | str | None) -> Self:
+        """Ask meta-estimators for ``fit``'s metadata: ``sample_weight=True`` routes the weights
+        to this ``fit`` (False: never; None: an error if given; a string: take it under that name).
+        Needs ``sklearn.set_config(enable_metadata_routing=True)``."""
+        from ._routing import set_request
+
+        return set_request(self, "fit", requests)
+
+    def set_score_request(self, **requests: bool | str | None) -> Self:
+        """As ``set_fit_request``, for ``score``'s ``sample_weight``."""
+        from ._routing import set_request
+
+        return set_request(self, "score", requests)
+
+    def get_metadata_routing(self) -> Any:
+        """The ``sklearn.utils.metadata_routing.MetadataRequest`` of this estimator."""
+        from ._routing import metadata_routing
+
+        return metadata_routing(self)
+
     def __sklearn_tags__(self):
         from sklearn.utils import InputTags, Tags, TargetTags
 
         return Tags(estimator_type=None, target_tags=TargetTags(required=False),
                     transformer_tags=None, regressor_tags=None, classifier_tags=None,
-                    input_tags=InputTags())
+                    input_tags=InputTags(sparse=True))  # read as the dense form (input.tables)
 
 
 class Classifier(Estimator):
@@ -95,7 +121,10 @@ class Classifier(Estimator):
         tags.target_tags.required = True
         return tags
 
-    def score(self, X, y, sample_weight=None) -> float:
+    if TYPE_CHECKING:  # each estimator defines it
+        def predict(self, X: Table) -> Any: ...
+
+    def score(self, X: Table, y: Labels, sample_weight: Weights = None) -> float:
         """Share of rows whose predicted class is ``y`` (weighted by ``sample_weight``)."""
         from sklearn.metrics import accuracy_score
 
@@ -115,7 +144,10 @@ class Regressor(Estimator):
         tags.target_tags.required = True
         return tags
 
-    def score(self, X, y, sample_weight=None) -> float:
+    if TYPE_CHECKING:  # each estimator defines it
+        def predict(self, X: Table) -> Any: ...
+
+    def score(self, X: Table, y: Labels, sample_weight: Weights = None) -> float:
         from sklearn.metrics import r2_score
 
         return r2_score(y, self.predict(X), sample_weight=sample_weight)
@@ -147,7 +179,12 @@ def clone(estimator):
         return sklearn_clone(estimator)
     import copy
 
-    return type(estimator)(**copy.deepcopy(estimator.get_params(deep=False)))
+    new = type(estimator)(**copy.deepcopy(estimator.get_params(deep=False)))
+    if hasattr(estimator, "_metadata_request"):  # what it asks meta-estimators for, as sklearn's
+        from ._routing import metadata_routing
+
+        new._metadata_request = metadata_routing(estimator)
+    return new
 
 
 def is_classifier(estimator) -> bool:

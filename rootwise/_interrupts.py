@@ -30,8 +30,13 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
 
 import numba
+
+P = ParamSpec("P")  # the parameters and result of a method that ``deferring`` wraps
+R = TypeVar("R")
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # a deferred signal is delivered again after this many seconds
@@ -211,11 +216,11 @@ def _may_raise(frame) -> bool:
     return not run_time
 
 
-def deferring(method):
+def deferring(method: Callable[P, R]) -> Callable[P, R]:
     """``method`` run inside ``deferred()`` (a fit, a prediction, a save)."""
 
     @functools.wraps(method)
-    def guarded(*args, **kwargs):
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
         with deferred():
             return method(*args, **kwargs)
 

@@ -49,6 +49,10 @@ class Policy:
                         of continuous tests, J48's minimum split size, thresholds moved to training
                         values, split information with unknowns, J48's tolerances; needs
                         selection="gain_ratio", multiway categorical splits, fractional missing
+    monotonic           per column -1, 0 or 1: the prediction (regression: the value; binary
+                        classification: the second class's probability) may only fall, is free,
+                        may only rise as the column grows (scikit-learn's ``monotonic_cst``,
+                        ``engine.monotone``); () for none
     min_split_rows      a node with fewer rows of positive weight is a leaf (0: off); unlike
                         min_samples_split, which is a weight here, a count of rows
     min_leaf_rows       each side of a threshold cut needs this many rows of positive weight
@@ -76,6 +80,7 @@ class Policy:
     release8: bool = False
     splitter: str = "exact"
     max_bins: int = 255
+    monotonic: tuple = ()
     min_split_rows: int = 0
     min_leaf_rows: int = 0
 

@@ -24,10 +24,11 @@ from __future__ import annotations
 import dataclasses
 import numbers
 from contextlib import contextmanager, nullcontext
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
-from . import _params, _stopping
+from . import _monotonic, _params, _stopping
 from ._base import Classifier, Estimator, Regressor, check_is_fitted, clone
 from ._config import CATEGORICAL, MISSING_FRACTIONAL
 from ._interrupts import deferring
@@ -38,6 +39,7 @@ from ._threads import threads
 from .input import columns as input_columns
 from .input import encode, headers, tables, target
 from .input.schema import resolve_categorical
+from .loss import LossCost, check_loss, least_loss_class, prior_weights, risk
 from .prune.cost_complexity import (
     COSTS,
     choose_alpha_by_cv,
@@ -51,6 +53,10 @@ from .prune.folds import FoldPairs, check_random_state, kfold_labels, stratified
 from .prune.reduced_error import reduced_error_prune
 from .prune.report import PendingSteps
 from .tree.majority import majority_class, tie_priority
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike, Labels, Table, Weights
+    from .prune.steps import PruningStep
 
 _VALIDATION_PRUNING = ("pre", "reduced-error")
 # CART with more than two classes tries all 2^(m-1) - 1 subsets of m categories up to max_exhaustive;
@@ -126,8 +132,8 @@ class _TreeEstimator(Estimator):
 
     # ---------------------------------------------------------------- fit
     @deferring  # SIGINT / SIGTERM are raised between kernels, not inside numba's wrappers
-    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None, *, bin_edges=None,
-            folds=None):
+    def fit(self, X: Table, y: Labels, sample_weight: Weights = None, X_val: Table | None = None,
+            y_val: Labels | None = None, *, bin_edges: Any = None, folds: ArrayLike | None = None) -> Self:
         """Grow (and prune) the tree on a table (DataFrame, array or list of rows) and ``y``.
 
         ``X_val``, ``y_val``: validation data for ``pruning="pre"`` or ``"reduced-error"``; without
@@ -155,6 +161,7 @@ class _TreeEstimator(Estimator):
         self._check_missing(Xe, schema)
         schema = dataclasses.replace(schema, missing=tuple(np.isnan(Xe).any(axis=0).tolist()))
         classes, yt = target.encode_fit_target(y, n_rows, self._regression)
+        policy = self._constrained(policy, schema, classes, X)
         priority = None if classes is None else self._class_priority(classes, y)
         w = target.check_sample_weight(sample_weight, n_rows)
         edges = self._bin_edges(bin_edges, schema, policy)
@@ -162,6 +169,9 @@ class _TreeEstimator(Estimator):
             w = target.class_weighted(w, yt, getattr(self, "class_weight", None), classes,
                                       f"{type(self).__name__}: class_weight")
         self._check_magnitudes(yt, w)
+        # the weights the tree is grown with (a loss matrix's altered priors); ``w`` stays the
+        # rows' own weight, which the pruning's losses count
+        w_grow, self._loss_cost = self._prior_weights(yt, w, classes)
         if (X_val is None) != (y_val is None):
             raise ValueError("fit needs both X_val and y_val, or neither.")
         if X_val is not None and self.pruning not in _VALIDATION_PRUNING:
@@ -189,7 +199,7 @@ class _TreeEstimator(Estimator):
                                    any_categorical=bool(np.any(schema.kinds_array == CATEGORICAL)),
                                    name=type(self).__name__)
         self._alpha_floor = self._floor(yt[train], w[train], n_classes, policy)
-        grow = _Grower(Xe, yt, w, schema, n_classes, policy, self.n_jobs, edges,
+        grow = _Grower(Xe, yt, w_grow, schema, n_classes, policy, self.n_jobs, edges,
                        self._alpha_floor, self._floor_cost())
         steps, cptable = None, None
         if self.pruning == "pre":
@@ -216,11 +226,20 @@ class _TreeEstimator(Estimator):
                 tree, cptable = self._cost_complexity(tree, grow, train, yt, w, priority,
                                                       self._fold_pairs(folds, n_rows))
 
+        if self._loss_cost is not None:
+            tree = self._without_priors(tree)
         # every check has passed: only now replace the fitted state
         self._set_fitted(tree, schema, classes, priority, steps, cptable,
                          tables.input_feature_names(X))
         self._fit_columns = headers.labels_of(X)  # any labels, strings or not
+        if self._loss_cost is not None:
+            self._loss_matrix = self._loss_cost.matrix
+        del self._loss_cost  # the fit's own: the fitted state keeps the matrix only
         return self
+
+    def _constrained(self, policy, schema, classes, X) -> Policy:
+        """The policy with the fit's monotonic constraints (CART's ``monotonic_cst``)."""
+        return policy
 
     def _check_magnitudes(self, yt, w) -> None:
         """Refuse weights or targets whose sums would overflow float64 in the fit, naming them
@@ -254,6 +273,19 @@ class _TreeEstimator(Estimator):
         """alpha_0 = cp x R(root) (``cp``; 0 for the estimators without it)."""
         return 0.0
 
+    def _prior_weights(self, yt, w, classes):
+        """(weights to grow with, LossCost or None): ``w`` itself unless a loss matrix alters the
+        priors (``CARTClassifier``)."""
+        return w, None
+
+    def _without_priors(self, tree):
+        """The fitted tree with its class weights back in the rows' own weight (the grown tree
+        counts each row of class i c_i times): ``predict_proba`` stays the class frequencies."""
+        tree.value = self._loss_cost.counts(tree.value)
+        for derived in ("_distribution", "_majority"):
+            tree.__dict__.pop(derived, None)
+        return tree
+
     def _floor_cost(self) -> str:
         return "impurity"
 
@@ -269,6 +301,7 @@ class _TreeEstimator(Estimator):
         self.pruning_steps_ = steps
         self.cp_table_ = cptable
         self.__dict__.pop("_fit_columns", None)  # a local fit records them after this
+        self.__dict__.pop("_loss_matrix", None)  # so does a fit with a loss matrix
         if names is not None:
             self.feature_names_in_ = names
         elif hasattr(self, "feature_names_in_"):
@@ -299,7 +332,7 @@ class _TreeEstimator(Estimator):
         return edges
 
     @property
-    def pruning_steps_(self):
+    def pruning_steps_(self) -> list[PruningStep] | None:
         """Every decision of validation-based pruning, a list of ``PruningStep`` (paths included),
         or None. ``fit`` keeps the decisions as arrays; the steps are made when first read."""
         try:
@@ -312,7 +345,7 @@ class _TreeEstimator(Estimator):
         return steps
 
     @pruning_steps_.setter
-    def pruning_steps_(self, steps) -> None:
+    def pruning_steps_(self, steps: list[PruningStep] | PendingSteps | None) -> None:
         self._pruning_steps = steps
 
     def _class_priority(self, classes, y) -> np.ndarray:
@@ -378,7 +411,13 @@ class _TreeEstimator(Estimator):
                                        n_jobs=at_once, floor=floor)
         return prune_to_alpha(tree, float(table.alpha[table.chosen]), cost), table
 
-    def _ccp_cost(self) -> str:
+    def _ccp_cost(self):
+        """"impurity", "misclassification", or under a loss matrix its risk (``LossCost``)."""
+        loss = self.__dict__.get("_loss_cost")  # while fitting: counts under the altered priors
+        if loss is None and self.__dict__.get("_loss_matrix") is not None:  # a fitted tree's
+            loss = LossCost(self._loss_matrix, np.ones(len(self._loss_matrix)))
+        if loss is not None:  # ccp_cost is "misclassification" (``_prior_weights``)
+            return loss
         return "impurity" if self._regression else self.ccp_cost
 
     def _cv_folds(self, train, yt):
@@ -425,9 +464,14 @@ class _TreeEstimator(Estimator):
     def _row_losses(self, yt, w, priority):
         """Weighted loss of predicting row rows[i] by node nodes[i] (as ``predict`` would there):
         squared error, or 0/1 error of the node's most probable class (ties: ``priority``)."""
+        loss = getattr(self, "_loss_cost", None)
+
         def losses(tree, rows, nodes):
             if self._regression:
                 return w[rows] * (yt[rows] - tree.value[nodes, 0]) ** 2, w[rows]
+            if loss is not None:  # the fold tree was grown with the altered priors
+                pred = least_loss_class(loss.counts(tree.value[nodes]), loss.matrix, priority)
+                return w[rows] * loss.matrix[yt[rows], pred], w[rows]
             pred = majority_class(tree.value[nodes], priority)
             return w[rows] * (pred != yt[rows]), w[rows]
         return losses
@@ -529,7 +573,7 @@ class _TreeEstimator(Estimator):
         return ends, out
 
     @deferring
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X: Table) -> np.ndarray:
         """Index of the node each row ends in: a leaf, or the split node where it stops (a category
         unseen in training; a missing value at a C4.5 node, which sends it down every branch)."""
         if _dask(X):
@@ -540,7 +584,7 @@ class _TreeEstimator(Estimator):
         return self._route(X, np.empty((self.tree_.node_count, 0), dtype=np.int64))[0]
 
     @deferring
-    def decision_path(self, X):
+    def decision_path(self, X: Table) -> Any:
         """Sparse indicator (rows x nodes) of the nodes each row passes."""
         Xe = self._encode(X)
         return self.tree_.decision_path(Xe)
@@ -590,6 +634,12 @@ class _TreeEstimator(Estimator):
 def _dask(X) -> bool:
     """A Dask collection (checked by its type's module: dask need not be imported)."""
     return type(X).__module__.split(".")[0] == "dask"
+
+
+def _log(proba):
+    """Natural log of probabilities; log(0) = -inf is the answer, not an accident to warn about."""
+    with np.errstate(divide="ignore"):
+        return np.log(proba)
 
 
 def _impurity_decrease_per_feature(t, n_features: int) -> np.ndarray:
@@ -666,6 +716,10 @@ class _Grower:
         # a subset (CV fold, validation carved out) is read in place: no copy of X
         train = None if whole else rows
         weight = float((self.w if whole else self.w[rows]).sum())
+        # the engine knows no loss matrix: its trees grow whole and ``cp``'s floor is applied
+        # when they are pruned (a node with R(t) <= alpha_0 is a leaf of every T(alpha >= alpha_0))
+        floor = self.alpha_floor * weight if isinstance(self.floor_cost, str) else 0.0
+        floor_cost = self.floor_cost if isinstance(self.floor_cost, str) else "misclassification"
         # only hist's binning runs parallel kernels: exact growth takes no part in ``threads``
         # (and so no lock), which lets CV folds grow side by side
         with threads(n_jobs) if self.policy.splitter == "hist" else nullcontext():
@@ -673,7 +727,7 @@ class _Grower:
                 self.X, self.y, self.w, self.schema.kinds_array,
                 self.schema.n_categories, self.n_classes, self.policy, validation,
                 names=self.schema.feature_names, bin_edges=self.bin_edges,
-                cost_floor=self.alpha_floor * weight, floor_cost=self.floor_cost, train=train,
+                cost_floor=floor, floor_cost=floor_cost, train=train,
                 presort=self.presort)
 
     def training_rows(self, rows) -> TrainingRows:
@@ -686,7 +740,7 @@ class _Grower:
 
 class _ClassificationTree(Classifier, _TreeEstimator):
     @deferring
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: Table) -> np.ndarray:
         """Class distribution of the node each row ends in (weighted class counts, normalised);
         for C4.5, rows with missing values combine the branches' distributions by r_v."""
         if _dask(X):
@@ -698,10 +752,24 @@ class _ClassificationTree(Classifier, _TreeEstimator):
             return self._fractional_distribution(X)
         return self._route(X, self.tree_.distribution())[1]
 
+    def predict_log_proba(self, X: Table) -> np.ndarray:
+        """Natural log of ``predict_proba``: -inf for a class of probability 0 (as scikit-learn)."""
+        proba = self.predict_proba(X)
+        if _dask(X):  # a lazy collection: the log is taken block by block when it is computed
+            return (proba.map_blocks if hasattr(proba, "map_blocks") else proba.map_partitions)(_log)
+        return _log(proba)
+
+    def _class_table(self) -> np.ndarray:
+        """Per node, the index of the class a row ending there gets, as an (n_nodes, 1) table."""
+        priority = tie_priority(self)
+        return self.tree_.majority() if priority is None else \
+            majority_class(self.tree_.value, priority).reshape(-1, 1)
+
     @deferring
-    def predict(self, X) -> np.ndarray:
-        """Most probable class; ties go to the first class in ``class_order_``. ``X`` has fit's
-        columns in fit's order; integer codes of a categorical column must be declared
+    def predict(self, X: Table) -> np.ndarray:
+        """Most probable class (under a loss matrix: least expected loss); ties go to the first
+        class in ``class_order_``. ``X`` has fit's columns in fit's order; integer codes of a
+        categorical column must be declared
         (``pd.Categorical.from_codes(codes, categories=model.schema_.categories_of(name))``)."""
         if _dask(X):
             from .dask import lazy
@@ -712,8 +780,7 @@ class _ClassificationTree(Classifier, _TreeEstimator):
         if self._fractional():
             return self.classes_[majority_class(self._fractional_distribution(X), priority)]
         # the kernel writes each row's class index (one per node, not a distribution per row)
-        table = self.tree_.majority() if priority is None else \
-            majority_class(self.tree_.value, priority).reshape(-1, 1)
+        table = self._class_table()
         index = self._route(X, table)[1].reshape(-1)
         classes = self.classes_
         if classes.dtype == index.dtype and np.array_equal(classes, np.arange(len(classes))):
@@ -766,18 +833,24 @@ class ID3Classifier(_ClassificationTree):
         many). Results never depend on it.
     class_order : sequence of class labels or None, default None
         The order in which a tie between classes at a leaf is broken (as ``CARTClassifier``).
+    class_weight : dict, "balanced" or None, default None
+        Multiplies the sample weights, as in scikit-learn: "balanced" gives class k the weight
+        n / (K n_k), a dict {label: weight} its labels their weight (others 1). A fit with
+        ``class_weight`` is the fit with the equivalent ``sample_weight``: the gains and the
+        class counts of the nodes (so ``predict_proba``) see the product.
 
     Ties between attributes of equal gain go to the lowest column index.
     """
 
     _constraints = {**_COMMON_CONSTRAINTS, **_ROW_COUNTS, "epsilon": [_REAL_FROM_0],
                     "pruning": [StrOptions(_VALIDATION_PRUNING), None],
-                    "class_order": ["array-like", None]}
+                    "class_order": ["array-like", None],
+                    "class_weight": [dict, StrOptions({"balanced"}), None]}
 
     def __init__(self, *, epsilon=0.0, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, categorical_features="auto",
                  pruning=None, validation_fraction=0.3, prune_on_tie=True, random_state=0,
-                 n_jobs=None, class_order=None):
+                 n_jobs=None, class_order=None, class_weight=None):
         self.epsilon = epsilon
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -790,6 +863,7 @@ class ID3Classifier(_ClassificationTree):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.class_order = class_order
+        self.class_weight = class_weight
 
     def _policy(self) -> Policy:
         return Policy(criterion="entropy", selection="gain", categorical_split="multiway",
@@ -855,6 +929,10 @@ class C45Classifier(_ClassificationTree):
         tree in every process; None draws from numpy's global generator.
     class_order : sequence of class labels or None, default None
         The order in which a tie between classes at a leaf is broken (as ``CARTClassifier``).
+    class_weight : dict, "balanced" or None, default None
+        Multiplies the sample weights, as in scikit-learn ("balanced": class k weighs
+        n / (K n_k)): the fit with the equivalent ``sample_weight``, whose product the gains,
+        the fractional weights of missing values and error-based pruning see.
     """
 
     _missing = "fractional"
@@ -864,13 +942,14 @@ class C45Classifier(_ClassificationTree):
                     "confidence": [Interval(numbers.Real, 0, 1, closed="neither")],
                     "pruning": [StrOptions({*_VALIDATION_PRUNING, "error-based"}), None],
                     "subtree_raising": ["boolean"], "release8": ["boolean"],
-                    "class_order": ["array-like", None]}
+                    "class_order": ["array-like", None],
+                    "class_weight": [dict, StrOptions({"balanced"}), None]}
 
     def __init__(self, *, confidence=0.25, min_samples_leaf=2, min_samples_split=4,
                  min_weight_fraction_leaf=0.0, max_depth=None, epsilon=0.0, pruning="error-based",
                  subtree_raising=True, release8=False, categorical_features="auto",
                  validation_fraction=0.3, prune_on_tie=True, random_state=0, n_jobs=None,
-                 class_order=None):
+                 class_order=None, class_weight=None):
         self.confidence = confidence
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -886,6 +965,7 @@ class C45Classifier(_ClassificationTree):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.class_order = class_order
+        self.class_weight = class_weight
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -926,6 +1006,7 @@ class _CART(_TreeEstimator):
         "cv_repeats": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "splitter": [StrOptions({"exact", "hist"})],
         "max_bins": [Interval(numbers.Integral, 2, 255, closed="both")],
+        "monotonic_cst": ["array-like", dict, None],
     }
 
     def _check_params(self) -> None:
@@ -941,7 +1022,12 @@ class _CART(_TreeEstimator):
         cp = self._cp(len(y))
         if not cp > 0:
             return 0.0
-        return cp * root_cost(y, w, n_classes, self._ccp_cost(), policy.criterion_code)
+        cost = self._ccp_cost()
+        if isinstance(cost, LossCost):  # ``w``: the rows' own weights, without the priors
+            W = float(w.sum())
+            counts = np.bincount(y, weights=w, minlength=n_classes).reshape(1, -1)
+            return cp * float(risk(counts, cost.matrix)[0]) / W if W > 0 else 0.0
+        return cp * root_cost(y, w, n_classes, cost, policy.criterion_code)
 
     def _cp(self, n_rows: int) -> float:
         """``cp``, or with None: AUTO_CP when alpha is chosen by cross-validation on a table of
@@ -953,6 +1039,13 @@ class _CART(_TreeEstimator):
 
     def _floor_cost(self) -> str:
         return self._ccp_cost()
+
+    def _constrained(self, policy, schema, classes, X) -> Policy:
+        cst = _monotonic.resolve(self.monotonic_cst, schema.feature_names,
+                                 tables.input_feature_names(X),
+                                 [k == CATEGORICAL for k in schema.kinds],
+                                 0 if classes is None else len(classes), type(self).__name__)
+        return dataclasses.replace(policy, monotonic=cst) if cst else policy
 
     def _cart_policy(self, criterion: str, **extra) -> Policy:
         return Policy(criterion=criterion, selection="gain", categorical_split="subset",
@@ -966,18 +1059,18 @@ class _CART(_TreeEstimator):
                       max_bins=int(self.max_bins), **extra)
 
     @deferring
-    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+    def cost_complexity_pruning_path(self, X: Table, y: Labels, sample_weight: Weights = None) -> Any:
         """Weakest-link sequence of the unpruned tree: ``ccp_alphas`` and the total leaf impurity
         ``impurities`` (R(T) = sum over leaves of w_t/W * I(t)) of each subtree, as scikit-learn.
         With ``cp`` > 0, from the subtree at alpha_0 = cp x R(root) on (its alpha: alpha_0)."""
         from sklearn.utils import Bunch
 
         full = self._unpruned_clone().fit(X, y, sample_weight=sample_weight)
-        path = floor_path(cost_complexity_path(full.tree_, cost=self._ccp_cost()),
+        path = floor_path(cost_complexity_path(full.tree_, cost=full._ccp_cost()),
                           full._alpha_floor)
         return Bunch(ccp_alphas=path.alphas, impurities=path.impurities)
 
-    def plot_cp(self, ax=None):
+    def plot_cp(self, ax: Any = None) -> Any:
         """rpart's plotcp: the CV error of each subtree of the pruning sequence with one-standard-
         error bars, the one-standard-error line and the chosen subtree (matplotlib, ``rootwise[plot]``);
         returns the Axes. Needs ``cp_table_``: alpha chosen by cross-validation."""
@@ -1033,7 +1126,8 @@ class CARTClassifier(_CART, _ClassificationTree):
 
     Parameters
     ----------
-    criterion : "gini" (default) or "entropy"
+    criterion : "gini" (default), "entropy" or "log_loss"
+        "log_loss" is scikit-learn's name for the entropy criterion; it grows the same tree.
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf
     min_impurity_decrease, max_leaf_nodes
         As in scikit-learn. A node with fewer than ``min_samples_split`` rows is not split;
@@ -1127,6 +1221,21 @@ class CARTClassifier(_CART, _ClassificationTree):
         the primary to the majority branch.
     class_weight : dict, "balanced" or None
         Multiplies the sample weights, as in scikit-learn; the stopping rules see the product.
+    loss : K x K array-like, dict of dicts or None, default None
+        A loss matrix for cost-sensitive classification, as rpart's ``parms = list(loss = L)``
+        (Breiman et al. 1984, §4.4; Therneau and Atkinson's rpart vignette, §4): L[i, j] >= 0
+        is the cost of predicting class j for a row of class i, rows and columns in
+        ``classes_`` order, zero diagonal; or ``{true label: {predicted label: cost}}``, whose
+        missing off-diagonal entries cost 1. The splits are grown under the altered priors
+        pi'_i ~ pi_i sum_j L[i, j] (each row of class i weighs w c_i, with sum w c = sum w);
+        each node predicts the class of least expected loss argmin_j sum_i w_i(t) L[i, j];
+        cost-complexity pruning, its cross-validation and ``cp_table_`` are in loss units
+        (R(t) = min_j sum_i w_i(t) L[i, j] / W, with ``ccp_cost="misclassification"``).
+        ``predict_proba`` stays the class frequencies; ``loss_matrix_`` holds the matrix.
+        Without missing cells the tree and cp table are rpart's (``tests/test_rpart_loss.py``);
+        with them, a surrogate's agreement counts the altered weights where rpart's counts the
+        rows' own, so a row missing the primary can take another way. Needs ``pruning``
+        "cost-complexity" or None.
     random_state : int, numpy RandomState or None, default 0
         Shuffles the cross-validation folds that choose ``ccp_alpha`` (and draws the held-out
         rows of ``pruning="pre"`` / ``"reduced-error"``): the only random draws. The fixed
@@ -1166,6 +1275,18 @@ class CARTClassifier(_CART, _ClassificationTree):
         Every class of y must be listed; labels that are not classes are skipped. None: a pandas
         categorical y's categories in their declared order (as J48 and rpart break ties with
         declared values), else ``classes_``. ``classes_`` stays sorted either way.
+    monotonic_cst : array-like of -1, 0, 1, dict of column name -> -1, 0, 1, or None
+        scikit-learn's monotonic constraints, on the probability of the second class of
+        ``classes_`` (binary problems only; more classes are refused as scikit-learn refuses
+        them): 1, it may only rise as the column's value grows; -1, only fall; 0, free. A split
+        on a constrained column whose children's values go the wrong way, or leave the node's
+        bounds, is not a candidate; each node's value is clipped to bounds inherited from the
+        constrained splits above it, split at the mid-point of their children's values.
+        On numeric data without missing values the tree is scikit-learn's. Categorical columns
+        cannot be constrained; missing cells are routed as usual, but a constrained column is
+        never a surrogate, so predictions stay monotone for rows with missing cells too.
+        Pruning keeps them monotone (a pruned node's value lies within its bounds). See
+        docs/monotonic.md.
 
     Attributes
     ----------
@@ -1223,7 +1344,7 @@ class CARTClassifier(_CART, _ClassificationTree):
                  pruning="cost-complexity", ccp_alpha="cv-1se", ccp_cost="misclassification",
                  cp=None, cv=10, cv_repeats=None, categorical_features="auto", validation_fraction=0.3,
                  prune_on_tie=True, random_state=0, n_jobs=None, splitter="exact",
-                 max_bins=255, class_order=None):
+                 max_bins=255, class_order=None, monotonic_cst=None, loss=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -1249,9 +1370,12 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.splitter = splitter
         self.max_bins = max_bins
         self.class_order = class_order
+        self.monotonic_cst = monotonic_cst
+        self.loss = loss
 
-    _constraints = {**_CART._constraints, "criterion": [StrOptions({"gini", "entropy"})],
+    _constraints = {**_CART._constraints, "criterion": [StrOptions({"gini", "entropy", "log_loss"})],
                     "class_weight": [dict, StrOptions({"balanced"}), None],
+                    "loss": ["array-like", dict, None],
                     "max_exhaustive": [Interval(numbers.Integral, 1, _MAX_EXHAUSTIVE_LIMIT,
                                                 closed="both")],
                     "ccp_cost": [StrOptions(set(COSTS))], "class_order": ["array-like", None]}
@@ -1259,10 +1383,44 @@ class CARTClassifier(_CART, _ClassificationTree):
     _one_draw_from = LARGE_TABLE
 
     def _policy(self) -> Policy:
-        if self.criterion not in ("gini", "entropy"):
-            raise ValueError(f"CARTClassifier: criterion must be 'gini' or 'entropy', got "
-                             f"{self.criterion!r}.")
-        return self._cart_policy(self.criterion, max_exhaustive=int(self.max_exhaustive))
+        if self.criterion not in ("gini", "entropy", "log_loss"):
+            raise ValueError(f"CARTClassifier: criterion must be 'gini', 'entropy' or 'log_loss', "
+                             f"got {self.criterion!r}.")
+        # "log_loss" is scikit-learn's name for the entropy criterion: the same impurity
+        criterion = "entropy" if self.criterion == "log_loss" else self.criterion
+        return self._cart_policy(criterion, max_exhaustive=int(self.max_exhaustive))
+
+    def _prior_weights(self, yt, w, classes):
+        """Under ``loss``, each row of class i weighs w c_i while growing (the altered priors,
+        ``rootwise.loss``); the pruning's cost is then the loss matrix's risk."""
+        if self.loss is None:
+            return w, None
+        if self.pruning in _VALIDATION_PRUNING:
+            raise ValueError(f"CARTClassifier: loss does not go with pruning={self.pruning!r}, "
+                             f"which judges subtrees by validation accuracy; use "
+                             f"pruning='cost-complexity' (pruned on the loss) or None.")
+        if self.pruning == "cost-complexity" and self.ccp_cost != "misclassification":
+            raise ValueError(f"CARTClassifier: loss prunes on the expected loss, which generalises "
+                             f"ccp_cost='misclassification'; ccp_cost={self.ccp_cost!r} does not "
+                             f"go with it.")
+        matrix = check_loss(self.loss, classes, "CARTClassifier: loss")
+        totals = np.bincount(yt, weights=w, minlength=len(classes))
+        c = prior_weights(matrix, totals, classes, "CARTClassifier: loss")
+        whole = bool(np.all(w == np.rint(w)))
+        return w * c[yt], LossCost(matrix, c, whole)
+
+    def _class_table(self) -> np.ndarray:
+        """Per node, the index of the class it predicts (least expected loss under ``loss``)."""
+        from .tree.majority import node_classes
+
+        return node_classes(self).astype(np.int64).reshape(-1, 1)
+
+    @property
+    def loss_matrix_(self) -> np.ndarray | None:
+        """The fitted loss matrix (K x K, rows the true class, columns the predicted one, both in
+        ``classes_`` order), or None without ``loss``."""
+        check_is_fitted(self, "tree_")
+        return self.__dict__.get("_loss_matrix")
 
 
 class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (sklearn's rule)
@@ -1303,6 +1461,9 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         As in ``CARTClassifier``: shuffles the cross-validation folds (and the held-out rows of
         ``pruning="pre"`` / ``"reduced-error"``); the fixed default makes every process grow
         the same tree.
+    monotonic_cst : array-like of -1, 0, 1, dict of column name -> -1, 0, 1, or None
+        As in ``CARTClassifier``, on the predicted value (with ``leaf_value="median"`` the splits
+        and bounds follow the means and each median is clipped to its node's bounds).
     """
 
     _constraints = {**_CART._constraints, "leaf_value": [StrOptions({"mean", "median"})]}
@@ -1316,7 +1477,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
                  max_leaf_nodes=None, max_surrogates=5, pruning="cost-complexity",
                  ccp_alpha="cv-min", cp=None, cv=10, cv_repeats=1, categorical_features="auto",
                  validation_fraction=0.3, prune_on_tie=True, random_state=0, n_jobs=None,
-                 splitter="exact", max_bins=255):
+                 splitter="exact", max_bins=255, monotonic_cst=None):
         self.leaf_value = leaf_value
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -1338,6 +1499,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         self.n_jobs = n_jobs
         self.splitter = splitter
         self.max_bins = max_bins
+        self.monotonic_cst = monotonic_cst
 
     def _policy(self) -> Policy:
         if self.leaf_value not in ("mean", "median"):
@@ -1346,7 +1508,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         return self._cart_policy("squared_error", leaf_value=self.leaf_value)
 
     @deferring
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: Table) -> np.ndarray:
         """The value (mean or median of the training rows) of the node each row ends in."""
         if _dask(X):
             from .dask import lazy

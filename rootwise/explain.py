@@ -42,13 +42,16 @@ from .reference.splitters import make_splitter
 if TYPE_CHECKING:  # pandas is imported where a table is made, not with rootwise
     import pandas as pd
 
+    from ._typing import Labels, Model, Table, Weights
+
 COLUMNS = ["attribute", "n_branches", "entropy", "conditional_entropy", "gain", "rho",
            "intrinsic_value", "gain_ratio", "gini", "gini_index", "chosen"]
 REGRESSION_COLUMNS = ["attribute", "n_branches", "threshold", "mse", "conditional_mse", "rho",
                       "mse_decrease", "admissible", "chosen"]
 
 
-def explain(X, y, model=None, *, node: int = 0, sample_weight=None) -> pd.DataFrame:
+def explain(X: Table, y: Labels, model: Model | None = None, *, node: int = 0,
+            sample_weight: Weights = None) -> pd.DataFrame:
     """Table of every candidate attribute at ``node`` (one row each, in column order).
 
     ``model`` is an estimator; None chooses the tree the target asks for, as the command line
@@ -229,7 +232,7 @@ def _regression_row(Xe, y, data, schema, j: int, cand, chosen: bool) -> dict:
     }
 
 
-def node_weights(X, model, *, node: int = 0, sample_weight=None) -> pd.Series:
+def node_weights(X: Table, model: Model, *, node: int = 0, sample_weight: Weights = None) -> pd.Series:
     """The training rows at ``node`` of a fitted tree and their weights there, indexed by the rows'
     labels in ``X`` (row numbers for arrays), in row order; rows with no weight left out.
 

@@ -19,9 +19,14 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba.core import caching, event
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 PARALLEL_ROWS = 8192  # estimators._PARALLEL_ROWS: predictions this large run on threads
 
@@ -50,7 +55,8 @@ class CompileCounter(event.Listener):
         pass
 
 
-def compile_kernels(progress=None, processes: int | None = 1) -> dict:
+def compile_kernels(progress: Callable[[str], object] | None = None,
+                    processes: int | None = 1) -> dict[str, Any]:
     """Fill numba's on-disk cache with every rootwise kernel; returns {"compiled": kernels
     compiled now (0 when the cache was already full), "seconds": wall time, "processes": how many
     compiled at once, "cache": the cache directories}. ``processes``: at most this many at once

@@ -67,16 +67,19 @@ NON_DEFAULTS = {
               "balanced", "--max-surrogates", "2", "--max-exhaustive", "8", "--ccp-alpha",
               "cv-min", "--cv", "3", "--splitter", "hist", "--max-bins", "16",
               "--validation-fraction", "0.4", "--prune-on-tie", "--random-state", "7",
-              "--n-jobs", "1"],
+              "--n-jobs", "1", "--monotonic", "含糖率=1,密度=-1"],
              dict(criterion="entropy", max_depth=5, min_samples_split=3, min_samples_leaf=0.01,
                   min_impurity_decrease=0.001, impurity_threshold=0.01, max_leaf_nodes=6,
                   class_weight="balanced", max_surrogates=2, max_exhaustive=8,
                   ccp_alpha="cv-min", cv=3, splitter="hist", max_bins=16,
-                  validation_fraction=0.4, prune_on_tie=True, random_state=7, n_jobs=1)),
+                  validation_fraction=0.4, prune_on_tie=True, random_state=7, n_jobs=1,
+                  monotonic_cst={"含糖率": 1, "密度": -1})),
     "cart-regressor": (["--leaf-value", "median", "--ccp-alpha", "0.0005", "--max-bins", "32",
-                        "--max-leaf-nodes", "none", "--pruning", "cost-complexity"],
+                        "--max-leaf-nodes", "none", "--pruning", "cost-complexity",
+                        "--monotonic-cst", "密度=1"],
                        dict(leaf_value="median", ccp_alpha=0.0005, max_bins=32,
-                            max_leaf_nodes=None, pruning="cost-complexity")),
+                            max_leaf_nodes=None, pruning="cost-complexity",
+                            monotonic_cst={"密度": 1})),
 }
 
 
@@ -228,3 +231,28 @@ def test_class_order_names_the_class_ties_go_to(tmp_path, capsys):
     assert list(rootwise.load(tmp_path / "m.json").class_order_) == ["yes", "no"]
     code, _, err = run(capsys, *base, "--class-order", "yes", "maybe")
     assert code == 2 and "--class-order names class 'maybe'" in err
+
+
+def test_monotonic_constraints_from_the_command_line(tmp_path, capsys):
+    data = tmp_path / "d.csv"
+    # y falls once in the middle of a rising x: constrained to rise, the tree pools the dip
+    data.write_text("x,y\n" + "".join(f"{x},{y}\n" for x, y in
+                                       zip(range(8), [0, 0, 4, 4, 2, 2, 6, 6], strict=True)),
+                    encoding="utf-8")
+    base = ["fit", data, "--target", "y", "--algorithm", "cart-regressor", "--pruning", "none"]
+    code, free, err = run(capsys, *base)
+    assert code == 0, err
+    code, out, err = run(capsys, *base, "--monotonic", "x=1", "--out", tmp_path / "m.json")
+    assert code == 0, err
+    assert out != free
+    model = rootwise.load(tmp_path / "m.json")
+    assert model.monotonic_cst == {"x": 1}
+    import pandas as pd
+
+    pred = model.predict(pd.DataFrame({"x": range(8)}))
+    assert list(pred) == [0, 0, 3, 3, 3, 3, 6, 6]
+    for bad in ("x=2", "x", "=1"):
+        code, _, err = run(capsys, *base, "--monotonic", bad)
+        assert code != 0 and "expected COL=S[,COL=S...] with S one of -1, 0, 1" in err, bad
+    code, _, err = run(capsys, *base, "--monotonic", "z=1")
+    assert code != 0 and "monotonic_cst contains 1 unexpected feature names: ['z']" in err

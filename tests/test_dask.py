@@ -135,6 +135,10 @@ def test_refusals_name_the_parameter(client):
         CARTRegressor(splitter="hist", leaf_value="median").fit(dX, dy)
     with pytest.raises(ValueError, match="alpha by cross-validation"):
         CARTClassifier(splitter="hist").fit(dX, dy)
+    with pytest.raises(ValueError, match="monotonic_cst is not available on a Dask collection"):
+        CARTRegressor(splitter="hist", pruning=None, monotonic_cst={"a": 1}).fit(dX, dy)
+    with pytest.raises(ValueError, match=r"CARTClassifier: loss \(a loss matrix\) is not available"):
+        CARTClassifier(splitter="hist", pruning=None, loss=[[0, 1], [2, 0]]).fit(dX, dy)
     with pytest.raises(TypeError, match="y must be a dask collection"):
         CARTClassifier(splitter="hist", pruning=None).fit(dX, y)
     with pytest.raises(ValueError, match="X has 2 partitions and y has 3"):

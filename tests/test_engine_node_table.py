@@ -29,6 +29,8 @@ def test_a_full_node_table_becomes_the_trees_arrays_without_a_copy():
     tree = to_tree(nodes, 1, np.zeros(1, dtype=np.int32), 0, new_surrogates(1), 0,
                    np.zeros(2, dtype=np.int64))
     for field in NodeTable._fields:
+        if field in ("lower", "upper"):  # monotonic bounds: growth's own, clipped into value
+            continue
         if field == "value":
             assert np.shares_memory(tree.value, nodes.value)
             continue

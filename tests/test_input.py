@@ -113,9 +113,11 @@ def test_bad_tables(X, words):
         tables.as_frame(X)
 
 
-def test_sparse_is_refused():
-    with pytest.raises(TypeError, match="sparse"):
-        tables.as_frame(sp.csr_matrix(np.eye(2)))
+def test_sparse_is_read_as_its_dense_form():
+    # implicit zeros are zeros (tests/test_input_frames.py fits trees on sparse input)
+    np.testing.assert_array_equal(tables.as_table(sp.csr_matrix(np.eye(2))), np.eye(2))
+    with pytest.raises(TypeError, match="sparse matrix of dtype complex128 cannot be read"):
+        tables.as_frame(sp.csr_matrix(np.eye(2) * 1j))
 
 
 def test_feature_names_only_from_string_columns():

@@ -189,6 +189,18 @@ def test_the_wheel_is_tagged_for_this_python_and_platform_and_pins_numba(wheel):
     assert sum(n.endswith(".nbi") for n in names) == manifest["kernels"] > 100
 
 
+def test_the_wheel_carries_the_license_and_the_typing_marker(wheel):
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        lines = z.read(metadata).decode().splitlines()
+        (license_file,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+        text = z.read(license_file).decode()
+    assert "License-Expression: MIT" in lines and "License-File: LICENSE" in lines
+    assert text.startswith("MIT License") and "the rootwise authors" in text
+    assert "rootwise/py.typed" in names  # PEP 561: type checkers read the package's annotations
+
+
 @pytest.fixture(scope="module")
 def installed(wheel):
     return _venv(wheel)

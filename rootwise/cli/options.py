@@ -42,8 +42,8 @@ SPELLINGS = {
 }
 NAMES = [*ALGORITHMS, *PRESETS, AUTO]
 
-FLAGS = {"categorical_features": "--categorical"}
-ALIASES = {"random_state": ["--seed"]}
+FLAGS = {"categorical_features": "--categorical", "monotonic_cst": "--monotonic"}
+ALIASES = {"random_state": ["--seed"], "monotonic_cst": ["--monotonic-cst"]}
 
 HELP = {
     "categorical_features": "columns to treat as categorical although they hold numbers "
@@ -55,7 +55,7 @@ HELP = {
                    "default: a categorical target's order, else sorted",
     "class_weight": "balanced, or weights per class as CLASS=W[,CLASS=W...]",
     "confidence": "confidence factor of C4.5's error-based pruning (0 < CF < 1)",
-    "criterion": "split criterion: gini or entropy",
+    "criterion": "split criterion: gini, entropy or log_loss (entropy's other name)",
     "cp": "rpart's complexity parameter: do not split a node costing at most X x the root's, "
           "prune at alpha >= X x R(root) (rpart's default 0.01; 0 grows the whole tree; none: "
           "1e-4 when alpha is chosen by CV on 10,000 rows or more, else 0)",
@@ -65,11 +65,17 @@ HELP = {
     "epsilon": "a node whose best gain (ratio) is below X becomes a leaf",
     "impurity_threshold": "a node whose impurity is below X is not split",
     "leaf_value": "what a regression leaf predicts: mean or median",
+    "loss": "loss matrix (rpart's parms loss): a row of costs per true class, classes sorted, "
+            "as 0,1;3,0 (the 1st class predicted as the 2nd costs 1), or "
+            "TRUE:PREDICTED=COST[,...] (other pairs cost 1)",
     "max_bins": "bins per continuous column for --splitter hist (2..255)",
     "max_depth": "grow at most N levels below the root",
     "max_exhaustive": "try every category partition up to this many categories (CART, >2 classes)",
     "max_leaf_nodes": "grow best-first up to N leaves",
     "max_surrogates": "surrogate splits kept per node for missing values",
+    "monotonic_cst": "monotonic constraints as COL=S[,COL=S...], S = 1 (the prediction may only "
+                     "rise with the column; a classifier's: the second class's probability), -1 "
+                     "(only fall) or 0",
     "min_impurity_decrease": "a split must lower the weighted impurity by at least X",
     "min_samples_leaf": "every branch needs at least N rows (c4.5: this weight); a number in "
                         "(0, 1) is a fraction of the training rows",
@@ -93,7 +99,8 @@ METAVARS = {"categorical_features": "COL", "class_order": "CLASS", "cv_repeats":
             "class_weight": "W", "max_depth": "N", "cv": "K",
             "n_jobs": "N", "random_state": "N", "max_leaf_nodes": "N", "max_bins": "N",
             "max_surrogates": "N", "max_exhaustive": "N", "criterion": "NAME", "splitter": "NAME",
-            "leaf_value": "NAME", "pruning": "NAME", "ccp_alpha": "A"}
+            "leaf_value": "NAME", "pruning": "NAME", "ccp_alpha": "A",
+            "monotonic_cst": "COL=S", "loss": "L"}
 
 
 def parameters() -> dict[str, tuple[list[str], object]]:
@@ -140,6 +147,49 @@ def class_weights(text: str):
     return out
 
 
+def monotonic_constraints(text: str):
+    """COL=S,COL=S (S: -1, 0 or 1) -> {COL: S}; none -> None."""
+    if text == "none":
+        return None
+    out = {}
+    for item in text.split(","):
+        name, sep, sign = item.rpartition("=")
+        if not sep or not name or sign.strip() not in ("-1", "0", "1", "+1"):
+            raise argparse.ArgumentTypeError(f"expected COL=S[,COL=S...] with S one of -1, 0, 1, "
+                                             f"got {item!r} in {text!r}")
+        out[name] = int(sign)
+    return out
+
+
+def loss_matrix(text: str):
+    """A --loss value: ``0,1;3,0`` (rows: the true classes in sorted order, ';' between rows)
+    -> a list of rows of costs; ``TRUE:PRED=COST,...`` -> {TRUE: {PRED: COST}} (class names
+    as written, turned into labels by ``make_estimator``); ``none`` -> None."""
+    if text == "none":
+        return None
+    if "=" in text:
+        out: dict = {}
+        for item in text.split(","):
+            pair, sep, cost = item.rpartition("=")
+            truth, colon, pred = pair.rpartition(":")
+            try:
+                number = float(cost)
+            except ValueError:
+                sep = ""
+            if not (sep and colon and truth and pred):
+                raise argparse.ArgumentTypeError(
+                    f"expected TRUE:PREDICTED=COST[,TRUE:PREDICTED=COST...] or rows of costs "
+                    f"such as 0,1;3,0, got {item!r} in {text!r}")
+            out.setdefault(truth, {})[pred] = number
+        return out
+    try:
+        return [[float(c) for c in row.split(",")] for row in text.split(";")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected rows of costs such as 0,1;3,0 (one row per "
+                                         f"true class, classes sorted) or TRUE:PREDICTED=COST "
+                                         f"pairs, got {text!r}") from None
+
+
 def algorithm(text: str) -> str:
     """An --algorithm value as its name in ``NAMES``: any case, with or without dots, dashes
     and underscores (C4.5, c45, J48, CART, cart_regressor, CARTRegressor); an unknown one is an
@@ -176,7 +226,9 @@ def add_estimator_options(p: argparse.ArgumentParser) -> None:
             group.add_argument(*flags, dest=param, action=argparse.BooleanOptionalAction,
                                default=argparse.SUPPRESS, help=text)
         else:
-            parse = class_weights if param == "class_weight" else value
+            parse = {"class_weight": class_weights,
+                     "monotonic_cst": monotonic_constraints,
+                     "loss": loss_matrix}.get(param, value)
             group.add_argument(*flags, dest=param, type=parse, default=argparse.SUPPRESS,
                                metavar=METAVARS.get(param, "X"), help=text)
 
@@ -233,6 +285,11 @@ def make_estimator(args, y=None):
     weights = params.get("class_weight")
     if isinstance(weights, dict) and y is not None:
         params["class_weight"] = _labelled(weights, y, args.target, "--class-weight")
+    loss = params.get("loss")
+    if isinstance(loss, dict) and y is not None:
+        rows = _labelled(loss, y, args.target, "--loss")
+        params["loss"] = {truth: _labelled(row, y, args.target, "--loss")
+                          for truth, row in rows.items()}
     order = params.get("class_order")
     if order is not None and y is not None:
         named = _labelled(dict.fromkeys(order), y, args.target, "--class-order")

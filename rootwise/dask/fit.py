@@ -58,6 +58,13 @@ def check_estimator(estimator, policy, has_folds=False) -> None:
                          "on a Dask collection needs folds=, a dask Series or array of CV fold "
                          "numbers partitioned as X (rows do not move between folds); or give "
                          "a number, or pruning=None.")
+    if getattr(estimator, "monotonic_cst", None) is not None:
+        raise ValueError(f"{name}: monotonic_cst is not available on a Dask collection: the "
+                         "level-by-level fit has no bounds on its nodes' values; fit locally.")
+    if getattr(estimator, "loss", None) is not None:
+        raise ValueError(f"{name}: loss (a loss matrix) is not available on a Dask collection: "
+                         "its altered priors, node classes and pruning cost are not in the "
+                         "distributed fit; fit a local table, or give class_weight instead.")
     if getattr(estimator, "class_weight", None) == "balanced":
         raise ValueError(f"{name}: class_weight='balanced' is not available on a Dask collection:"
                          " give a dict of class weights.")

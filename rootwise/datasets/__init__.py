@@ -7,8 +7,12 @@ features (without an ID column such as 编号) and the target.
 from __future__ import annotations
 
 from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Literal, TypeAlias, overload
 
 import pandas as pd
+
+XY: TypeAlias = "tuple[pd.DataFrame, pd.Series]"  # what return_X_y=True gives: the features, the target
 
 # name -> (file, target column, ID columns to leave out of X)
 _TABLES = {
@@ -28,7 +32,7 @@ def names() -> list[str]:
     return list(_TABLES)
 
 
-def path(name: str):
+def path(name: str) -> Traversable:
     """Path of the bundled CSV file of table ``name``."""
     file, _, _ = _spec(name)
     return resources.files(__name__).joinpath("data", file)
@@ -39,7 +43,13 @@ def target(name: str) -> str:
     return _spec(name)[1]
 
 
-def load(name: str, *, return_X_y: bool = False):
+@overload
+def load(name: str, *, return_X_y: Literal[False] = ...) -> pd.DataFrame: ...
+@overload
+def load(name: str, *, return_X_y: Literal[True]) -> XY: ...
+@overload
+def load(name: str, *, return_X_y: bool) -> pd.DataFrame | XY: ...
+def load(name: str, *, return_X_y: bool = False) -> pd.DataFrame | XY:
     """Table ``name`` as a DataFrame, or (X, y) with ``return_X_y``."""
     _, target_col, ids = _spec(name)
     with resources.as_file(path(name)) as p:
@@ -56,32 +66,56 @@ def _spec(name: str):
         raise ValueError(f"no bundled table named {name!r}; choose one of {names()}") from None
 
 
-def load_loan_application(*, return_X_y=False):
+@overload
+def load_loan_application(*, return_X_y: Literal[False] = ...) -> pd.DataFrame: ...
+@overload
+def load_loan_application(*, return_X_y: Literal[True]) -> XY: ...
+def load_loan_application(*, return_X_y: bool = False) -> pd.DataFrame | XY:
     """The loan application table of Li Hang 2012, table 5.1 (15 rows; target 类别)."""
     return load("loan_application", return_X_y=return_X_y)
 
 
-def load_loan_default(*, return_X_y=False):
+@overload
+def load_loan_default(*, return_X_y: Literal[False] = ...) -> pd.DataFrame: ...
+@overload
+def load_loan_default(*, return_X_y: Literal[True]) -> XY: ...
+def load_loan_default(*, return_X_y: bool = False) -> pd.DataFrame | XY:
     """The loan-default table of Tan et al. 2006, ch. 4 (10 rows; 年收入 in thousands; target 拖欠贷款)."""
     return load("loan_default", return_X_y=return_X_y)
 
 
-def load_watermelon_2_0(*, return_X_y=False):
+@overload
+def load_watermelon_2_0(*, return_X_y: Literal[False] = ...) -> pd.DataFrame: ...
+@overload
+def load_watermelon_2_0(*, return_X_y: Literal[True]) -> XY: ...
+def load_watermelon_2_0(*, return_X_y: bool = False) -> pd.DataFrame | XY:
     """Watermelon data set 2.0 (Zhou 2016, table 4.1; 17 rows; target 好瓜)."""
     return load("watermelon_2_0", return_X_y=return_X_y)
 
 
-def load_watermelon_2_0_alpha(*, return_X_y=False):
+@overload
+def load_watermelon_2_0_alpha(*, return_X_y: Literal[False] = ...) -> pd.DataFrame: ...
+@overload
+def load_watermelon_2_0_alpha(*, return_X_y: Literal[True]) -> XY: ...
+def load_watermelon_2_0_alpha(*, return_X_y: bool = False) -> pd.DataFrame | XY:
     """Watermelon 2.0α: 2.0 with missing cells (Zhou 2016, table 4.4)."""
     return load("watermelon_2_0_alpha", return_X_y=return_X_y)
 
 
-def load_watermelon_3_0(*, return_X_y=False):
+@overload
+def load_watermelon_3_0(*, return_X_y: Literal[False] = ...) -> pd.DataFrame: ...
+@overload
+def load_watermelon_3_0(*, return_X_y: Literal[True]) -> XY: ...
+def load_watermelon_3_0(*, return_X_y: bool = False) -> pd.DataFrame | XY:
     """Watermelon 3.0: 2.0 plus the continuous 密度 and 含糖率 (Zhou 2016, table 4.3)."""
     return load("watermelon_3_0", return_X_y=return_X_y)
 
 
-def load_lagou(case: str = "case1", *, return_X_y=False):
+@overload
+def load_lagou(case: str = "case1", *, return_X_y: Literal[False] = ...) -> pd.DataFrame: ...
+@overload
+def load_lagou(case: str = "case1", *, return_X_y: Literal[True]) -> XY: ...
+def load_lagou(case: str = "case1", *, return_X_y: bool = False) -> pd.DataFrame | XY:
     """A course's four-row ID3 exercises: ``case`` is "case1", "case2" or "exercise"."""
     if case not in ("case1", "case2", "exercise"):
         raise ValueError(f"case must be 'case1', 'case2' or 'exercise', got {case!r}.")

@@ -33,6 +33,7 @@ from .bundles import (
     Rows,
 )
 from .j48 import MIN_SPLIT_CAP, MIN_SPLIT_SHARE, distinct_values, in_average_mask
+from .monotone import clip_values
 from .presort import SharedPresort, presort_table
 from .segments import MAX_CLASSES, MAX_ROWS
 
@@ -103,6 +104,9 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
             unit_input, train, presort)
     tree = to_tree(g.nodes, g.n_nodes, g.pool, g.n_pool, g.surrogates, g.n_surrogates,
                    n_categories)
+    if params.monotonic.shape[0] > 0:  # each node's value within its bounds (``monotone``)
+        clip_values(tree.value, g.nodes.lower[:g.n_nodes], g.nodes.upper[:g.n_nodes],
+                    policy.regression)
     steps = [PruningStep(int(g.step_node[i]), float(g.step_weight[i]),
                          float(g.step_subtree[i]), float(g.step_leaf[i]), bool(g.step_pruned[i]))
              for i in range(g.n_steps)]
@@ -247,8 +251,18 @@ def params_of(policy: Policy, n_classes: int, prepruning: bool, cost_floor: floa
         min_adjusted=MIN_ADJUSTED_AGREEMENT,
         prepruning=bool(prepruning), prune_on_tie=bool(policy.prune_on_tie),
         r8_min_objects=float(policy.min_samples_leaf), r8_share=MIN_SPLIT_SHARE,
-        r8_cap=MIN_SPLIT_CAP, n_threads=1, min_split_rows=int(policy.min_split_rows),
-        min_leaf_rows=int(policy.min_leaf_rows))
+        r8_cap=MIN_SPLIT_CAP, n_threads=1, monotonic=_monotonic(policy),
+        min_split_rows=int(policy.min_split_rows), min_leaf_rows=int(policy.min_leaf_rows))
+
+
+def _monotonic(policy: Policy) -> np.ndarray:
+    """``Params.monotonic``: the constraints on the node value, empty when there are none. A
+    classifier's are on the second class's probability, the engine's on the first class's
+    proportion (its complement): their signs flip, as in scikit-learn."""
+    c = np.asarray(policy.monotonic, dtype=np.int64).reshape(-1)
+    if not np.any(c != 0):
+        return np.zeros(0, dtype=np.int64)
+    return np.ascontiguousarray(c if policy.regression else -c)
 
 
 def _holdout(validation, d: int, n_classes: int) -> Holdout:

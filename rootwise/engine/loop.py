@@ -38,6 +38,7 @@ from .chosen import (
 )
 from .growable import Growable, GrowableTables
 from .histograms import child_slots, release, root_slot
+from .monotone import child_bounds, constraint_of
 from .node_stats import class_stats, regression_stats
 from .node_table import init_leaf, new_nodes, new_surrogates
 from .prepruning import holdout_branches, loss, score_of, split_helps, split_holdout
@@ -152,8 +153,11 @@ def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, param
     if params.multiway:  # only a multiway test above uses a column up: no walk to the root
         available_columns(nodes, node, scr.available)
     w_row, unit = _weights_by_row(seg, start, end, rows, params, scr)
+    lo, hi = -np.inf, np.inf
+    if params.monotonic.shape[0] > 0:  # the node's bounds (``monotone``)
+        lo, hi = nodes.lower[node], nodes.upper[node]
     j, chosen_score = search(seg, start, end, scr.available, rows, feat, params, scr, cand, W,
-                             w_row, unit, slot)
+                             w_row, unit, slot, lo, hi)
     if j < 0 or chosen_score < params.epsilon:
         return -1
     if cand.gain[j] * W / total_weight < params.min_impurity_decrease:
@@ -383,6 +387,9 @@ def _root(seg, n, holdout_w, params, scr, nodes, pend, state):
     # argument): the root's ids are typed int64 like every other node's
     root = np.int64(0)
     init_leaf(nodes, root, np.int64(-1), root, 1.0)
+    if params.monotonic.shape[0] > 0:  # the root's value is free (``monotone``)
+        nodes.lower[root] = -np.inf
+        nodes.upper[root] = np.inf
     state[N_NODES] = 1
     state[N_LEAVES] = 1
     m_val = np.int64(holdout_w.shape[0])
@@ -578,6 +585,9 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                               params, feat, scr, sc, ch, n_s, m0, m1, pool, n_pool, sur, n_sur)
         n_sur += n_s
         add_children(nodes, node, first, n_b, ch)
+        if params.monotonic.shape[0] > 0:
+            child_bounds(nodes, node, first, n_b, constraint_of(params, j), seg, ch.c_start,
+                         ch.c_end, params.regression)
         slot0, slot1 = np.int64(-1), np.int64(-1)
         if slot >= 0:  # a binary split (``fit`` allows histograms for no other)
             slot0, slot1 = child_slots(scr.hist, slot, seg, ch.c_start, ch.c_end,

@@ -33,6 +33,10 @@ class NodeTable(NamedTuple):
     s_offset: np.ndarray
     s_count: np.ndarray
     value: np.ndarray  # (nodes, classes) or (nodes, 1)
+    # the bounds of the node's value under monotonic constraints (``monotone``): growth only,
+    # written by a fit with constraints alone (a fit without leaves their pages unreached)
+    lower: np.ndarray
+    upper: np.ndarray
 
 
 class SurrogateTable(NamedTuple):
@@ -49,13 +53,15 @@ def new_nodes(capacity, n_out):
     """The node table with room for ``capacity`` nodes, in the ``Tree``'s dtypes (``tree.
     NODE_FIELDS``): 93 bytes a node with one output instead of 136 in int64, and ``to_tree``
     makes no converted copy of a table that fills the fit's memory (a fully grown tree of 10^6
-    rows has 2 x 10^6 nodes)."""
+    rows has 2 x 10^6 nodes). The bounds of monotonic constraints (16 bytes more) are not the
+    ``Tree``'s: only a fit with constraints writes them."""
     c = max(capacity, 1)
     i32 = np.int32
     return NodeTable(unset(c, i32), unset(c, np.int8), unset(c), unset(c, i32), unset(c, i32),
                      unset(c, i32), unset(c, i32), unset(c, i32), unset(c, i32), unset(c),
                      unset(c, np.int64), unset(c), unset(c), unset(c), unset(c, i32),
-                     unset(c, i32), unset((c, n_out)))  # a node's values are zeroed by ``init_leaf``
+                     unset(c, i32), unset((c, n_out)),  # a node's values are zeroed by ``init_leaf``
+                     unset(c), unset(c))
 
 
 def new_surrogates(capacity):

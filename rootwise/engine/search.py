@@ -38,6 +38,7 @@ from .j48 import (
     split_point_sorted,
 )
 from .j48 import choose as release8_choose
+from .monotone import constraint_of, scan_entries, scan_sorted
 from .release8_scan import release8_totals, scan_release8
 from .scores import choose, score
 from .segments import ROW_MASK
@@ -132,9 +133,11 @@ def _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W):
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, W, w_row, unit):
+def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, W, w_row, unit,
+                    lo, hi):
     """Every available presorted continuous column's best cut. One call per node: the loop over
-    columns is here so that the calls per column pass a few arrays (``scratch.Scratch``)."""
+    columns is here so that the calls per column pass a few arrays (``scratch.Scratch``).
+    [lo, hi]: the node's bounds under monotonic constraints (``monotone``)."""
     words = seg.words
     X = rows.X
     for j in range(feat.search.shape[0]):
@@ -147,7 +150,10 @@ def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, 
         if params.release8:
             _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W)
             continue
-        if params.regression:
+        c = constraint_of(params, j)
+        if c != 0:  # a constrained column: every cut checked (``monotone``)
+            i = scan_sorted(words, s, start, n, w_row, rows.yr, unit, params, c, lo, hi, scan)
+        elif params.regression:
             i = scan_regression(words, s, start, n, w_row, rows.yr, unit, params.min_leaf,
                                 params.min_leaf_rows, scan)
         else:
@@ -173,7 +179,7 @@ def _subset_sides(stats, p, params, side, sub):
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit):
+def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit, lo, hi):
     """Every available BINNED or WIDE column's best test from its entries (``_coded_test``;
     ``unit``: every weight at the node is 0 or 1, so the entries hold counts).
     A subset test that cannot beat the best admissible gain found so far at the node
@@ -202,7 +208,7 @@ def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W,
             if sweep == 1 and _cannot_win(stats, p, W, best, params, scr.scan.parent):
                 continue
             _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand,
-                        W, unit)
+                        W, unit, lo, hi)
             if bound_subsets and cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
                 best = cand.gain[j]
 
@@ -272,7 +278,7 @@ def _class_bound(stats, p, W, best, criterion, parent):
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit):
+def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit, lo, hi):
     """Column j's best test from its p entries: a categorical column's test (one branch per
     category, or the best subset against the rest), or a binned continuous column's cut between
     two bins present at the node, placed at the midpoint of the largest training value of the
@@ -302,7 +308,10 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit
     else:
         if p < 2:
             return
-        if params.regression:
+        c = constraint_of(params, j)
+        if c != 0:  # [lo, hi]: the node's bounds (``monotone``)
+            e = scan_entries(stats, p, params, c, lo, hi, scan)
+        elif params.regression:
             e = threshold_regression(stats, p, params.min_leaf, scan)
         else:
             e = threshold_class(stats, p, params.n_classes, params.criterion, params.min_leaf,
@@ -320,11 +329,13 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, unit, slot):
+def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, unit, slot, lo,
+           hi):
     """Every available column's best test at the node [start, end) of weight W; returns (chosen
     column or -1, its score) under the selection rule. ``w_row``: the rows' weights at the node
     by row id; ``unit``: all of them are 1; ``slot``: the node's class histogram (``histograms``;
-    -1: none, the binned columns' entries are summed from its rows)."""
+    -1: none, the binned columns' entries are summed from its rows); [lo, hi]: the node's bounds
+    under monotonic constraints (``monotone``)."""
     d = feat.search.shape[0]
     for j in range(d):
         cand.found[j] = False
@@ -334,8 +345,8 @@ def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, 
     elif ent.binned.shape[0] > 0:
         binned_split_entries(seg, start, end, ent.binned, feat.n_values, params.regression, ent)
     _sorted_columns(seg, start, end, available, rows, feat, params, scr.scan, cand, W, w_row,
-                    unit)
-    _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit)
+                    unit, lo, hi)
+    _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit, lo, hi)
     if params.release8:
         return release8_choose(cand.found, cand.gain, cand.ratio, cand.admissible,
                                feat.in_average)
@@ -377,7 +388,7 @@ def search_entries(ent_code, ent_stats, ent_n, feat, params, scr, cand, W):
         cand.found[j] = False
         q = feat.slot[j]
         _coded_test(j, ent_code[q], ent_stats[q], ent_n[q], feat, params, scr.scan, scr.side,
-                    scr.subset, cand, W, False)
+                    scr.subset, cand, W, False, -np.inf, np.inf)
     return choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
 
 

@@ -21,6 +21,7 @@ from .._config import SUBSET, THRESHOLD
 from .bundles import BINNED, SORTED
 from .entries import binned_surrogate_entries, counted_surrogate_entries, wide_surrogate_entries
 from .entry_scan import surrogate_subset, surrogate_threshold
+from .monotone import constraint_of
 from .segments import ROW_MASK
 from .sorted_scan import known_length, scan_surrogate
 from .surrogates import agreement_key
@@ -79,7 +80,9 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
         binned_surrogate_entries(seg, start, end, direction, ent.binned, feat.n_values, skip, ent)
     for f in range(d):
         sc.agreement[f] = -1.0
-        if f == primary:
+        # a constrained column stands in for no other test: a row's branch there would then
+        # depend on it in no set direction (``monotone``)
+        if f == primary or constraint_of(params, f) != 0:
             continue
         kind = feat.search[f]
         agree = -1.0

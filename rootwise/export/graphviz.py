@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._config import LEAF
 from .text import TreeView
 
+if TYPE_CHECKING:
+    from .._typing import Model
 
-def export_graphviz(model, *, decimals: int = 3, fontname: str = "sans-serif") -> str:
+
+def export_graphviz(model: Model, *, decimals: int = 3, fontname: str = "sans-serif") -> str:
     """DOT source of the tree: split nodes show the tested feature and their class counts, edges
     the branch test, leaves (rounded boxes) the predicted class and its counts. Node numbers are
     the model's node indices."""

@@ -16,6 +16,7 @@ import json
 import uuid
 from html import escape
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,12 +28,15 @@ from .report_pruning import pruning_record
 from .svg import EM, MARGIN, tree_svg
 from .text import TreeView, label
 
+if TYPE_CHECKING:
+    from .._typing import Labels, Model, Table
+
 DEFAULT_MAX_NODES = 1000  # nodes drawn; deeper levels are cut with a note
 OPEN_NODES = 150  # the tree opens showing at most this many nodes; the rest are folded
 
 
-def export_html(model, X=None, y=None, *, title: str | None = None, decimals: int = 3,
-                max_depth=None, max_nodes: int = DEFAULT_MAX_NODES,
+def export_html(model: Model, X: Table | None = None, y: Labels | None = None, *, title: str | None = None,
+                decimals: int = 3, max_depth: int | None = None, max_nodes: int = DEFAULT_MAX_NODES,
                 max_tables: int = DEFAULT_MAX_TABLES, show_missing: str = "auto") -> str:
     """The report of a fitted model as one self-contained HTML page (a string; write it to a
     ``.html`` file and open it in a browser).

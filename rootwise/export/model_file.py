@@ -2,7 +2,8 @@
 
 A file is one JSON object (UTF-8, version 1)::
 
-    {"format": "rootwise-model", "version": 1, "estimator": "ID3Classifier",
+    {"format": "rootwise-model", "version": 1, "rootwise_version": "0.1.0",
+     "estimator": "ID3Classifier",
      "params": {...get_params()},
      "schema": {"feature_names": [...], "kinds": [...], "categories": [...], "names_from_input": true},
      "classes": {"dtype": "|O", "values": ["否", "是"]} (null for a regressor),
@@ -10,7 +11,9 @@ A file is one JSON object (UTF-8, version 1)::
      "reports": {"pruning_steps_": null, "cp_table_": {"type": "CPTable", "fields": {...}}},
      "tree": {Tree.to_dict()}}
 
-plus "class_order" (an array like "classes") when a classifier breaks class ties in another order
+"rootwise_version" is the version of rootwise that wrote the file (files written before it was
+recorded lack it and load all the same). Its JSON Schema is docs/model-file.schema.json. Plus
+"class_order" (an array like "classes") when a classifier breaks class ties in another order
 (``class_order_``: a pandas categorical y, or the ``class_order`` parameter).
 
 Labels, categories and parameters are JSON scalars of their own type: Python's json writes an int
@@ -27,17 +30,23 @@ import dataclasses
 import json
 import math
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._base import check_is_fitted, is_classifier
 from .._interrupts import deferring
+from .._version import version
 from ..estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
 from ..input.target import class_priority
+from ..loss import check_loss
 from ..prune.cost_complexity import CPTable
 from ..prune.steps import PruningStep
 from ..tree.plain import describe
 from .atomic import write_atomic
+
+if TYPE_CHECKING:
+    from .._typing import Model, Path
 from .model_fields import (
     FieldError,
     array,
@@ -65,14 +74,15 @@ _TOP_KEYS = ("format", "version", "estimator", "params", "schema", "classes", "n
 # bytes the numpy arrays a file declares (a dtype's width times a count) may take per byte of the
 # file; the numbers of a fitted tree take 8 bytes each and are written with 2 or more
 ALLOCATION_FACTOR = 8
-# written only when a classifier breaks class ties in another order than ``classes``
-_OPTIONAL_TOP_KEYS = ("class_order",)
+# "class_order": written only when a classifier breaks class ties in another order than
+# ``classes``; "rootwise_version": the version of rootwise that wrote the file (older files lack it)
+_OPTIONAL_TOP_KEYS = ("class_order", "rootwise_version")
 
 
 class ModelFileError(ValueError):
     """A model file that rootwise cannot read: not JSON, not a model, another version, corrupt."""
 
-    def __init__(self, path, reason: str):
+    def __init__(self, path: Path, reason: str) -> None:
         self.path = str(path)
         self.reason = reason
         super().__init__(f"{self.path}: {reason}")
@@ -85,7 +95,7 @@ class ModelFileError(ValueError):
 
 
 @deferring
-def save(model, path) -> None:
+def save(model: Model, path: Path) -> None:
     """Write ``model`` to ``path`` as a JSON model file. The file is replaced atomically: a failed
     save leaves an existing file as it was."""
     write_atomic(path, dumps(model))
@@ -108,11 +118,16 @@ def model_to_dict(model) -> dict:
     order = getattr(model, "class_order_", None)
     extra = {} if order is None or np.array_equal(order, classes) else {
         "class_order": _array_out(np.asarray(order))}
+    params = model.get_params(deep=False)
+    matrix = model.__dict__.get("_loss_matrix")
+    if matrix is not None:  # a loss matrix is kept as fitted: K x K numbers in classes order
+        params["loss"] = [float(v) for v in np.asarray(matrix).ravel()]
     return {
         "format": FORMAT,
         "version": VERSION,
+        "rootwise_version": version(),
         "estimator": name,
-        "params": {k: _param_out(k, v) for k, v in model.get_params(deep=False).items()},
+        "params": {k: _param_out(k, v) for k, v in params.items()},
         "schema": {
             "feature_names": [str(n) for n in schema.feature_names],
             "kinds": [int(k) for k in schema.kinds],
@@ -190,7 +205,7 @@ def _layout(obj, level: int = 0) -> str:
 
 
 @deferring
-def load(path):
+def load(path: Path) -> Model:
     """Read a model written by ``save``. Raises FileNotFoundError for a missing file and
     ModelFileError (a ValueError) naming the file and the field for anything else wrong with it.
 
@@ -246,6 +261,10 @@ def _build(data, max_bytes: int):
                          f"version {VERSION})")
     check_keys({k: v for k, v in data.items() if k not in _OPTIONAL_TOP_KEYS}, _TOP_KEYS,
                "the model")
+    written_by = data.get("rootwise_version", "")
+    if "rootwise_version" in data and not (isinstance(written_by, str) and 0 < len(written_by) <= 100):
+        raise FieldError(f"rootwise_version is {describe(written_by)}, not the version string of the "
+                         "rootwise that wrote the file")
     name = data["estimator"]
     if not isinstance(name, str) or name not in ESTIMATORS:
         raise FieldError(f"unknown estimator {describe(name)} (this rootwise loads "
@@ -277,6 +296,7 @@ def _build(data, max_bytes: int):
         model.classes_ = classes
         model.n_classes_ = len(classes)
         model.class_order_ = _class_order(data.get("class_order"), classes, max_bytes)
+        _read_loss(model, classes)
     elif data.get("class_order") is not None:
         raise FieldError(f"class_order should be absent for a {name}")
     model.n_features_in_ = n_features
@@ -285,6 +305,23 @@ def _build(data, max_bytes: int):
     if names_in is not None:
         model.feature_names_in_ = np.asarray(names_in, dtype=object)
     return model
+
+
+def _read_loss(model, classes: np.ndarray) -> None:
+    """A CART classifier's loss matrix, saved as its K x K numbers in ``classes`` order."""
+    loss = getattr(model, "loss", None)
+    if loss is None:
+        return
+    k = len(classes)
+    flat = np.asarray(loss, dtype=object).ravel()
+    if len(flat) != k * k:
+        raise FieldError(f"params.loss holds {len(flat)} numbers, not the {k} x {k} matrix of "
+                         f"the {k} classes")
+    try:
+        model.loss = np.asarray(flat, dtype=np.float64).reshape(k, k).tolist()
+        model._loss_matrix = check_loss(model.loss, classes, "params.loss")
+    except (TypeError, ValueError) as e:
+        raise FieldError(str(e)) from None
 
 
 def _class_order(v, classes: np.ndarray, max_bytes: int) -> np.ndarray:

@@ -8,10 +8,17 @@ they draw ("node 5", "edge 1-5", "label 5", "share 5 0") for whoever inspects th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .fonts import family_for
 from .picture import BAR, DEFAULT_MAX_NODES, EDGE_LABEL_H, LEGEND_COLUMNS, LINE, NOTE_H, PAD_Y, tree_picture
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .._typing import Model
 
 FONT_SIZE = 9.0  # points, for a new figure
 LEGIBLE_SIZE = 8.0  # points: below this the tree is cut to its top levels instead
@@ -26,9 +33,10 @@ def require_matplotlib():
     return plt
 
 
-def plot_tree(model, *, max_depth=None, ax=None, decimals: int = 3, fontsize=None, figsize=None,
+def plot_tree(model: Model, *, max_depth: int | None = None, ax: Any = None, decimals: int = 3,
+              fontsize: float | None = None, figsize: tuple[float, float] | None = None,
               node: int = 0, node_ids: bool = False, max_nodes: int = DEFAULT_MAX_NODES,
-              show_missing: str = "auto"):
+              show_missing: str = "auto") -> Any:
     """Draw a fitted tree; returns the matplotlib Axes.
 
     Split nodes show the tested attribute, leaves the predicted class (or value); every box shows

@@ -18,6 +18,8 @@ the confidence of its parent's distribution, which it predicts.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._base import check_is_fitted
@@ -26,8 +28,14 @@ from ..tree.majority import node_classes
 from .paths import ALWAYS, NEVER, Interval, PathWalker
 from .text import check_show_missing, clean, shown_values
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def export_rules(model, *, as_frame: bool = False, decimals: int = 3, show_missing: str = "auto"):
+    from .._typing import Model
+
+
+def export_rules(model: Model, *, as_frame: bool = False, decimals: int = 3,
+                 show_missing: str = "auto") -> str | pd.DataFrame:
     """One rule per leaf, sorted by support (training weight, then node number).
 
     Text by default; with ``as_frame`` a pandas DataFrame with columns ``rule``, ``conditions``

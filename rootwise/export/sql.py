@@ -28,18 +28,23 @@ SQLite refuses when the terms plus the path depth pass its expression depth limi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .._base import check_is_fitted
 from .._config import LEAF, MISSING_FRACTIONAL, THRESHOLD
-from ..tree.majority import majority_class, tie_priority
+from ..tree.majority import node_classes, tie_priority
 from .paths import ALWAYS, NEVER, Interval, PathWalker
 from .sql_text import conjunction, disjunction, grouped, identifier, literal, number
+
+if TYPE_CHECKING:
+    from .._typing import Model
 
 PREDICTION = "prediction"
 
 
-def export_sql(model, table=None, *, proba: bool = False, name: str = PREDICTION) -> str:
+def export_sql(model: Model, table: str | None = None, *, proba: bool = False, name: str = PREDICTION) -> str:
     """SQL that reproduces ``model.predict`` (``proba=True``: ``predict_proba``) exactly.
 
     Without ``table``: the expression -- a ``CASE`` giving the predicted class or value, or with
@@ -66,10 +71,11 @@ def export_sql(model, table=None, *, proba: bool = False, name: str = PREDICTION
     if classes is not None and np.any(tree.missing_branch[tree.kind != LEAF] == MISSING_FRACTIONAL):
         return _fractional_sql(_Writer(tree, schema, "fractional"), classes, source, proba, name,
                                priority)
-    return _routed_sql(_Writer(tree, schema, "route"), classes, source, proba, name, priority)
+    chosen = None if classes is None else node_classes(model)  # the class predict names
+    return _routed_sql(_Writer(tree, schema, "route"), classes, source, proba, name, chosen)
 
 
-def _routed_sql(writer, classes, source, proba: bool, name: str, priority) -> str:
+def _routed_sql(writer, classes, source, proba: bool, name: str, chosen) -> str:
     """The SQL of a model predicting by ``Tree.apply``: one CASE over the ends."""
     tree = writer.tree
     ends = writer.ends()
@@ -82,8 +88,7 @@ def _routed_sql(writer, classes, source, proba: bool, name: str, priority) -> st
     if classes is None:
         outputs = {e.node: writer.number(tree.value[e.node, 0]) for e in ends}
     else:
-        majority = majority_class(tree.value, priority)
-        outputs = {e.node: literal(classes[majority[e.node]]) for e in ends}
+        outputs = {e.node: literal(classes[chosen[e.node]]) for e in ends}
     expression = writer.case(ends, outputs)
     if source is None:
         return expression

@@ -7,6 +7,7 @@ without ``classes_`` is a regressor: ``value[:, 0]`` is the prediction of a node
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,6 +15,9 @@ from .._base import check_is_fitted
 from .._config import LEAF, MULTIWAY, NO_BRANCH, SUBSET, THRESHOLD
 from .._layout import wrap
 from ..tree.majority import node_classes
+
+if TYPE_CHECKING:
+    from .._typing import Model
 
 ARROW = " → "
 # Lines this many levels deep or more start again at the left margin after a "[+k] " marker
@@ -24,7 +28,7 @@ _GLYPH = ("├── ", "└── ")
 _GUIDE = ("│   ", "    ")
 
 
-def export_text(model, *, decimals: int = 3, show_counts: bool = False, node_ids: bool = False,
+def export_text(model: Model, *, decimals: int = 3, show_counts: bool = False, node_ids: bool = False,
                 max_depth: int | None = None, width: int | None = None,
                 show_missing: str = "auto") -> str:
     """The tree as indented text, one line per branch; a branch that ends in a leaf carries the

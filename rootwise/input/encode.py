@@ -14,7 +14,7 @@ import numpy as np
 from .._config import CONTINUOUS, X_DTYPE
 from .codes import check_kinds, factorize, number_codes, recode, same_values
 from .schema import Schema, learn_column, schema_of
-from .tables import column, feature_names_of
+from .tables import column, dense_of_sparse, feature_names_of, is_sparse
 from .values import continuous_values, numeric_series
 
 
@@ -106,6 +106,8 @@ def encode_numeric_array(X, schema: Schema, *, check_finite: bool = True) -> np.
     (``raise_infinite``)."""
     if any(k != CONTINUOUS for k in schema.kinds):
         return None
+    if is_sparse(X):  # predict's CSR: the trees read its dense rows
+        X = dense_of_sparse(X)
     pd = sys.modules.get("pandas")  # not imported: X cannot be a DataFrame
     if pd is not None and isinstance(X, pd.DataFrame):
         # numpy numeric columns only: nullable and other extension dtypes take the general path

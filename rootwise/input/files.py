@@ -17,6 +17,7 @@ Parquet columns of lists, structs or maps are refused (a tree needs one value pe
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,11 @@ import pandas as pd
 from . import delimited
 from .compressed import open_binary, split_compression
 from .delimited import NA_VALUES, number_error_message
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._typing import Path
 
 __all__ = ["NA_VALUES", "DataFileError", "NumberFormatError", "file_format", "read_data"]
 
@@ -33,7 +39,7 @@ PARQUET_EXTRA = "pip install 'rootwise[parquet]'"
 class DataFileError(ValueError):
     """A data file that cannot be read as a table: says which file, where and why."""
 
-    def __init__(self, path, reason: str):
+    def __init__(self, path: Path, reason: str) -> None:
         self.path = str(path)
         self.reason = reason
         super().__init__(f"{self.path}: {reason}")
@@ -71,8 +77,9 @@ def file_format(path) -> str:
             ".pq": "parquet"}.get(ext, "csv")
 
 
-def read_data(path, *, sep: str | None = None, na_values=None, decimal: str = ".",
-              thousands: str | None = None, keep_text=()) -> pd.DataFrame:
+def read_data(path: Path, *, sep: str | None = None, na_values: str | Sequence[str] | None = None,
+              decimal: str = ".", thousands: str | None = None,
+              keep_text: Sequence[str] = ()) -> pd.DataFrame:
     """The table in ``path`` (see the module docstring for the formats). A file that is not a
     table raises ``DataFileError`` naming the file and what is wrong; a missing file raises
     ``FileNotFoundError``; Parquet without ``pyarrow`` raises ``ImportError`` naming the extra.

@@ -13,6 +13,7 @@ a table with string names given to a model fitted without, and the reverse.
 
 from __future__ import annotations
 
+from .frames import foreign_names
 from .tables import check_feature_names, input_feature_names, is_pandas
 from .values import plain
 
@@ -21,9 +22,10 @@ UNKNOWN = "unknown"
 
 
 def labels_of(X) -> tuple | None:
-    """The column labels of a DataFrame, as plain Python values; None for any other table."""
+    """The column labels of a DataFrame (pandas, polars, pyarrow), as plain Python values; None
+    for any other table."""
     if not is_pandas(X, "DataFrame"):
-        return None
+        return foreign_names(X)
     return tuple(plain(c) for c in X.columns)
 
 

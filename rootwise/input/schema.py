@@ -11,6 +11,7 @@ import numpy as np
 
 from .._config import CATEGORICAL, CONTINUOUS
 from .codes import factorize, float_codes, lookup_numbers
+from .frames import ForeignTable
 from .tables import column, feature_names_of, input_feature_names
 from .values import continuous_values
 
@@ -73,6 +74,8 @@ def resolve_categorical(frame, categorical_features) -> np.ndarray:
     n = frame.shape[1]
     if isinstance(frame, np.ndarray):  # numbers only: nothing is categorical by its dtype
         auto = np.zeros(n, dtype=bool)
+    elif isinstance(frame, ForeignTable):  # booleans, strings, categoricals (polars, pyarrow)
+        auto = frame.categorical()
     else:
         auto = np.array([_is_categorical_dtype(dtype) for dtype in frame.dtypes], dtype=bool)
     if isinstance(categorical_features, str):

@@ -2,7 +2,9 @@
 
 A numeric numpy matrix is taken as it is: pandas (0.3 s to import) is imported only for the inputs
 that need it, DataFrames (the caller has imported pandas then), lists of rows and object arrays,
-whose columns need pandas' type inference.
+whose columns need pandas' type inference. A polars DataFrame or pyarrow Table becomes a
+``frames.ForeignTable``, read column by column; a scipy sparse matrix becomes its dense form
+(``dense_of_sparse``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import sys
 import warnings
 
 import numpy as np
+
+from .frames import ForeignTable, foreign_names, is_foreign, refuse_other_foreign
 
 
 def is_pandas(obj, *kinds: str) -> bool:
@@ -27,7 +31,15 @@ def is_numeric_matrix(X) -> bool:
 
 def as_table(X, *, what: str = "X"):
     """Any 2-D table -> a numeric numpy matrix (as given) or a DataFrame (everything else), with
-    clear errors for shapes rootwise cannot take."""
+    clear errors for shapes rootwise cannot take. A polars DataFrame or pyarrow Table becomes a
+    ``ForeignTable``, a scipy sparse matrix its dense array."""
+    if is_sparse(X):
+        X = dense_of_sparse(X, what)
+    if is_foreign(X):
+        table = X if isinstance(X, ForeignTable) else ForeignTable(X, what)
+        _check_shape(table.shape, what)
+        return table
+    refuse_other_foreign(X, what)
     if is_numeric_matrix(X):
         X = np.asarray(X)  # a subclass (np.matrix) indexes columns differently
         _check_shape(X.shape, what)
@@ -46,6 +58,33 @@ def _check_shape(shape: tuple, what: str) -> None:
         )
 
 
+def is_sparse(X) -> bool:
+    """Whether ``X`` is a scipy sparse matrix or array (scipy is not imported to find out)."""
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(X)
+
+
+def dense_of_sparse(X, what: str = "X") -> np.ndarray:
+    """A sparse matrix of numbers (or booleans) as its dense array: implicit zeros are zeros, a
+    stored NaN is a missing cell, exactly as in the dense form. The engine reads a dense matrix,
+    so this costs what the dense form costs (n x d x 8 bytes for float64) and no more: a float64
+    matrix is the encoded matrix itself. Any format is read; CSC (fit) and CSR (predict) are
+    scikit-learn's."""
+    if X.ndim != 2:
+        raise ValueError(f"Expected 2D array, got a {X.ndim}D sparse array instead for {what}.")
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"{what}: a sparse matrix of dtype {X.dtype} cannot be read; rootwise "
+                        f"takes sparse matrices of numbers or booleans. Categorical columns come "
+                        f"in a DataFrame.")
+    try:
+        return X.toarray()
+    except MemoryError:
+        size = X.shape[0] * X.shape[1] * X.dtype.itemsize
+        raise MemoryError(f"{what}: a sparse matrix of shape {X.shape} is read as its dense "
+                          f"form ({size / 2**30:.1f} GiB), which does not fit in memory; the "
+                          f"trees read dense columns. Select fewer columns first.") from None
+
+
 def as_frame(X, *, what: str = "X"):
     """Any 2-D table -> DataFrame, with clear errors for shapes rootwise cannot take."""
     import pandas as pd
@@ -59,8 +98,8 @@ def as_frame(X, *, what: str = "X"):
             "use a DataFrame (series.to_frame()) for a single column."
         )
     else:
-        if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-            raise TypeError(f"{what}: sparse matrices are not supported; pass a dense array.")
+        if is_sparse(X):  # as_table reads them; here only a DataFrame or its cells will do
+            X = dense_of_sparse(X, what)
         arr = np.asarray(X, dtype=object) if isinstance(X, (list, tuple)) else np.asarray(X)
         if arr.ndim == 1 and arr.dtype == object and len(arr) and all(
             isinstance(row, (list, tuple, np.ndarray)) for row in arr
@@ -106,7 +145,8 @@ def input_feature_names(X) -> np.ndarray | None:
     """Column names of a DataFrame whose names are all strings (scikit-learn's convention)."""
     if is_pandas(X, "DataFrame") and len(X.columns) and all(isinstance(c, str) for c in X.columns):
         return np.asarray(X.columns, dtype=object)
-    return None
+    names = foreign_names(X)  # polars and pyarrow names are strings
+    return np.asarray(names, dtype=object) if names else None
 
 
 def check_feature_names(fitted: np.ndarray | None, X, estimator_name: str) -> None:
@@ -157,5 +197,10 @@ def feature_names_of(frame) -> tuple:
 
 
 def column(table, j: int):
-    """Column j of a numeric matrix (1-D array) or of a DataFrame (Series)."""
-    return table[:, j] if isinstance(table, np.ndarray) else table.iloc[:, j]
+    """Column j of a numeric matrix (1-D array), of a DataFrame (Series) or of a
+    ``ForeignTable`` (``ForeignTable.column``)."""
+    if isinstance(table, np.ndarray):
+        return table[:, j]
+    if isinstance(table, ForeignTable):
+        return table.column(j)
+    return table.iloc[:, j]

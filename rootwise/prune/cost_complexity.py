@@ -67,6 +67,8 @@ def _kernel_costs(tree: Tree, cost: str) -> tuple[np.ndarray, float]:
     """(r, scale) with R(t) = r[t] / scale: the misclassified weight itself (exact sums for whole
     weights, so zero-gain links get g = 0 exactly, as in rpart), or scikit-learn's own numbers."""
     w = tree.weighted_n_node_samples
+    if hasattr(cost, "node_risk"):  # a loss matrix's risk (``rootwise.loss.LossCost``)
+        return cost.node_risk(tree.value), float(cost.counts(tree.value[:1]).sum())
     if cost == "impurity":
         return w * tree.impurity / w[0], 1.0
     if cost == "misclassification":
@@ -94,6 +96,11 @@ def cost_complexity_path(tree: Tree, stop_alpha: float = np.inf,
     alphas, costs, leaves, pruned = weakest_link_sequence(
         tree.first_child.astype(np.int64), tree.n_children.astype(np.int64),
         tree.parent.astype(np.int64), r, float(stop_alpha), scale)
+    if len(alphas) > 1 and (alphas[1] < 0 or np.any(np.diff(alphas) < 0)):
+        # values clipped to monotonic bounds (``engine.monotone``) can make a branch cost more
+        # than its node as a leaf (g < 0), or a later link less than an earlier one: such a link
+        # is cut at the alpha of the links before it, and at 0 at least
+        alphas = np.maximum.accumulate(np.maximum(alphas, 0.0))
     return PruningPath(alphas, costs, leaves, pruned)
 
 

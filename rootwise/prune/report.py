@@ -27,6 +27,7 @@ pass itself on a deep tree.
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from .._base import Estimator, check_is_fitted
 from ..export.text import TreeView
 from ..tree import Tree
 from .steps import PruningStep, StepTable
+
+if TYPE_CHECKING:
+    from .._typing import Model
 
 ARROW = " → "
 
@@ -108,7 +112,7 @@ class PendingSteps:
 # --------------------------------------------------------------------------- the report
 
 
-def pruning_report(model, *, digits: int = 3) -> str:
+def pruning_report(model: Model, *, digits: int = 3) -> str:
     """Text table of the pruning decisions of a fitted model (see the module docstring).
 
     Classification scores are validation accuracies, shown as a fraction of rows (``3/7``) when the

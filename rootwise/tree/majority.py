@@ -31,5 +31,11 @@ def majority_class(value: np.ndarray, priority: np.ndarray | None) -> np.ndarray
 
 
 def node_classes(model) -> np.ndarray:
-    """Per node of a fitted classifier, the index of the class a row stopping there gets."""
+    """Per node of a fitted classifier, the index of the class a row stopping there gets: under a
+    loss matrix (``CARTClassifier(loss=...)``) the class of least expected loss."""
+    matrix = getattr(model, "__dict__", {}).get("_loss_matrix")
+    if matrix is not None:
+        from ..loss import least_loss_class
+
+        return least_loss_class(model.tree_.value, matrix, tie_priority(model))
     return majority_class(model.tree_.value, tie_priority(model))
