@@ -26,6 +26,14 @@ from collections.abc import Iterable
 import numpy as np
 
 
+class RealNotInt(numbers.Real):
+    """A float, not an int (scikit-learn's ``RealNotInt``): min_samples_leaf=1 is a row, 1.0 all
+    of them."""
+
+
+RealNotInt.register(float)
+
+
 class Interval:
     """Numbers of ``type`` (``numbers.Integral`` or ``numbers.Real``) between ``left`` and
     ``right`` (None: unbounded); ``closed`` is "left", "right", "both" or "neither"."""
@@ -46,8 +54,10 @@ class Interval:
 
     def to_sklearn(self):
         from sklearn.utils._param_validation import Interval as SkInterval
+        from sklearn.utils._param_validation import RealNotInt as SkRealNotInt
 
-        return SkInterval(self.type, self.left, self.right, closed=self.closed)
+        kind = SkRealNotInt if self.type is RealNotInt else self.type
+        return SkInterval(kind, self.left, self.right, closed=self.closed)
 
 
 class StrOptions:

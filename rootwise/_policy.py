@@ -56,6 +56,11 @@ class Policy:
                         classification: the second class's probability) may only fall, is free,
                         may only rise as the column grows (scikit-learn's ``monotonic_cst``,
                         ``engine.monotone``); () for none
+    min_split_rows      a node with fewer rows of positive weight is a leaf (0: off); unlike
+                        min_samples_split, which is a weight here, a count of rows
+    min_leaf_rows       each side of a threshold cut needs this many rows of positive weight
+                        (0: off; the estimators state a count of rows this way when the weights
+                        differ, and as a weight in min_samples_leaf when they are equal)
     """
 
     criterion: str = "entropy"
@@ -79,6 +84,8 @@ class Policy:
     splitter: str = "exact"
     max_bins: int = 255
     monotonic: tuple = ()
+    min_split_rows: int = 0
+    min_leaf_rows: int = 0
 
     def __post_init__(self):
         # the engine writes without bounds checks, so a combination it was not built for is

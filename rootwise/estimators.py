@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
-from . import _monotonic, _params
+from . import _monotonic, _params, _stopping
 from ._base import Classifier, Estimator, Regressor, check_is_fitted, clone
 from ._config import CATEGORICAL, MISSING_FRACTIONAL
 from ._interrupts import deferring
-from ._params import Interval, SklearnConstraints, StrOptions
+from ._params import Interval, RealNotInt, SklearnConstraints, StrOptions
 from ._policy import REGRESSION_CRITERIA, Policy
 from ._threads import resolve as resolve_threads
 from ._threads import threads
@@ -86,11 +86,19 @@ _COMMON_CONSTRAINTS = {
     "max_depth": [Interval(numbers.Integral, 1, None, closed="left"), None],
     "min_samples_split": [_REAL_FROM_0],
     "min_samples_leaf": [Interval(numbers.Real, 0, None, closed="neither")],
+    "min_weight_fraction_leaf": [Interval(numbers.Real, 0.0, 0.5, closed="both")],
     "categorical_features": [StrOptions({"auto"}), "array-like", None],
     "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
     "prune_on_tie": ["boolean"],
     "random_state": ["random_state"],
     "n_jobs": [Interval(numbers.Integral, None, None, closed="neither"), None],
+}
+# CART and ID3 count rows, with scikit-learn's constraints: an int is rows, a float a fraction
+_ROW_COUNTS = {
+    "min_samples_split": [Interval(numbers.Integral, 2, None, closed="left"),
+                          Interval(RealNotInt, 0.0, 1.0, closed="right")],
+    "min_samples_leaf": [Interval(numbers.Integral, 1, None, closed="left"),
+                         Interval(RealNotInt, 0.0, 1.0, closed="neither")],
 }
 
 
@@ -98,6 +106,7 @@ class _TreeEstimator(Estimator):
     """Shared fit / predict machinery. Presets define ``_policy`` and the class attributes."""
 
     _missing = "error"  # what a missing cell means: "error", "fractional", "surrogate"
+    _counts_rows = True  # min_samples_split / min_samples_leaf count rows (C4.5: weight)
     _own_pruning: tuple = ()  # the algorithm's own post-pruning strategies
     _regression = False
 
@@ -186,6 +195,10 @@ class _TreeEstimator(Estimator):
                 validation = (Xe[held], yt[held], w[held])
 
         n_classes = 0 if classes is None else len(classes)
+        policy = _stopping.resolve(policy, self.get_params(deep=False), w[train],
+                                   counts_rows=self._counts_rows,
+                                   any_categorical=bool(np.any(schema.kinds_array == CATEGORICAL)),
+                                   name=type(self).__name__)
         self._alpha_floor = self._floor(yt[train], w[train], n_classes, policy)
         grow = _Grower(Xe, yt, w_grow, schema, n_classes, policy, self.n_jobs, edges,
                        self._alpha_floor, self._floor_cost())
@@ -795,12 +808,18 @@ class ID3Classifier(_ClassificationTree):
     epsilon : float, default 0
         A node whose best information gain is below epsilon becomes a leaf (Li Hang 2012, algorithm 5.2).
     max_depth : int or None
-    min_samples_split : float, default 2
-        A node with less weighted mass (sum of sample weights) is not split.
-    min_samples_leaf : float, default 1
-        A split is allowed only if every non-empty branch has at least this weighted mass. Empty
-        branches (values of the attribute absent at the node) are always kept: they become leaves
-        with the parent's class distribution (Zhou 2016, §4.1).
+    min_samples_split : int or float, default 2
+        A node with fewer rows is not split. Rows, not weight, as in scikit-learn: a row of
+        positive weight counts 1 whatever it weighs; a float in (0, 1] is a fraction of the
+        training rows, max(2, ceil(min_samples_split * n)).
+    min_samples_leaf : int or float, default 1
+        A split is allowed only if every non-empty branch has at least this many rows (a float
+        in (0, 1): ceil(min_samples_leaf * n)); with unequal sample weights a count above 1 is
+        refused, for ID3 searches values by their weight. Empty branches (values of the
+        attribute absent at the node) are always kept: they become leaves with the parent's
+        class distribution (Zhou 2016, §4.1).
+    min_weight_fraction_leaf : float in [0, 0.5], default 0
+        Every non-empty branch carries at least this fraction of the total sample weight.
     categorical_features : "auto", list of names or indices, or boolean mask
         Which columns are categorical on top of those whose dtype is (object, string, category,
         bool). For ID3 every column ends up categorical; this only changes the category order
@@ -829,19 +848,20 @@ class ID3Classifier(_ClassificationTree):
     Ties between attributes of equal gain go to the lowest column index.
     """
 
-    _constraints = {**_COMMON_CONSTRAINTS, "epsilon": [_REAL_FROM_0],
+    _constraints = {**_COMMON_CONSTRAINTS, **_ROW_COUNTS, "epsilon": [_REAL_FROM_0],
                     "pruning": [StrOptions(_VALIDATION_PRUNING), None],
                     "class_order": ["array-like", None],
                     "class_weight": [dict, StrOptions({"balanced"}), None]}
 
     def __init__(self, *, epsilon=0.0, max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, categorical_features="auto", pruning=None,
-                 validation_fraction=0.3, prune_on_tie=True, random_state=0, n_jobs=None,
-                 class_order=None, class_weight=None):
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, categorical_features="auto",
+                 pruning=None, validation_fraction=0.3, prune_on_tie=True, random_state=0,
+                 n_jobs=None, class_order=None, class_weight=None):
         self.epsilon = epsilon
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.categorical_features = categorical_features
         self.pruning = pruning
         self.validation_fraction = validation_fraction
@@ -876,7 +896,17 @@ class C45Classifier(_ClassificationTree):
     confidence : float, default 0.25
         C4.5's confidence factor CF for error-based (pessimistic) pruning.
     min_samples_leaf : float, default 2
-        C4.5's minimum: a split needs at least two branches with this much weight.
+        C4.5's minimum: a split needs at least two branches with this much weight. Weight, not
+        rows, as J48's minNumObj: a case with a missing value goes down every branch with part
+        of its weight, so a branch holds no whole number of cases. A float in (0, 1) is a
+        fraction of the training rows, ceil(min_samples_leaf * n). Weights normalised to sum
+        to 1 (scikit-learn's AdaBoostClassifier) are refused, for no branch could weigh this
+        much: boost ``CARTClassifier`` or ``ID3Classifier``, which count rows.
+    min_samples_split : float, default 4
+        A node lighter than this (sum of sample weights) is not split; a float in (0, 1) is a
+        fraction of the training rows, max(2, ceil(min_samples_split * n)).
+    min_weight_fraction_leaf : float in [0, 0.5], default 0
+        Those two branches also carry this fraction of the total sample weight.
     pruning : "error-based" (default), None, "pre" or "reduced-error"
     subtree_raising : bool, default True
         Error-based pruning may replace a node by its largest branch.
@@ -913,6 +943,7 @@ class C45Classifier(_ClassificationTree):
 
     _missing = "fractional"
     _own_pruning = ("error-based",)
+    _counts_rows = False
     _constraints = {**_COMMON_CONSTRAINTS, "epsilon": [_REAL_FROM_0],
                     "confidence": [Interval(numbers.Real, 0, 1, closed="neither")],
                     "pruning": [StrOptions({*_VALIDATION_PRUNING, "error-based"}), None],
@@ -921,13 +952,14 @@ class C45Classifier(_ClassificationTree):
                     "class_weight": [dict, StrOptions({"balanced"}), None]}
 
     def __init__(self, *, confidence=0.25, min_samples_leaf=2, min_samples_split=4,
-                 max_depth=None, epsilon=0.0, pruning="error-based", subtree_raising=True,
-                 release8=False, categorical_features="auto", validation_fraction=0.3,
-                 prune_on_tie=True, random_state=0, n_jobs=None, class_order=None,
-                 class_weight=None):
+                 min_weight_fraction_leaf=0.0, max_depth=None, epsilon=0.0, pruning="error-based",
+                 subtree_raising=True, release8=False, categorical_features="auto",
+                 validation_fraction=0.3, prune_on_tie=True, random_state=0, n_jobs=None,
+                 class_order=None, class_weight=None):
         self.confidence = confidence
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.max_depth = max_depth
         self.epsilon = epsilon
         self.pruning = pruning
@@ -969,7 +1001,7 @@ class _CART(_TreeEstimator):
     _missing = "surrogate"
     _own_pruning = ("cost-complexity",)
     _constraints = {
-        **_COMMON_CONSTRAINTS,
+        **_COMMON_CONSTRAINTS, **_ROW_COUNTS,
         "min_impurity_decrease": [_REAL_FROM_0], "impurity_threshold": [_REAL_FROM_0],
         "max_leaf_nodes": [Interval(numbers.Integral, 2, None, closed="left"), None],
         "max_surrogates": [Interval(numbers.Integral, 0, None, closed="left")],
@@ -1102,13 +1134,18 @@ class CARTClassifier(_CART, _ClassificationTree):
     ----------
     criterion : "gini" (default), "entropy" or "log_loss"
         "log_loss" is scikit-learn's name for the entropy criterion; it grows the same tree.
-    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, max_leaf_nodes
-        As in scikit-learn, except that sample counts are weighted mass (the sum of sample
-        weights, after ``class_weight``), so an integer weight is the same as repeating the row.
-        A node with less than ``min_samples_split`` is not split; every child needs at least
-        ``min_samples_leaf``; a split must lower the total impurity, W_t/W * gain, by at least
-        ``min_impurity_decrease``; ``max_leaf_nodes`` grows best-first (largest weighted impurity
-        decrease first).
+    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf
+    min_impurity_decrease, max_leaf_nodes
+        As in scikit-learn. A node with fewer than ``min_samples_split`` rows is not split;
+        every child needs at least ``min_samples_leaf`` rows and ``min_weight_fraction_leaf`` of
+        the total sample weight. The two counts are rows of positive weight, whatever they
+        weigh (as scikit-learn and rpart's minsplit / minbucket count; a row sent down a branch
+        by a surrogate counts in it), and a float in (0, 1) is a fraction of the training rows:
+        ceil(f n), at least 2 for a split. With unequal sample weights a ``min_samples_leaf``
+        above 1 needs ``splitter="exact"`` and continuous columns (binned and categorical
+        columns are searched by weight): elsewhere it is refused. A split must lower the total
+        impurity, W_t/W * gain, by at least ``min_impurity_decrease``; ``max_leaf_nodes`` grows
+        best-first (largest weighted impurity decrease first).
     impurity_threshold : float, default 0
         A node whose impurity is below this is not split (a CART stopping rule).
     max_exhaustive : int, default 12
@@ -1294,8 +1331,7 @@ class CARTClassifier(_CART, _ClassificationTree):
     evenly too, goes to the side with more primary-known weight (rpart: to its "right" side, an
     artefact of its left/right convention); thresholds send ``x <= t`` to the first child where
     rpart tests ``x < t`` (they differ only for a value equal to the midpoint);
-    ``min_samples_split`` / ``min_samples_leaf`` count weight where rpart's minsplit / minbucket
-    count rows; and rpart's ``cp = 0`` still removes splits that do not lower the
+    and rpart's ``cp = 0`` still removes splits that do not lower the
     misclassification count, where ``pruning=None`` keeps every split.
 
     ``variable_importance(kind="rpart")`` is rpart's variable importance, which credits the
@@ -1308,7 +1344,8 @@ class CARTClassifier(_CART, _ClassificationTree):
     """
 
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0,
+                 impurity_threshold=0.0,
                  max_leaf_nodes=None, class_weight=None, max_surrogates=5, max_exhaustive=12,
                  pruning="cost-complexity", ccp_alpha="cv-1se", ccp_cost="misclassification",
                  cp=None, cv=10, cv_repeats=None, categorical_features="auto", validation_fraction=0.3,
@@ -1318,6 +1355,7 @@ class CARTClassifier(_CART, _ClassificationTree):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_impurity_decrease = min_impurity_decrease
         self.impurity_threshold = impurity_threshold
         self.max_leaf_nodes = max_leaf_nodes
@@ -1411,9 +1449,9 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         min_{a,s} [ min_c1 sum_{D1} (y - c1)^2 + min_c2 sum_{D2} (y - c2)^2 ],
 
     (or another loss, ``criterion``), leaves predicting the weighted mean or median of their rows
-    (Breiman et al. 1984). Splits, surrogates, pruning, ``splitter`` and ``max_bins`` as in
-    ``CARTClassifier`` (with ``splitter="hist"`` the node histograms hold sum w, sum w y and
-    sum w y^2 per bin).
+    (Breiman et al. 1984). Splits, surrogates, stopping rules (rows, as in scikit-learn),
+    pruning, ``splitter`` and ``max_bins`` as in ``CARTClassifier`` (with ``splitter="hist"``
+    the node histograms hold sum w, sum w y and sum w y^2 per bin).
 
     Pruning has one cost, the criterion's: R(t) = w_t / W * I(t) (squared error: sum_{i in t}
     w_i (y_i - mean_t)^2 / W), which is also the loss the CV scores (so there is no
@@ -1473,8 +1511,8 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
     _one_draw_from = 0
 
     def __init__(self, *, criterion="squared_error", leaf_value=None, max_depth=None,
-                 min_samples_split=2,
-                 min_samples_leaf=1, min_impurity_decrease=0.0, impurity_threshold=0.0,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
+                 min_impurity_decrease=0.0, impurity_threshold=0.0,
                  max_leaf_nodes=None, max_surrogates=5, pruning="cost-complexity",
                  ccp_alpha="cv-min", cp=None, cv=10, cv_repeats=1, categorical_features="auto",
                  validation_fraction=0.3, prune_on_tie=True, random_state=0, n_jobs=None,
@@ -1484,6 +1522,7 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_impurity_decrease = min_impurity_decrease
         self.impurity_threshold = impurity_threshold
         self.max_leaf_nodes = max_leaf_nodes

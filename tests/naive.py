@@ -132,7 +132,7 @@ def gain_with_missing(table_with_missing_row):
 
 
 def naive_id3(X, y, w, n_categories, n_classes, *, max_depth=None, min_samples_split=2.0,
-              min_samples_leaf=1.0, epsilon=0.0):
+              min_samples_leaf=1.0, epsilon=0.0, count_rows=False):
     """TreeGenerate (seed 000, figure 2) on an integer-coded matrix, as nested dicts.
 
     A node is {"counts": weighted class counts} and, if it splits, "feature" and "children" (one
@@ -143,6 +143,8 @@ def naive_id3(X, y, w, n_categories, n_classes, *, max_depth=None, min_samples_s
       case 3  an empty branch (no positive weight): a leaf with the parent's counts;
       limits  depth >= max_depth, weighted mass < min_samples_split, best gain < epsilon.
     An attribute is a candidate only if every non-empty branch weighs >= min_samples_leaf.
+    ``count_rows``: the two min_samples_* count rows of positive weight instead (the estimator's
+    rule, scikit-learn's).
     """
     X = [[int(v) for v in row] for row in np.asarray(X)]
     y = [int(v) for v in y]
@@ -158,9 +160,9 @@ def naive_id3(X, y, w, n_categories, n_classes, *, max_depth=None, min_samples_s
             return {**node, "stop": "pure"}
         if max_depth is not None and depth >= max_depth:
             return {**node, "stop": "max_depth"}
-        if sum(counts) < min_samples_split:
-            return {**node, "stop": "min_samples_split"}
         live = [r for r in rows if w[r] > 0]
+        if (len(live) if count_rows else sum(counts)) < min_samples_split:
+            return {**node, "stop": "min_samples_split"}
         scored = []
         for a in attributes:
             k = int(n_categories[a])
@@ -168,6 +170,8 @@ def naive_id3(X, y, w, n_categories, n_classes, *, max_depth=None, min_samples_s
             for r in live:
                 table[X[r][a]][y[r]] += w[r]
             sizes = [sum(row) for row in table]
+            if count_rows:
+                sizes = [sum(1 for r in live if X[r][a] == v) for v in range(k)]
             nonempty = [s for s in sizes if s > 0]
             if len(nonempty) < 2:
                 continue

@@ -157,17 +157,16 @@ def _imbalanced_case(seed):
 
 @pytest.mark.parametrize("class_weight", ["balanced", {0: 1, 1: 3, 2: 2, 3: 1}])
 def test_class_weight_like_sklearn(class_weight):
-    """scikit-learn counts rows in its stopping rules, rootwise weighted mass: with the fractional
-    "balanced" weights rootwise gets limits that never bind (min_samples_split=0, a tiny
-    min_samples_leaf), which is what scikit-learn's defaults mean in rows."""
-    rw_params = {"min_samples_split": 0, "min_samples_leaf": 1e-9} if class_weight == "balanced" else {}
+    """The stopping rules count rows, as scikit-learn's: the fractional "balanced" weights take
+    scikit-learn's defaults unchanged."""
+    rw_params = {}
     compared = 0
     for seed in range(30):
         X, y, depth = _imbalanced_case(seed)
         rw = CARTClassifier(pruning=None, class_weight=class_weight, max_depth=depth, **rw_params).fit(X, y)
         w = compute_sample_weight(class_weight, y)
         sk = parity.sklearn_agrees(DecisionTreeClassifier, X, y, class_weight=class_weight, max_depth=depth)
-        if sk is None or not parity.tie_free(rw, X, y, w, min_leaf=rw_params.get("min_samples_leaf", 1)):
+        if sk is None or not parity.tie_free(rw, X, y, w, min_leaf=0.0):
             continue
         compared += 1
         _assert_same_tree(rw, sk, X, parity.new_points(seed, X.shape[1]), True)
@@ -232,12 +231,13 @@ def _mixed_frame(rng, n):
 
 
 @pytest.mark.parametrize("estimator", [CARTClassifier, CARTRegressor])
-@pytest.mark.parametrize("params", [{}, {"min_samples_leaf": 3}, {"min_samples_split": 7},
-                                    {"max_leaf_nodes": 6}, {"min_samples_leaf": 2.5, "max_depth": 3}])
+@pytest.mark.parametrize("params", [{}, {"min_weight_fraction_leaf": 0.05}, {"max_leaf_nodes": 6},
+                                    {"min_weight_fraction_leaf": 0.1, "max_depth": 3}])
 @pytest.mark.parametrize("seed", range(4))
 def test_integer_weights_equal_repeated_rows(estimator, params, seed):
     """Weights 0..3 against rows repeated that often (0: left out), with a categorical column: the
-    same splits, the same weighted counts, the same predictions and pruning path."""
+    same splits, the same weighted counts, the same predictions and pruning path (the rules
+    that count rows, min_samples_*, are left at their defaults, which bind on neither)."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(20, 70))
     X = _mixed_frame(rng, n)
@@ -264,40 +264,44 @@ def test_integer_weights_equal_repeated_rows(estimator, params, seed):
     np.testing.assert_allclose(pa.ccp_alphas, pb.ccp_alphas, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("params", [{}, {"min_samples_leaf": 3}, {"min_samples_split": 9}])
+@pytest.mark.parametrize("params", [{}, {"min_weight_fraction_leaf": 0.05}, {"min_samples_leaf": 3},
+                                    {"min_samples_split": 9}])
 def test_integer_weights_like_sklearn_on_repeated_rows(params):
-    """rootwise with weights == scikit-learn on the rows repeated (its row counts are then the
-    weighted mass); with min_samples_leaf = 1 also == scikit-learn with the same weights."""
+    """rootwise with weights == scikit-learn with the same weights; without a rule that counts
+    rows also == scikit-learn on the rows repeated."""
     compared = 0
     for seed in range(25):
         X, y, _ = parity.classification_case(seed)
         w = np.random.default_rng(seed).integers(1, 4, size=len(y))
         rep = np.repeat(np.arange(len(y)), w)
         rw = CARTClassifier(pruning=None, **params).fit(X, y, sample_weight=w)
-        sk = parity.sklearn_agrees(DecisionTreeClassifier, X[rep], y[rep], **params)
-        if sk is None or not parity.tie_free(rw, X, y, w, min_leaf=params.get("min_samples_leaf", 1)):
+        sk = parity.sklearn_agrees(DecisionTreeClassifier, X, y, sample_weight=w, **params)
+        if sk is None or not parity.tie_free(rw, X, y, w, min_leaf=0.0):
             continue
         compared += 1
         _assert_same_tree(rw, sk, X, parity.new_points(seed, X.shape[1]), True)
-        if not params:
-            sk_w = DecisionTreeClassifier(random_state=0).fit(X, y, sample_weight=w)
-            _assert_same_tree(rw, sk_w, X, parity.new_points(seed, X.shape[1]), True)
+        if "min_samples_leaf" not in params and "min_samples_split" not in params:
+            sk_rep = DecisionTreeClassifier(random_state=0, **params).fit(X[rep], y[rep])
+            _assert_same_tree(rw, sk_rep, X, parity.new_points(seed, X.shape[1]), True)
     assert compared >= 10
 
 
-def test_stopping_rules_count_weighted_mass():
+def test_stopping_rules_count_rows():
     X = np.array([[0.0], [1.0]])
     y = [0, 1]
-    # two rows weighing 1 + 1 < 3: not split; 2 + 1 = 3: split
-    assert CARTClassifier(pruning=None, min_samples_split=3).fit(X, y).get_n_leaves() == 1
+    # two rows < 3, however much they weigh: not split
     assert CARTClassifier(pruning=None, min_samples_split=3).fit(
-        X, y, sample_weight=[2, 1]).get_n_leaves() == 2
-    # every child needs min_samples_leaf of weight: a single row weighing 2 may stand alone
-    assert CARTClassifier(pruning=None, min_samples_leaf=2).fit(X, y).get_n_leaves() == 1
+        X, y, sample_weight=[2, 1]).get_n_leaves() == 1
+    assert CARTClassifier(pruning=None, min_samples_split=2).fit(
+        X, y, sample_weight=[0.01, 0.02]).get_n_leaves() == 2
+    # every child needs min_samples_leaf rows: a single row weighing 2 may not stand alone
     assert CARTClassifier(pruning=None, min_samples_leaf=2).fit(
-        X, y, sample_weight=[2, 2]).get_n_leaves() == 2
-    # fractional weights: 0.5 + 0.5 < 2 (the default min_samples_split)
-    assert CARTRegressor(pruning=None).fit(X, [0.0, 1.0], sample_weight=[0.5, 0.5]).get_n_leaves() == 1
+        X, y, sample_weight=[2, 2]).get_n_leaves() == 1
+    # fractional weights: two rows of 0.5 are two rows (the default min_samples_split)
+    assert CARTRegressor(pruning=None).fit(X, [0.0, 1.0], sample_weight=[0.5, 0.5]).get_n_leaves() == 2
+    # a row of weight 0 is no row
+    assert CARTClassifier(pruning=None, min_samples_split=3).fit(
+        np.array([[0.0], [1.0], [2.0]]), [0, 1, 1], sample_weight=[1, 1, 0]).get_n_leaves() == 1
 
 
 def test_zero_weight_rows_are_left_out():

@@ -91,7 +91,8 @@ def test_regressor_same_tree_and_pruned_alpha(client):
     y = y * 10 + (X["k"] > 3) * 3 + np.arange(len(y)) % 5  # integer targets: exact sums
     nodes = []
     for params in (dict(pruning=None), dict(ccp_alpha=0.5), dict(pruning=None, cp=0.02)):
-        params.update(splitter="hist", max_bins=20, max_depth=5, min_samples_leaf=3)
+        # (min_samples_leaf counts rows, which the distributed fit refuses with weights)
+        params.update(splitter="hist", max_bins=20, max_depth=5)
         est = CARTRegressor(**params).fit(_uneven(X, sizes), _uneven(y, sizes),
                                           sample_weight=_uneven(w, sizes))
         local = CARTRegressor(**params).fit(X, y, sample_weight=w, bin_edges=est.bin_edges_)
@@ -146,6 +147,16 @@ def test_refusals_name_the_parameter(client):
         CARTClassifier(splitter="hist", pruning=None).fit(dX, y)
     with pytest.raises(ValueError, match="X has 2 partitions and y has 3"):
         CARTClassifier(splitter="hist", pruning=None).fit(dX, dd.from_pandas(y, npartitions=3))
+    hist = dict(splitter="hist", pruning=None)
+    with pytest.raises(ValueError, match=r"min_samples_leaf=0.1 \(a fraction of the rows\) is not "
+                                         r"available on a Dask collection"):
+        CARTClassifier(min_samples_leaf=0.1, **hist).fit(dX, dy)
+    with pytest.raises(ValueError, match="min_weight_fraction_leaf is not available on a Dask"):
+        CARTClassifier(min_weight_fraction_leaf=0.1, **hist).fit(dX, dy)
+    dw = dd.from_pandas(pd.Series(np.linspace(0.5, 2.0, 50)), npartitions=2)
+    with pytest.raises(ValueError, match=r"min_samples_split=2 / min_samples_leaf=3 count rows, "
+                                         r"and a fit on a Dask collection counts weight"):
+        CARTClassifier(min_samples_leaf=3, **hist).fit(dX, dy, sample_weight=dw)
 
 
 def test_worker_killed_mid_fit_never_gives_a_wrong_tree(client):

@@ -76,7 +76,7 @@ def test_pass_one_matches_every_boundary(seed, k, ties, purity):
     min_leaf = float(rng.choice([0.0, 1.0, 2.0, 3.5]))
     words = make_words(values, classes)
     s = scratch(n, k)
-    top_i, top, second = proxies_entropy_weighted(words, 0, 0, n, w_row, k, min_leaf, s)
+    top_i, top, second = proxies_entropy_weighted(words, 0, 0, n, w_row, k, min_leaf, 0, s)
     every, w_all = brute_force(words, n, w_row, k, min_leaf)
     if not every:
         assert top_i == -1
@@ -109,7 +109,7 @@ def test_runs_are_skipped():
     w_row = np.full(n, 0.5)
     words = make_words(values, classes)
     s = scratch(n, 3)
-    top_i, _, _ = proxies_entropy_weighted(words, 0, 0, n, w_row, 3, 2.0, s)
+    top_i, _, _ = proxies_entropy_weighted(words, 0, 0, n, w_row, 3, 2.0, 0, s)
     every, _ = brute_force(words, n, w_row, 3, 2.0)
     assert top_i == max(every, key=lambda i: every[i][0])
     assert sorted(np.flatnonzero(np.isfinite(s.proxy[:n - 1]))) == [3, 29, 79, 145]
@@ -127,7 +127,7 @@ def test_a_boundary_inside_a_run_within_the_window_is_computed(tiny):
     w_row[19] = tiny
     words = make_words(values, classes)
     s = scratch(n, 2)
-    top_i, top, second = proxies_entropy_weighted(words, 0, 0, n, w_row, 2, 2.0, s)
+    top_i, top, second = proxies_entropy_weighted(words, 0, 0, n, w_row, 2, 2.0, 0, s)
     every, w_all = brute_force(words, n, w_row, 2, 2.0)
     cut = window_floor(top, w_all)
     assert sorted(i for i, (v, _) in every.items() if v >= cut) == [18, 19]

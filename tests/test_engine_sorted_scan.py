@@ -39,7 +39,7 @@ def test_pass_two_sees_every_proxy_after_a_skipping_pass_one():
         values = np.arange(n, dtype=float)
         words = make_words(values, classes)
         s = scratch(n, k)
-        top_i = scan_class(words, 0, 0, n, np.ones(n), True, k, GINI, 1.0, s)
+        top_i = scan_class(words, 0, 0, n, np.ones(n), True, k, GINI, 1.0, 0, s)
         every = gini_proxies(classes, k, 1.0)
         if not every:
             assert top_i == -1
@@ -70,7 +70,7 @@ def test_three_classes_choose_the_first_best_cut_and_its_counts():
         words = make_words(values, classes)
         order = np.argsort(values, kind="stable")
         s = scratch(n, 3)
-        top_i = scan_class(words, 0, 0, n, np.ones(n), True, 3, GINI, min_leaf, s)
+        top_i = scan_class(words, 0, 0, n, np.ones(n), True, 3, GINI, min_leaf, 0, s)
         cls = classes[order]
         total = np.bincount(cls, minlength=3).astype(float)
         best, expect = -np.inf, -1
@@ -135,7 +135,7 @@ def test_long_columns_choose_the_first_best_cut():
         min_leaf = float(rng.choice([1.0, 1.0, 7.0, 200.0]))
         words = make_words(values, classes)
         s = scratch(n, k)
-        top_i = scan_class(words, 0, 0, n, np.ones(n), True, k, GINI, min_leaf, s)
+        top_i = scan_class(words, 0, 0, n, np.ones(n), True, k, GINI, min_leaf, 0, s)
         assert top_i == _first_best_cut(values, classes, k, min_leaf), seed
 
 

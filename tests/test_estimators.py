@@ -279,7 +279,7 @@ def test_bad_hyper_parameters(loan, params, name):
 def test_good_hyper_parameters_are_accepted(loan):
     X, y = loan
     for params in ({"max_depth": np.int64(1)}, {"min_samples_leaf": 0.5}, {"epsilon": 0.1},
-                   {"min_samples_split": 2.5}, {"categorical_features": [0, "信贷情况"]}):
+                   {"min_samples_split": 0.5}, {"categorical_features": [0, "信贷情况"]}):
         ID3Classifier(**params).fit(X, y)
 
 

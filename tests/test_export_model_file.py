@@ -165,7 +165,7 @@ def test_round_trip_every_estimator(estimator, table, target, tmp_path):
 
 def test_params_and_unnamed_columns_round_trip(tmp_path):
     X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
-    m = rootwise.ID3Classifier(epsilon=0.01, max_depth=3, min_samples_leaf=1.0,
+    m = rootwise.ID3Classifier(epsilon=0.01, max_depth=3, min_samples_leaf=0.25,
                                categorical_features=[True, False]).fit(X, [0, 1, 1, 0])
     rootwise.save(m, tmp_path / "m.json")
     loaded = rootwise.load(str(tmp_path / "m.json"))

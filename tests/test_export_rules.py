@@ -147,7 +147,7 @@ def test_support_and_confidence_match_apply_with_missing_values_and_weights():
     X, score = synthetic(rng, 400)
     y = np.array(["low", "mid", "high", "top"])[np.minimum(score, 3)]
     w = rng.choice([0.5, 1.0, 2.0], size=len(y))
-    model = rootwise.CARTClassifier(pruning=None, min_samples_leaf=4).fit(X, y, sample_weight=w)
+    model = rootwise.CARTClassifier(pruning=None, min_weight_fraction_leaf=0.01).fit(X, y, sample_weight=w)
     frame = rootwise.export_rules(model, as_frame=True)
     counts = training_counts(model, X, y, w)
     assert sorted(frame["node"]) == sorted(counts)

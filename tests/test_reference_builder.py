@@ -1,5 +1,6 @@
 """The growth loop (rootwise.reference.builder) against the naive ID3, and the textbooks' trees."""
 
+import math
 import subprocess
 import sys
 import textwrap
@@ -78,8 +79,8 @@ def naive_codes(X_train, X):
 def random_params(rng):
     return dict(
         max_depth=[None, None, 1, 2, 3][int(rng.integers(5))],
-        min_samples_split=[2, 2, 0, 3.5, 6][int(rng.integers(5))],
-        min_samples_leaf=[1, 1, 0.5, 2, 3][int(rng.integers(5))],
+        min_samples_split=[2, 2, 3, 6, 0.2][int(rng.integers(5))],
+        min_samples_leaf=[1, 1, 2, 3, 0.1][int(rng.integers(5))],
         epsilon=[0.0, 0.0, 0.05, 0.3][int(rng.integers(4))],
     )
 
@@ -88,10 +89,20 @@ def check_against_naive(rng, params):
     """Fit ID3Classifier and the naive ID3 on one random table; compare trees and predictions.
     Returns the naive tree (for coverage bookkeeping)."""
     X, y, w = random_table(rng)
+    # the estimator counts rows: a fraction of them is ceil(f n) (at least 2 for a split)
+    n = len(y)
+    split, leaf = params.get("min_samples_split", 2), params.get("min_samples_leaf", 1)
+    rows = dict(params, min_samples_split=max(2, math.ceil(split * n)) if split < 1 else split,
+                min_samples_leaf=math.ceil(leaf * n) if leaf < 1 else leaf, count_rows=True)
+    positive = w[w > 0]
+    if rows["min_samples_leaf"] > 1 and np.any(positive != positive[0]):
+        with pytest.raises(ValueError, match="ID3Classifier: min_samples_leaf=.* counts rows"):
+            rootwise.ID3Classifier(**params).fit(X, y, sample_weight=w)
+        w = np.where(w > 0, 1.0, 0.0)  # which ID3 counts with equal weights only
     model = rootwise.ID3Classifier(**params).fit(X, y, sample_weight=w)
     codes, n_categories = naive_codes(X, X)
     classes, yc = np.unique(y, return_inverse=True)
-    expected = naive.naive_id3(codes, yc, w, n_categories, len(classes), **params)
+    expected = naive.naive_id3(codes, yc, w, n_categories, len(classes), **rows)
     assert_same_tree(model.tree_, expected)
     assert model.get_depth() == naive.naive_depth(expected)
     assert model.tree_.node_count == naive.naive_n_nodes(expected)
@@ -333,7 +344,8 @@ _FIT_SCRIPT = textwrap.dedent("""
     Xr = rng.integers(0, 4, size=(60, 5))
     yr = rng.integers(0, 3, size=60)
     wr = rng.random(60)
-    second = rootwise.ID3Classifier(min_samples_leaf=0.7).fit(Xr, yr, sample_weight=wr).tree_.to_dict()
+    second = rootwise.ID3Classifier(min_weight_fraction_leaf=0.1).fit(Xr, yr, sample_weight=wr)
+    second = second.tree_.to_dict()
     fitted = json.dumps([first, second])
 """)
 

@@ -331,11 +331,11 @@ def test_rows_are_never_dropped(seed):
     w[0] = 1.0
     frame = pd.DataFrame({f"f{j}": (pd.Categorical(X[:, j]) if kinds[j] == CATEGORICAL else X[:, j])
                           for j in range(X.shape[1])})
-    leaf = float(rng.choice([1.0, 2.0, 3.0]))
+    leaf = float(rng.choice([0.0, 0.02, 0.05]))  # a share of the weight: rows weigh unequally
     if seed % 2:
-        model = CARTClassifier(pruning=None, min_samples_leaf=leaf).fit(frame, y, sample_weight=w)
+        model = CARTClassifier(pruning=None, min_weight_fraction_leaf=leaf).fit(frame, y, sample_weight=w)
     else:
-        model = CARTRegressor(pruning=None, min_samples_leaf=leaf).fit(
+        model = CARTRegressor(pruning=None, min_weight_fraction_leaf=leaf).fit(
             frame, y + rng.random(len(y)), sample_weight=w)
     t = model.tree_
     assert t.n_node_samples[0] == len(y)

@@ -79,8 +79,12 @@ HELP = {
                      "rise with the column; a classifier's: the second class's probability), -1 "
                      "(only fall) or 0",
     "min_impurity_decrease": "a split must lower the weighted impurity by at least X",
-    "min_samples_leaf": "every branch needs at least this weight",
-    "min_samples_split": "do not split a node lighter than X",
+    "min_samples_leaf": "every branch needs at least N rows (c4.5: this weight); a number in "
+                        "(0, 1) is a fraction of the training rows",
+    "min_samples_split": "do not split a node of fewer than N rows (c4.5: lighter than N); a "
+                         "number in (0, 1) is a fraction of the training rows",
+    "min_weight_fraction_leaf": "every branch needs at least this fraction of the total sample "
+                                "weight (0 to 0.5)",
     "n_jobs": "threads for split search and prediction (results do not depend on it)",
     "prune_on_tie": "prune when validation accuracy is unchanged (pre / reduced-error pruning)",
     "pruning": "none, pre, reduced-error, error-based (c4.5) or cost-complexity (cart); "

@@ -11,6 +11,7 @@ client (the tree alone holds what cost-complexity pruning reads).
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import uuid
 
 import numpy as np
@@ -79,6 +80,33 @@ def check_estimator(estimator, policy, has_folds=False) -> None:
                          " give a dict of class weights.")
 
 
+def row_counts(estimator, policy, weighted: bool):
+    """The policy with ``min_samples_split`` / ``min_samples_leaf`` as the weights the
+    distributed growth compares (``grow``): it counts weight, not rows. Unweighted, a row weighs
+    1 and the two agree; weighted, only the defaults agree (a node of one row is pure, and a
+    side of positive weight holds a row), so they become 0 and anything else is refused by
+    name, as are a fraction of the rows and ``min_weight_fraction_leaf``."""
+    name = type(estimator).__name__
+    split, leaf = estimator.min_samples_split, estimator.min_samples_leaf
+    for param, value in (("min_samples_split", split), ("min_samples_leaf", leaf)):
+        if not isinstance(value, numbers.Integral):
+            raise ValueError(f"{name}: {param}={value!r} (a fraction of the rows) is not "
+                             f"available on a Dask collection, whose rows are not counted "
+                             f"before the fit: give a number of rows.")
+    if estimator.min_weight_fraction_leaf != 0:
+        raise ValueError(f"{name}: min_weight_fraction_leaf is not available on a Dask "
+                         f"collection (the total weight is not known before the fit): leave "
+                         f"it at 0.")
+    if not weighted:
+        return policy
+    if split > 2 or leaf > 1:
+        raise ValueError(f"{name}: min_samples_split={split!r} / min_samples_leaf={leaf!r} count "
+                         f"rows, and a fit on a Dask collection counts weight: with "
+                         f"sample_weight or class_weight only the defaults (2 and 1) are "
+                         f"available there.")
+    return dataclasses.replace(policy, min_samples_split=0.0, min_samples_leaf=0.0)
+
+
 def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
         memory_limit_mb=DEFAULT_MEMORY_MB, log=None):
     """Grow ``estimator``'s tree on the Dask collection ``X`` (rows never leave their workers).
@@ -93,6 +121,8 @@ def fit(estimator, X, y, sample_weight=None, *, folds=None, client=None,
     _check_criterion(estimator)
     policy = estimator._policy()
     check_estimator(estimator, policy, folds is not None)
+    policy = row_counts(estimator, policy, sample_weight is not None
+                        or getattr(estimator, "class_weight", None) is not None)
     client = client or get_client()
     regression = estimator._regression
     Xp, yp, wp, fp, meta = partitions(X, y, sample_weight, folds)

@@ -122,6 +122,11 @@ class Params(NamedTuple):
     # (d,) int64 per column: -1, 0, 1, a monotonic constraint on the node value (``monotone``;
     # classification: the first class's proportion); empty when the fit has none
     monotonic: np.ndarray
+    # rows, not weight (scikit-learn's and rpart's counts; 0: off): a node with fewer rows of
+    # positive weight is a leaf, and each side of a presorted column's cut needs this many
+    # (with equal weights the caller states the count as a weight, min_leaf, for every scan)
+    min_split_rows: int
+    min_leaf_rows: int
 
 
 class Holdout(NamedTuple):

@@ -251,7 +251,8 @@ def params_of(policy: Policy, n_classes: int, prepruning: bool, cost_floor: floa
         min_adjusted=MIN_ADJUSTED_AGREEMENT,
         prepruning=bool(prepruning), prune_on_tie=bool(policy.prune_on_tie),
         r8_min_objects=float(policy.min_samples_leaf), r8_share=MIN_SPLIT_SHARE,
-        r8_cap=MIN_SPLIT_CAP, n_threads=1, monotonic=_monotonic(policy))
+        r8_cap=MIN_SPLIT_CAP, n_threads=1, monotonic=_monotonic(policy),
+        min_split_rows=int(policy.min_split_rows), min_leaf_rows=int(policy.min_leaf_rows))
 
 
 def _monotonic(policy: Policy) -> np.ndarray:

@@ -35,12 +35,21 @@ def _admissible(w_left, w_right, min_leaf):
     return w_left >= min_leaf and w_right >= min_leaf and w_left > 0.0 and w_right > 0.0
 
 
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def few_rows(i, start, n, min_rows):
+    """A cut after segment position i of a column's n known rows (all of positive weight) leaves
+    fewer than ``min_rows`` rows on a side: min_samples_leaf counts rows, as scikit-learn's and
+    rpart's do, whatever they weigh."""
+    left = i - start + 1
+    return left < min_rows or n - left < min_rows
+
+
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _inside(words, s, i, end, run_c, w_left, w_all, w_row, min_leaf):
+def _inside(words, s, i, start, end, run_c, w_left, w_all, w_row, min_leaf, min_rows):
     """Whether the boundary after position i is inside its run: the next row alone makes the
     next boundary, it is of the run's class, and that boundary is admissible."""
     j = i + 1
-    if j > end - 2 or tied(words[s, j + 1]):
+    if j > end - 2 or tied(words[s, j + 1]) or few_rows(j, start, end - start, min_rows):
         return False
     word = words[s, j]
     if class_of(word) != run_c:
@@ -82,7 +91,7 @@ def _run_inside(words, s, start, p, e, l_c, w_left, rest, t_c, w_all, w_row, pro
 
 
 @njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
-def proxies_entropy_weighted(words, s, start, n, w_row, n_classes, min_leaf, scratch):
+def proxies_entropy_weighted(words, s, start, n, w_row, n_classes, min_leaf, min_rows, scratch):
     """``sorted_scan._proxies`` for the entropy with row weights: the class totals
     (scratch.total), the proxies of every boundary that can reach the window (scratch.proxy;
     -inf elsewhere) and the left weights at the first largest (scratch.best_left). Returns (its
@@ -128,12 +137,12 @@ def proxies_entropy_weighted(words, s, start, n, w_row, n_classes, min_leaf, scr
         if tied(words[s, i + 1]):
             continue
         w_right = w_all - w_left
-        if not _admissible(w_left, w_right, min_leaf):
+        if not _admissible(w_left, w_right, min_leaf) or few_rows(i, start, n, min_rows):
             run_open = False
             seg = NONE
             continue
-        if run_open and seg == run_c and _inside(words, s, i, end, run_c, w_left, w_all, w_row,
-                                                 min_leaf):
+        if run_open and seg == run_c and _inside(words, s, i, start, end, run_c, w_left, w_all,
+                                                 w_row, min_leaf, min_rows):
             if not has_inside:  # only class run_c has moved since the run's start, so the
                 run_rest = 0.0  # others' xlogx are still those of the start
                 for k in range(n_classes):

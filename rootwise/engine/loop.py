@@ -96,6 +96,8 @@ def _visit(nodes, node, seg, start, end, params, ys, ws):
     if (pure or nodes.depth[node] >= params.max_depth or W < params.min_samples_split
             or imp < params.impurity_threshold):
         return W, False
+    if params.min_split_rows > 0 and _rows_of_weight(seg, start, end) < params.min_split_rows:
+        return W, False  # min_samples_split counts rows (scikit-learn, rpart's minsplit)
     if params.cost_floor > 0.0 and _cost(W, imp, value, params) <= params.cost_floor:
         return W, False  # a leaf of every subtree T(alpha) with alpha >= the floor (``cp``)
     if params.release8:  # J48 makes a node a leaf before looking at attributes
@@ -105,6 +107,16 @@ def _visit(nodes, node, seg, start, end, params, ys, ws):
         if 2.0 * params.r8_min_objects - W > 1e-6 or abs(W - top) < 1e-6:
             return W, False
     return W, True
+
+
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _rows_of_weight(seg, start, end):
+    """The node's rows of positive weight (a row of weight 0 is no sample to scikit-learn)."""
+    n = np.int64(0)
+    for t in range(start, end):
+        if seg.w[t] > 0.0:
+            n += 1
+    return n
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)

@@ -21,6 +21,7 @@ from numba import njit
 
 from .._config import TIE_TOLERANCE
 from .criteria import impurity
+from .entropy_runs import few_rows
 from .segments import ROW_MASK, class_of, tied
 from .thresholds import children_decrease
 
@@ -65,7 +66,7 @@ def scan_sorted(words, s, start, n, w_row, yr_row, unit, params, c, lo, hi, scra
         r = words[s, i] & ROW_MASK
         wt = 1.0 if unit else w_row[r]
         _add(left, words[s, i], r, wt, yr_row, regression)
-        if tied(words[s, i + 1]):
+        if tied(words[s, i + 1]) or few_rows(i, start, n, params.min_leaf_rows):
             continue
         best, better = _consider(left, total, right, n_classes, w_all, parent, params, c, lo,
                                  hi, best, best_i < 0)

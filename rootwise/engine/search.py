@@ -166,10 +166,10 @@ def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, 
             continue
         elif params.regression:
             i = scan_regression(words, s, start, n, w_row, rows.yr, unit, params.min_leaf,
-                                params.criterion, scan)
+                                params.min_leaf_rows, params.criterion, scan)
         else:
             i = scan_class(words, s, start, n, w_row, unit, params.n_classes, params.criterion,
-                           params.min_leaf, scan)
+                           params.min_leaf, params.min_leaf_rows, scan)
         if i < 0:
             continue
         gain, iv, ratio, rho, admissible = score(scan.branches, W, params.criterion,

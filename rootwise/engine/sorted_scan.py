@@ -18,7 +18,7 @@ from numba import njit
 
 from .._config import GINI, TIE_TOLERANCE
 from .criteria import impurity, regression_proxy
-from .entropy_runs import proxies_entropy_weighted
+from .entropy_runs import few_rows, proxies_entropy_weighted
 from .proxies import SURE, gini_proxy_above, ranked, squares, window_floor
 from .segments import END_BIT, MAX_ROWS, ROW_MASK, class_of, tied
 from .thresholds import children_decrease
@@ -42,11 +42,13 @@ def known_length(words, s, start, end):
 
 
 @njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
-def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, scratch):
+def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, min_rows, scratch):
     """Best cut of column s's n known words from ``start`` for classification: returns the segment
     position i of the last row on the left (-1: none admissible); the branch table goes to
     scratch.branches. ``w_row``: each row's weight at the node, by row id; ``unit``: every such
-    weight is 1 (counts are then integers: ``scratch.xlogx`` holds k log2 k for the entropy)."""
+    weight is 1 (counts are then integers: ``scratch.xlogx`` holds k log2 k for the entropy).
+    Each side needs ``min_leaf`` weight and, with row weights, ``min_rows`` rows (``_few_rows``;
+    with unit weights the weight is the count)."""
     total = scratch.total
     left = scratch.left
     right = scratch.right
@@ -59,10 +61,10 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
         top_i, top, second = _proxies_gini_three(words, s, start, n, min_leaf, scratch)
     elif not unit and criterion != GINI:
         top_i, top, second = proxies_entropy_weighted(words, s, start, n, w_row, n_classes,
-                                                      min_leaf, scratch)
+                                                      min_leaf, min_rows, scratch)
     else:
         top_i, top, second = _proxies(words, s, start, n, w_row, unit, n_classes, criterion,
-                                      min_leaf, scratch, np.bool_(True))
+                                      min_leaf, min_rows, scratch, np.bool_(True))
     if top_i < 0:
         return -1
     w_all = 0.0
@@ -74,8 +76,8 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
         if two:  # pass 1 skipped the proxies that could not matter to top and second
             _fill_proxies_gini_two(words, s, start, n, min_leaf, scratch)
         elif unit and criterion == GINI:  # so did this one
-            _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, scratch,
-                     np.bool_(False))
+            _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, min_rows,
+                     scratch, np.bool_(False))
         parent = impurity(total, criterion)
         for k in range(n_classes):
             left[k] = 0.0
@@ -105,7 +107,8 @@ def scan_class(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, 
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, scratch, skip):
+def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, min_rows, scratch,
+             skip):
     """Pass 1 of ``scan_class``: the class totals (scratch.total), every boundary's proxy
     (scratch.proxy, -inf where none is admissible) and the left counts at the first largest
     (scratch.best_left). Returns (its position or -1, the largest proxy, the largest of the
@@ -165,6 +168,8 @@ def _proxies(words, s, start, n, w_row, unit, n_classes, criterion, min_leaf, sc
             continue
         w_right = w_all - w_left
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        if few_rows(i, start, n, min_rows):
             continue
         if unit:
             if gini:  # -inf where skipped, as before any proxy is computed
@@ -463,11 +468,13 @@ def _fill_proxies_gini_two(words, s, start, n, min_leaf, scratch):
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, criterion, scratch):
+def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, min_rows, criterion,
+                    scratch):
     """Best cut for squared error or Poisson deviance (``thresholds.best_threshold_regression``
     over the words): the first boundary whose proxy (``criteria.regression_proxy``; squared
-    error: (sum_l wy)^2 / W_l + (sum_r wy)^2 / W_r) beats the best by TIE_TOLERANCE (relative).
-    Returns the last left position or -1; the branch rows (w, wy, wy^2) go to scratch.branches."""
+    error: (sum_l wy)^2 / W_l + (sum_r wy)^2 / W_r) beats the best by TIE_TOLERANCE (relative),
+    with ``min_leaf`` weight and ``min_rows`` rows each side. Returns the last left position or
+    -1; the branch rows (w, wy, wy^2) go to scratch.branches."""
     end = start + n
     w_all, s_all, q_all = 0.0, 0.0, 0.0
     for i in range(start, end):
@@ -491,6 +498,8 @@ def scan_regression(words, s, start, n, w_row, yr_row, unit, min_leaf, criterion
             continue
         w_right = w_all - w_left
         if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        if few_rows(i, start, n, min_rows):
             continue
         s_right = s_all - s_left
         proxy = regression_proxy(criterion, s_left, w_left, s_right, w_right)
