@@ -9,7 +9,7 @@ every frame that converts itself to an array (``__array__``); pandas has no anno
 from __future__ import annotations
 
 from os import PathLike
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from numpy.typing import ArrayLike, NDArray
 
@@ -22,5 +22,13 @@ Weights: TypeAlias = "ArrayLike | None"  # sample_weight: one non-negative numbe
 # a rootwise estimator (what the exporters, save and load take or give)
 Model: TypeAlias = "ID3Classifier | C45Classifier | CARTClassifier | CARTRegressor"
 Path: TypeAlias = "str | PathLike[str]"  # a file name
+# the estimators' parameters
+Count: TypeAlias = "int | float"  # min_samples_*: rows (int) or a fraction of them (float in (0, 1))
+Columns: TypeAlias = "str | ArrayLike | None"  # categorical_features: "auto", names, indices or a mask
+ClassWeight: TypeAlias = "dict[Any, float] | str | None"  # {label: weight} or "balanced"
+Seed: TypeAlias = "int | None"  # random_state (numpy's RandomState too)
+Monotonic: TypeAlias = "ArrayLike | dict[str, int] | None"  # monotonic_cst: -1/0/1 per column
+LossMatrix: TypeAlias = "ArrayLike | dict[Any, dict[Any, float]] | None"  # CART's loss matrix
 
-__all__ = ["ArrayLike", "Labels", "Model", "NDArray", "Path", "Table", "Weights"]
+__all__ = ["ArrayLike", "ClassWeight", "Columns", "Count", "Labels", "LossMatrix", "Model",
+           "Monotonic", "NDArray", "Path", "Seed", "Table", "Weights"]

@@ -55,7 +55,18 @@ from .prune.report import PendingSteps
 from .tree.majority import majority_class, tie_priority
 
 if TYPE_CHECKING:
-    from ._typing import ArrayLike, Labels, Table, Weights
+    from ._typing import (
+        ArrayLike,
+        ClassWeight,
+        Columns,
+        Count,
+        Labels,
+        LossMatrix,
+        Monotonic,
+        Seed,
+        Table,
+        Weights,
+    )
     from .prune.steps import PruningStep
 
 _VALIDATION_PRUNING = ("pre", "reduced-error")
@@ -853,10 +864,12 @@ class ID3Classifier(_ClassificationTree):
                     "class_order": ["array-like", None],
                     "class_weight": [dict, StrOptions({"balanced"}), None]}
 
-    def __init__(self, *, epsilon=0.0, max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, categorical_features="auto",
-                 pruning=None, validation_fraction=0.3, prune_on_tie=True, random_state=0,
-                 n_jobs=None, class_order=None, class_weight=None):
+    def __init__(self, *, epsilon: float = 0.0, max_depth: int | None = None,
+                 min_samples_split: Count = 2, min_samples_leaf: Count = 1,
+                 min_weight_fraction_leaf: float = 0.0, categorical_features: Columns = "auto",
+                 pruning: str | None = None, validation_fraction: float = 0.3,
+                 prune_on_tie: bool = True, random_state: Seed = 0, n_jobs: int | None = None,
+                 class_order: ArrayLike | None = None, class_weight: ClassWeight = None) -> None:
         self.epsilon = epsilon
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -951,11 +964,14 @@ class C45Classifier(_ClassificationTree):
                     "class_order": ["array-like", None],
                     "class_weight": [dict, StrOptions({"balanced"}), None]}
 
-    def __init__(self, *, confidence=0.25, min_samples_leaf=2, min_samples_split=4,
-                 min_weight_fraction_leaf=0.0, max_depth=None, epsilon=0.0, pruning="error-based",
-                 subtree_raising=True, release8=False, categorical_features="auto",
-                 validation_fraction=0.3, prune_on_tie=True, random_state=0, n_jobs=None,
-                 class_order=None, class_weight=None):
+    def __init__(self, *, confidence: float = 0.25, min_samples_leaf: Count = 2,
+                 min_samples_split: Count = 4, min_weight_fraction_leaf: float = 0.0,
+                 max_depth: int | None = None, epsilon: float = 0.0,
+                 pruning: str | None = "error-based", subtree_raising: bool = True,
+                 release8: bool = False, categorical_features: Columns = "auto",
+                 validation_fraction: float = 0.3, prune_on_tie: bool = True,
+                 random_state: Seed = 0, n_jobs: int | None = None,
+                 class_order: ArrayLike | None = None, class_weight: ClassWeight = None) -> None:
         self.confidence = confidence
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -1343,14 +1359,19 @@ class CARTClassifier(_CART, _ClassificationTree):
     the same alphas.
     """
 
-    def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0,
-                 impurity_threshold=0.0,
-                 max_leaf_nodes=None, class_weight=None, max_surrogates=5, max_exhaustive=12,
-                 pruning="cost-complexity", ccp_alpha="cv-1se", ccp_cost="misclassification",
-                 cp=None, cv=10, cv_repeats=None, categorical_features="auto", validation_fraction=0.3,
-                 prune_on_tie=True, random_state=0, n_jobs=None, splitter="exact",
-                 max_bins=255, class_order=None, monotonic_cst=None, loss=None):
+    def __init__(self, *, criterion: str = "gini", max_depth: int | None = None,
+                 min_samples_split: Count = 2, min_samples_leaf: Count = 1,
+                 min_weight_fraction_leaf: float = 0.0, min_impurity_decrease: float = 0.0,
+                 impurity_threshold: float = 0.0, max_leaf_nodes: int | None = None,
+                 class_weight: ClassWeight = None, max_surrogates: int = 5,
+                 max_exhaustive: int = 12, pruning: str | None = "cost-complexity",
+                 ccp_alpha: float | str = "cv-1se", ccp_cost: str = "misclassification",
+                 cp: float | None = None, cv: int | ArrayLike = 10, cv_repeats: int | None = None,
+                 categorical_features: Columns = "auto", validation_fraction: float = 0.3,
+                 prune_on_tie: bool = True, random_state: Seed = 0, n_jobs: int | None = None,
+                 splitter: str = "exact", max_bins: int = 255,
+                 class_order: ArrayLike | None = None, monotonic_cst: Monotonic = None,
+                 loss: LossMatrix = None) -> None:
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -1510,13 +1531,17 @@ class CARTRegressor(Regressor, _CART):  # the kind before the shared machinery (
     _auto_repeats = 1  # cv_repeats=None
     _one_draw_from = 0
 
-    def __init__(self, *, criterion="squared_error", leaf_value=None, max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
-                 min_impurity_decrease=0.0, impurity_threshold=0.0,
-                 max_leaf_nodes=None, max_surrogates=5, pruning="cost-complexity",
-                 ccp_alpha="cv-min", cp=None, cv=10, cv_repeats=1, categorical_features="auto",
-                 validation_fraction=0.3, prune_on_tie=True, random_state=0, n_jobs=None,
-                 splitter="exact", max_bins=255, monotonic_cst=None):
+    def __init__(self, *, criterion: str = "squared_error", leaf_value: str | None = None,
+                 max_depth: int | None = None, min_samples_split: Count = 2,
+                 min_samples_leaf: Count = 1, min_weight_fraction_leaf: float = 0.0,
+                 min_impurity_decrease: float = 0.0, impurity_threshold: float = 0.0,
+                 max_leaf_nodes: int | None = None, max_surrogates: int = 5,
+                 pruning: str | None = "cost-complexity", ccp_alpha: float | str = "cv-min",
+                 cp: float | None = None, cv: int | ArrayLike = 10, cv_repeats: int | None = 1,
+                 categorical_features: Columns = "auto", validation_fraction: float = 0.3,
+                 prune_on_tie: bool = True, random_state: Seed = 0, n_jobs: int | None = None,
+                 splitter: str = "exact", max_bins: int = 255,
+                 monotonic_cst: Monotonic = None) -> None:
         self.criterion = criterion
         self.leaf_value = leaf_value
         self.max_depth = max_depth
