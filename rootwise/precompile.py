@@ -221,6 +221,12 @@ def _steps():
         model.cost_complexity_pruning_path(Xm, y)
         for options in ({}, {"splitter": "hist"}):
             _continuous(CARTClassifier(random_state=0, **options), Xm, y)
+        # a loss matrix (three classes) and monotonic constraints (two classes, a number column)
+        lossy = CARTClassifier(categorical_features=categorical, random_state=0,
+                               loss=[[0, 1, 2], [1, 0, 1], [3, 1, 0]]).fit(Xm, y)
+        _predictions(lossy, Xm)
+        _predictions(CARTClassifier(categorical_features=categorical, random_state=0,
+                                    monotonic_cst=[1, 0, 0, 0, 0]).fit(Xm, y == 1), Xm)
 
     def regression():
         for options in ({}, {"splitter": "hist"}, {"leaf_value": "median", "pruning": None},
@@ -230,6 +236,10 @@ def _steps():
             _predictions(model, Xm)
         for options in ({}, {"splitter": "hist"}):
             _continuous(CARTRegressor(random_state=0, **options), Xm, target)
+        for options in ({"criterion": "poisson"}, {"criterion": "absolute_error"},
+                        {"monotonic_cst": [1, 0, 0, 0, 0]}):
+            model = CARTRegressor(categorical_features=categorical, random_state=0, **options)
+            _predictions(model.fit(Xm, np.abs(target)), Xm)
 
     def threads():
         big = np.tile(X, (PARALLEL_ROWS // len(X) + 1, 1))

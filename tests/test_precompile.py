@@ -100,7 +100,12 @@ fits = [(rootwise.ID3Classifier(), levels, y),
         (rootwise.C45Classifier(release8=True), X, y),
         (rootwise.CARTClassifier(random_state=0, categorical_features=[3]), X, y),
         (rootwise.CARTClassifier(splitter="hist", ccp_alpha=0.0), X, y),
-        (rootwise.CARTRegressor(random_state=0), X, np.nan_to_num(X[:, 1]) + y)]
+        (rootwise.CARTRegressor(random_state=0), X, np.nan_to_num(X[:, 1]) + y),
+        (rootwise.CARTRegressor(criterion="poisson", random_state=0), X, y),
+        (rootwise.CARTRegressor(criterion="absolute_error", random_state=0), X, y),
+        (rootwise.CARTRegressor(monotonic_cst=[1, 0, 0, 0], random_state=0), X, y),
+        (rootwise.CARTClassifier(monotonic_cst=[1, 0, 0, 0], random_state=0), X, y > 0),
+        (rootwise.CARTClassifier(loss=[[0, 1, 2], [1, 0, 1], [3, 1, 0]], random_state=0), X, y)]
 # a multiway test of 300 branches: its tree keeps an int32 category pool (others an int8 one)
 wide = rng.integers(0, 300, (300, 1)).astype(float)
 wide[0, 0] = 299
