@@ -117,6 +117,21 @@ CHILD = textwrap.dedent('''
             sys.exit(status)  # the last interrupt ends the process, with the command's status
 ''')
 
+@pytest.fixture(autouse=True)
+def python_handlers():
+    """Each test starts from Python's own handlers (SIGINT raises KeyboardInterrupt, SIGTERM its
+    default action) whatever an earlier test or a library in this process set, and with no
+    guarded block left open; what was there is put back after."""
+    assert _interrupts._state.depth == 0, "a guarded block of an earlier test never ended"
+    before = [signal.getsignal(signum) for signum in _interrupts.SIGNALS]
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    yield
+    for signum, handler in zip(_interrupts.SIGNALS, before, strict=True):
+        if handler is not None:  # None: set outside Python, which cannot be put back from here
+            signal.signal(signum, handler)
+
+
 OLD = "the model saved before\n"
 # from the signal to the end of the interrupted call: the interrupt itself takes a fraction of a
 # second (numba's boxing code returns, then 20 ms); the rest is a loaded machine
