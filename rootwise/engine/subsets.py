@@ -1,5 +1,5 @@
 """CART's binary split of a categorical attribute: the best subset of categories against the rest
-(seed 001 §2.3).
+(Breiman et al. 1984, §4.2.2; Li Hang 2012, §5.5).
 
 Two classes and regression: Breiman's theorem — sort the categories by p(class 1) (or by mean y);
 the best subset is a prefix of that order, so k - 1 candidates suffice. With min_samples_leaf only

@@ -134,9 +134,9 @@ def apply_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_ca
 #
 # A subset test keeps its categories as bits, two 64-bit words per 64 categories: "has a branch
 # here" and "goes to child 1". The bits of a subset test fill a cache line or two where its
-# slice of the pool (one int32 per category) fills hundreds of bytes. Measured on issue 11's
-# table (a tree of 5,473 subset and 3,731 threshold tests, 300,000 rows, one thread): 69 ms with
-# the bits, 98 ms with the same walk reading the pool.
+# slice of the pool (one int32 per category) fills hundreds of bytes. Measured on the benchmark
+# table (benchmarks/data.real_table: a tree of 5,473 subset and 3,731 threshold tests, 300,000
+# rows, one thread): 69 ms with the bits, 98 ms with the same walk reading the pool.
 #
 # A missing value, or a category without a branch at the node, takes a detour (``DETOUR``, one
 # per record): the node's surrogates, then its missing_branch, exactly as ``_next``. Surrogates
@@ -618,8 +618,8 @@ def path_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_cat
 @njit(cache=True, no_cfunc_wrapper=True)
 def fractional_distribution(X, feature, kind, threshold, first_child, n_children, pool_offset,
                             pool, n_categories, missing_branch, branch_fraction, value):
-    """C4.5's prediction (seed 000 §4.2): a row whose tested value is missing at a node with
-    fractional routing goes down every branch with weight r_v (``branch_fraction``), and the
+    """C4.5's prediction (Quinlan 1993, ch. 3; Zhou 2016 §4.4.2): a row whose tested value is
+    missing at a node with fractional routing goes down every branch with weight r_v (``branch_fraction``), and the
     class distributions it reaches are combined with those weights. ``value`` rows must already
     be normalised distributions. Returns one combined distribution per row."""
     n = X.shape[0]

@@ -13,8 +13,9 @@ the node's rows of the block are split into its two children in one short loop, 
 test once and has no branch to mispredict (walking rows one at a time, the kind of test and the
 side taken change from step to step, and a mispredicted branch cost about as much as the rest
 of the step). Below ``Tree.split_min`` rows of a node, and at multiway tests, the rows are
-walked one by one (``_walk_lanes``). Measured on issue 11's table (10^6 rows, one thread, CPU
-time): 179 -> 105 ms on the full tree of 9,205 leaves, 116 -> 54 ms at depth 10.
+walked one by one (``_walk_lanes``). Measured on the benchmark table
+(``benchmarks/data.real_table``, 10^6 rows, one thread, CPU time): 179 -> 105 ms on the full
+tree of 9,205 leaves, 116 -> 54 ms at depth 10.
 """
 
 import numpy as np
@@ -31,7 +32,7 @@ from .walk import (
     settle_segment,
 )
 
-# rows: on issue 11's table (about 120 bytes a row) a block's columns stay in the core's L2 cache
+# rows: on the benchmark table (about 120 bytes a row) a block's columns stay in the core's L2 cache
 BLOCK = 16384
 
 
