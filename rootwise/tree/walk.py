@@ -619,9 +619,9 @@ def path_rows(X, feature, kind, threshold, first_child, pool_offset, pool, n_cat
 def fractional_distribution(X, feature, kind, threshold, first_child, n_children, pool_offset,
                             pool, n_categories, missing_branch, branch_fraction, value):
     """C4.5's prediction (Quinlan 1993, ch. 3; Zhou 2016 §4.4.2): a row whose tested value is
-    missing at a node with fractional routing goes down every branch with weight r_v (``branch_fraction``), and the
-    class distributions it reaches are combined with those weights. ``value`` rows must already
-    be normalised distributions. Returns one combined distribution per row."""
+    missing at a node with fractional routing goes down every branch with weight r_v
+    (``branch_fraction``), and the class distributions it reaches are combined with those
+    weights. ``value`` rows must already be normalised distributions. Returns one combined distribution per row."""
     n = X.shape[0]
     n_nodes = feature.shape[0]
     out = np.zeros((n, value.shape[1]))
