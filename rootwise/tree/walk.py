@@ -621,7 +621,8 @@ def fractional_distribution(X, feature, kind, threshold, first_child, n_children
     """C4.5's prediction (Quinlan 1993, ch. 3; Zhou 2016 §4.4.2): a row whose tested value is
     missing at a node with fractional routing goes down every branch with weight r_v
     (``branch_fraction``), and the class distributions it reaches are combined with those
-    weights. ``value`` rows must already be normalised distributions. Returns one combined distribution per row."""
+    weights. ``value`` rows must already be normalised distributions. Returns one combined
+    distribution per row."""
     n = X.shape[0]
     n_nodes = feature.shape[0]
     out = np.zeros((n, value.shape[1]))
