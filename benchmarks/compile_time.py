@@ -59,8 +59,11 @@ print(json.dumps({"leaves": int(model.get_n_leaves()), "kernels": len(kernels),
 def start(tree: str, job: str, cache: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.path.abspath(tree), "NUMBA_CACHE_DIR": cache,
            "ROOTWISE_PRECOMPILED": "0", "ROOTWISE_COMPILE_NOTICE": "0"}
+    # run from the (new, empty) cache folder: ``python -c`` puts the working directory first on
+    # sys.path, where a checkout's rootwise would shadow the tree's
+    os.makedirs(cache, exist_ok=True)
     return subprocess.Popen([sys.executable, "-c", JOB, job], env=env, stdout=subprocess.PIPE,
-                            text=True)
+                            text=True, cwd=cache)
 
 
 def wait_cpu(process: subprocess.Popen) -> tuple[float, dict]:

@@ -238,6 +238,16 @@ def test_the_shipped_kernels_are_found_whatever_the_process_did_first(installed,
     assert done["trees"] == trees_here
 
 
+# kernels only the other estimators' paths call
+OTHER_PATHS = {"rootwise.engine." + name for name in (
+    "node_stats.regression_stats", "entry_scan.threshold_regression",  # regression
+    "subsets.best_subset_class_entries", "search._cannot_win",  # subset tests
+    "entries.counted_surrogate_entries", "sorted_scan.scan_surrogate",  # surrogates
+    "chosen.child_weights", "route.to_majority",
+    "release8_scan.scan_release8", "j48.multiway_scores",  # release 8
+    "histograms.split_entries")}  # CART's class histograms
+
+
 def _edited_sources(python: Path) -> None:
     """A comment added to one kernel module of the installed package."""
     source = _package(python) / "engine" / "near_log.py"
@@ -259,6 +269,9 @@ def test_where_the_shipped_kernels_do_not_apply_rootwise_compiles_says_why_and_a
     trees = _here(everything=False)
     for case, (_, _, why) in cases.items():
         assert len(done[case]["compiled"]) > 20, case  # compiled afresh, as a source install does
+        # ...and only the paths an ID3 fit takes (rootwise/engine/paths.py): no regression scan,
+        # subset search, surrogate, fractional row or release 8 kernel
+        assert not [k for k in done[case]["compiled"] if k in OTHER_PATHS], case
         # said why on its first line ('\r' first, read as a line end here: text mode)
         assert why in [line for line in done[case]["stderr"].split("\n") if line][0], case
         assert done[case]["trees"] == trees, case

@@ -25,6 +25,7 @@ import numpy as np
 from .._config import LEAF, MISSING_STOP, SUBSET, THRESHOLD
 from ..engine.bundles import BINNED, Features
 from ..engine.criteria import impurity
+from ..engine.paths import paths_of
 from ..engine.scratch import new_scratch
 from ..engine.search import entry_sides, new_candidates, search_entries
 from ..engine.surrogate_split import (
@@ -246,8 +247,9 @@ class LevelGrower:
         params, feat, scr, cand = self.params, self.feat, self.scr, self.cand
         self._entries(h)
         W = node.weight
+        paths = paths_of(params)
         j, score = search_entries(scr.ent.ent_code, scr.ent.ent_stats, scr.ent.ent_n, feat, params, scr, cand,
-                                  W)
+                                  W, paths.reg, paths.clf, paths.multi, paths.subset, paths.r8)
         if j < 0 or score < params.epsilon:
             return False
         if cand.gain[j] * W / total_weight < params.min_impurity_decrease:
@@ -258,7 +260,8 @@ class LevelGrower:
         if feat.categorical[j]:
             kind, threshold = SUBSET, np.nan
             sides = np.full(feat.n_values[j], -1, dtype=np.int64)
-            entry_sides(scr.ent.ent_code[j], scr.ent.ent_stats[j], p, params, scr, sides)
+            entry_sides(scr.ent.ent_code[j], scr.ent.ent_stats[j], p, params, scr, sides, paths.reg,
+                        paths.clf)
             side = sides[codes]
         else:
             kind, threshold = THRESHOLD, float(cand.threshold[j])

@@ -62,17 +62,18 @@ def new_chosen(max_surrogates, max_branches):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr, sc, ch):
+def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr, sc, ch, reg,
+          clf, multi, subset, surr, r8):
     """Each segment position's branch under the test on column j into scr.direction (and a SUBSET
     test's branch per category into scr.sides); ``cut``: a presorted column's last word on the
     left. Returns (surrogates kept, m0, m1), m0/m1 the weights the primary sends each way
-    (CART)."""
+    (CART); the rest: switches (``paths``)."""
     sides = scr.sides[:feat.n_values[j]]
-    if kind == SUBSET:
-        chosen_sides(seg, start, end, j, rows, feat, params, scr, sides)
-    elif kind == MULTIWAY:
+    if multi is not None and kind == MULTIWAY:
         for c in range(n_b):
             sides[c] = c
+    if subset is not None and kind == SUBSET:
+        chosen_sides(seg, start, end, j, rows, feat, params, scr, sides, reg, clf)
     direction = scr.direction
     primary_directions(seg, start, end, j, kind, threshold, sides, rows.X, feat, cut, scr.dir_row,
                        direction, ch.known_w[:n_b])
@@ -81,7 +82,7 @@ def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr
     # rows without a branch: surrogates (CART), every branch (C4.5), nowhere (ID3)
     n_s = 0
     m0, m1 = 0.0, 0.0
-    if params.missing == MISSING_SURROGATE:
+    if surr is not None:
         m0, m1 = primary_masses(seg, start, end, direction)
         majority_branch = heavier(m0, m1)
         # a surrogate sends min_side primary-known rows each way: a node with fewer than
@@ -107,7 +108,7 @@ def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr
         to_majority(seg, start, end, direction, majority_branch)
     for b in range(n_b):
         ch.receives[b] = params.missing == FRACTIONAL
-    if params.missing == FRACTIONAL and params.release8:
+    if r8 is not None and params.missing == FRACTIONAL:
         receiving(ch.fractions[:n_b], True, ch.receives[:n_b])
     return n_s, m0, m1
 

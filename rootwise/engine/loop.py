@@ -13,7 +13,8 @@ Growth is depth-first (branch 0 first), or best-first by weighted impurity decre
 ids when it is split. Every stage is a kernel of its own module: node statistics (``node_stats``),
 split search (``search``), the chosen split applied (``chosen``: routing with ``route`` and the
 surrogates of ``surrogate_split``, partition with ``segments``, the split's record), pre-pruning
-(``prepruning``), and the node table (``node_table``).
+(``prepruning``), and the node table (``node_table``). The loop and its stages are compiled
+per combination of paths a fit takes (``paths``: an ID3 fit compiles no CART or regression code).
 """
 
 from typing import NamedTuple
@@ -26,7 +27,6 @@ from .._config import ABSOLUTE_ERROR, ENTROPY, MULTIWAY, SUBSET, THRESHOLD
 from . import pages
 from .arrays import enlarged, unset
 from .bundles import MISSING_FRACTIONAL as FRACTIONAL
-from .bundles import MISSING_SURROGATE
 from .chosen import (
     add_children,
     binary_rows,
@@ -41,6 +41,7 @@ from .histograms import child_slots, release, root_slot
 from .monotone import child_bounds, constraint_of
 from .node_stats import class_stats, regression_stats
 from .node_table import init_leaf, new_nodes, new_surrogates
+from .paths import paths_of
 from .prepruning import holdout_branches, loss, score_of, split_helps, split_holdout
 from .presort import kept_words
 from .scratch import new_scratch
@@ -74,14 +75,15 @@ class Growth(NamedTuple):
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _visit(nodes, node, seg, start, end, params, ys, ws):
+def _visit(nodes, node, seg, start, end, params, ys, ws, reg, clf, r8):
     """Record the node's statistics; returns (weight W, whether it may be split). ``ys``, ``ws``:
-    scratch per position."""
+    scratch per position; ``reg``, ``clf``, ``r8``: switches (``paths``)."""
     value = nodes.value[node]
-    if params.regression:
+    W, imp, pure = 0.0, 0.0, True
+    if reg is not None:
         W, imp, pure = regression_stats(seg, start, end, params.criterion, params.median,
                                          value, ys, ws)
-    else:
+    elif clf is not None:
         W, imp, pure = class_stats(seg, start, end, params.criterion, value)
     nodes.n_samples[node] = end - start
     nodes.weight[node] = W
@@ -100,7 +102,7 @@ def _visit(nodes, node, seg, start, end, params, ys, ws):
         return W, False  # min_samples_split counts rows (scikit-learn, rpart's minsplit)
     if params.cost_floor > 0.0 and _cost(W, imp, value, params) <= params.cost_floor:
         return W, False  # a leaf of every subtree T(alpha) with alpha >= the floor (``cp``)
-    if params.release8:  # J48 makes a node a leaf before looking at attributes
+    if r8 is not None:  # J48 makes a node a leaf before looking at attributes
         top = value[0]
         for k in range(value.shape[0]):
             top = max(top, value[k])
@@ -132,10 +134,10 @@ def _cost(W, imp, value, params):
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _weights_by_row(seg, start, end, rows, params, scr):
+def _weights_by_row(seg, start, end, rows, scr, frac):
     """The rows' weights at the node by row id, and whether each row of positive weight weighs 1.
-    CART's weights never change; C4.5's are scattered from the segment."""
-    if params.missing != FRACTIONAL:
+    CART's weights never change; C4.5's (``frac``) are scattered from the segment."""
+    if frac is None:
         return rows.w, scr.unit_input
     unit = True
     for t in range(start, end):
@@ -148,17 +150,18 @@ def _weights_by_row(seg, start, end, rows, params, scr):
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr, cand,
-                slot):
+                slot, reg, clf, multi, subset, frac, surr, r8):
     """The node's chosen column (-1: none) after the selection rule, epsilon and
-    min_impurity_decrease; ``slot``: the node's class histogram (-1: none)."""
-    if params.multiway:  # only a multiway test above uses a column up: no walk to the root
+    min_impurity_decrease; ``slot``: the node's class histogram (-1: none); the rest: switches
+    (``paths``)."""
+    if multi is not None:  # only a multiway test above uses a column up: no walk to the root
         available_columns(nodes, node, scr.available)
-    w_row, unit = _weights_by_row(seg, start, end, rows, params, scr)
+    w_row, unit = _weights_by_row(seg, start, end, rows, scr, frac)
     lo, hi = -np.inf, np.inf
     if params.monotonic.shape[0] > 0:  # the node's bounds (``monotone``)
         lo, hi = nodes.lower[node], nodes.upper[node]
     j, chosen_score = search(seg, start, end, scr.available, rows, feat, params, scr, cand, W,
-                             w_row, unit, slot, lo, hi)
+                             w_row, unit, slot, lo, hi, reg, clf, multi, subset, r8)
     if j < 0 or chosen_score < params.epsilon:
         return -1
     if cand.gain[j] * W / total_weight < params.min_impurity_decrease:
@@ -304,7 +307,9 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out, own_segment=False):
     pend = Pending(new_entries(64), new_entries(64), np.zeros(64))
     state = np.zeros(N_STATE, dtype=np.int64)
     nodes, sur = nodes_t.bundle(), sur_t.bundle()
-    total_weight, val_total = _root(seg, np.int64(n), holdout.w, params, scr, nodes, pend, state)
+    paths = paths_of(params)  # the kernels' specialisation for this fit (``paths``)
+    total_weight, val_total = _root(seg, np.int64(n), holdout.w, params, scr, nodes, pend, state,
+                                    *paths)
     finished = _finished_rows(seg, n, params, own_segment)
     # a return every 1/16 of the nodes a tree can have, to give the finished rows back: what
     # is left at the end of growth is about a 16th of the segment
@@ -325,7 +330,7 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out, own_segment=False):
         pool.reserve(int(state[N_POOL]) + max_k * (1 + max_s))
         pend, val, seg, mw = _with_room(pend, val, seg, mw, state, max_b)
         if _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool.array, sur,
-                      pend, val, mw, state, val_loss, total_weight, val_total):
+                      pend, val, mw, state, val_loss, total_weight, val_total, *paths):
             break
         if finished is not None:
             top = int(state[TOP])
@@ -374,7 +379,8 @@ def _with_room(pend, val, seg, mw, state, max_b):
 
 
 @njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
-def _root(seg, n, holdout_w, params, scr, nodes, pend, state):
+def _root(seg, n, holdout_w, params, scr, nodes, pend, state, reg, clf, multi, subset, frac, surr,
+          r8):
     """The root, pending: its node, the first entries of the pending tables, and ``state``.
     Returns the weight W of the root and of the validation rows, added in row order
     (min_impurity_decrease, pre-pruning's scores)."""
@@ -396,20 +402,23 @@ def _root(seg, n, holdout_w, params, scr, nodes, pend, state):
     m_val = np.int64(holdout_w.shape[0])
     # the stack's entry 0: the root, its rows [0, n) and validation rows [0, m_val)
     if params.max_leaf_nodes > 0:  # best-first: the root waits for its split's key
-        W, ok = _visit(nodes, root, seg, root, n, params, scr.ys, scr.ws)
+        W, ok = _visit(nodes, root, seg, root, n, params, scr.ys, scr.ws, reg, clf, r8)
         if ok:
             _put(pend.stack, root, root, root, n, root, m_val, np.int64(-1))
             state[TOP] = 1
     else:
-        _put(pend.stack, root, root, root, n, root, m_val,
-             root_slot(scr.hist, seg, n, params.n_classes))
+        slot = np.int64(-1)
+        if clf is not None and subset is not None:  # class histograms (``histograms``)
+            slot = root_slot(scr.hist, seg, n, params.n_classes)
+        _put(pend.stack, root, root, root, n, root, m_val, slot)
         state[TOP] = 1
     return total_weight, val_total
 
 
 @njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool, sur, pend, val,
-               mw, state, val_loss, total_weight, val_total):
+               mw, state, val_loss, total_weight, val_total, reg, clf, multi, subset, frac, surr,
+               r8):
     """Grow the pending nodes (``grow``'s loop); returns True when none is left, False when a
     table needs room first: the node is left pending, ``state`` holds the counts and what more
     room the node needs (NEED_*), and every array is as the caller passed it.
@@ -419,7 +428,8 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
     comes from ``grow``: ``segments.MultiwayScratch``, ``chosen.Chosen``). The small per-node
     stages are inlined here; the split search and the routing are called, once per node each
     (``bundles``, "Argument copies"); best-first growth searches a new node's split (for its key
-    in the heap) from the same call site as a popped node's."""
+    in the heap) from the same call site as a popped node's. ``reg`` ... ``r8``: the paths this fit
+    takes (``paths``: None where it takes none)."""
     stack, heap, heap_key = pend.stack, pend.heap, pend.heap_key
     vrow, vw, vdir, vs_i, vs_f = val.vrow, val.vw, val.vdir, val.vs_i, val.vs_f
     vc_start, vc_end, child_value = val.vc_start, val.vc_end, val.child_value
@@ -428,7 +438,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
     best_first = params.max_leaf_nodes > 0
     pre = params.prepruning
     max_k = scr.sides.shape[0]
-    max_b = max_k if params.multiway else 2
+    max_b = max_k if multi is not None else 2
     max_s = params.max_surrogates
     done = True
     work = 0  # rows whose splits this call has searched (``grow``: WORK_BUDGET)
@@ -463,7 +473,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             top -= 1
             node, start, end = stack.node[top], stack.seg_start[top], stack.seg_end[top]
             vstart, vend, slot = stack.val_start[top], stack.val_end[top], stack.slot[top]
-            W, ok = _visit(nodes, node, seg, start, end, params, scr.ys, scr.ws)
+            W, ok = _visit(nodes, node, seg, start, end, params, scr.ys, scr.ws, reg, clf, r8)
             if not ok:
                 release(scr.hist, slot)
                 continue
@@ -471,7 +481,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         # again when popped: the candidates are overwritten by the nodes searched in between)
         work += end - start
         j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr,
-                        cand, slot)
+                        cand, slot, reg, clf, multi, subset, frac, surr, r8)
         if keyed:
             if j >= 0:
                 n_heap = _push(heap, heap_key, n_heap, -cand.gain[j] * W, node, start, end,
@@ -486,7 +496,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         if not categorical:
             kind = THRESHOLD
             n_b = 2
-        elif params.multiway:
+        elif multi is not None:
             kind = MULTIWAY
             n_b = feat.n_values[j]
         else:
@@ -496,7 +506,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             continue
         threshold = cand.threshold[j]
         n_s, m0, m1 = route(seg, start, end, j, kind, threshold, cand.position[j], n_b, rows, feat,
-                            params, scr, sc, ch)
+                            params, scr, sc, ch, reg, clf, multi, subset, surr, r8)
 
         # ---- room for the children's validation rows, found before any training row moves: a
         # node put back to wait for room must find its segment as it was (the partition below
@@ -504,7 +514,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         # row without a value down every branch; otherwise a row goes to one child at most.
         if pre:
             size = vend - vstart
-            if params.missing == FRACTIONAL:  # vdir does not depend on the partition here
+            if frac is not None:  # vdir does not depend on the partition here
                 holdout_branches(vrow, vw, vstart, vend, holdout.X, j, kind, threshold,
                                  scr.sides[:feat.n_values[j]], missing_branch_of(params, ch), n_s,
                                  ch.sur_feature, ch.sur_kind, ch.sur_threshold, ch.sur_left,
@@ -523,7 +533,9 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                 break
 
         # ---- the children's rows
-        if n_b == 2 and params.missing != FRACTIONAL:
+        if multi is None and frac is None:  # CART: every split is binary
+            binary_rows(seg, start, end, scr, ch)
+        elif frac is None and n_b == 2:  # ID3's threshold tests
             binary_rows(seg, start, end, scr, ch)
         else:
             direction = scr.direction[:end - start]
@@ -536,12 +548,12 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                 done = False
                 break
             split_multiway(seg, start, end, direction, n_b, ch, scr.branch_of_row, mw)
-        if params.missing == MISSING_SURROGATE:
+        if surr is not None:
             child_weights(seg, ch)
 
         # ---- pre-pruning: split only if the children, as leaves, do better on validation rows
         if pre:
-            if params.missing != FRACTIONAL:  # CART's missing branch: the heavier child
+            if frac is None:  # CART's missing branch: the heavier child
                 holdout_branches(vrow, vw, vstart, vend, holdout.X, j, kind, threshold,
                                  scr.sides[:feat.n_values[j]], missing_branch_of(params, ch),
                                  n_s, ch.sur_feature, ch.sur_kind, ch.sur_threshold, ch.sur_left,
@@ -552,11 +564,12 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             as_split = loss(own, vrow, vw, vstart, vend, holdout.yc, holdout.yr,
                             params.regression, vdir, np.int64(-1), 1.0)
             for b in range(n_b):
-                if params.regression:
+                cw = 0.0
+                if reg is not None:
                     cw, _, _ = regression_stats(seg, ch.c_start[b], ch.c_end[b],
                                                 params.criterion, params.median,
                                                 child_value[b], scr.ys, scr.ws)
-                else:
+                elif clf is not None:
                     cw, _, _ = class_stats(seg, ch.c_start[b], ch.c_end[b], params.criterion,
                                            child_value[b])
                 value_b = child_value[b] if cw > 0.0 else own
@@ -591,7 +604,8 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             child_bounds(nodes, node, first, n_b, constraint_of(params, j), seg, ch.c_start,
                          ch.c_end, params.regression)
         slot0, slot1 = np.int64(-1), np.int64(-1)
-        if slot >= 0:  # a binary split (``fit`` allows histograms for no other)
+        # class histograms: CART's classifier, a binary split (``fit`` allows them for no other)
+        if clf is not None and subset is not None and slot >= 0:
             slot0, slot1 = child_slots(scr.hist, slot, seg, ch.c_start, ch.c_end,
                                        params.n_classes)
         if pre:  # the children's validation rows
@@ -604,7 +618,8 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             n_leaves += n_b - 1
             for b in range(n_b - 1, -1, -1):
                 c = first + b
-                _, ok = _visit(nodes, c, seg, ch.c_start[b], ch.c_end[b], params, scr.ys, scr.ws)
+                _, ok = _visit(nodes, c, seg, ch.c_start[b], ch.c_end[b], params, scr.ys, scr.ws,
+                               reg, clf, r8)
                 if ok:
                     _put(stack, top, c, ch.c_start[b], ch.c_end[b], vc_start[b], vc_end[b],
                          np.int64(-1))

@@ -135,10 +135,11 @@ def _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W):
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, W, w_row, unit,
-                    lo, hi):
+                    lo, hi, reg, clf, r8):
     """Every available presorted continuous column's best cut. One call per node: the loop over
     columns is here so that the calls per column pass a few arrays (``scratch.Scratch``).
-    [lo, hi]: the node's bounds under monotonic constraints (``monotone``)."""
+    [lo, hi]: the node's bounds under monotonic constraints (``monotone``); ``reg``, ``clf``,
+    ``r8``: switches (``paths``)."""
     words = seg.words
     X = rows.X
     for j in range(feat.search.shape[0]):
@@ -148,28 +149,30 @@ def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, 
         n = known_length(words, s, start, end)
         if n < 2:
             continue
-        if params.release8:
+        if r8 is not None:
             _release8_cut(words, s, start, n, j, X, w_row, feat, params, scan, cand, W)
             continue
         c = constraint_of(params, j)
         if c != 0:  # a constrained column: every cut checked (``monotone``)
             i = scan_sorted(words, s, start, n, w_row, rows.yr, unit, params, c, lo, hi, scan)
-        elif params.regression and params.criterion == ABSOLUTE_ERROR:
-            i, parent_loss, children_loss = scan_absolute(words, s, start, n, w_row, rows.yr,
-                                                          unit, params.min_leaf, scan)
-            if i >= 0:
-                gain, iv, ratio, rho, admissible = absolute_score(
-                    scan.branches, W, parent_loss, children_loss, params.min_leaf,
-                    params.two_branches, scan.sizes)
-                _record(cand, j, gain, iv, ratio, rho, admissible)
-                cand.position[j] = i
-            continue
-        elif params.regression:
+        elif reg is not None:
+            if params.criterion == ABSOLUTE_ERROR:
+                i, parent_loss, children_loss = scan_absolute(words, s, start, n, w_row, rows.yr,
+                                                              unit, params.min_leaf, scan)
+                if i >= 0:
+                    gain, iv, ratio, rho, admissible = absolute_score(
+                        scan.branches, W, parent_loss, children_loss, params.min_leaf,
+                        params.two_branches, scan.sizes)
+                    _record(cand, j, gain, iv, ratio, rho, admissible)
+                    cand.position[j] = i
+                continue
             i = scan_regression(words, s, start, n, w_row, rows.yr, unit, params.min_leaf,
                                 params.min_leaf_rows, params.criterion, scan)
-        else:
+        elif clf is not None:
             i = scan_class(words, s, start, n, w_row, unit, params.n_classes, params.criterion,
                            params.min_leaf, params.min_leaf_rows, scan)
+        else:
+            continue
         if i < 0:
             continue
         gain, iv, ratio, rho, admissible = score(scan.branches, W, params.criterion,
@@ -181,24 +184,28 @@ def _sorted_columns(seg, start, end, available, rows, feat, params, scan, cand, 
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _subset_sides(stats, p, params, side, sub):
+def _subset_sides(stats, p, params, side, sub, reg, clf):
     """The best subset's side of each entry (``subsets``); False when none is admissible."""
-    if params.regression:
+    if reg is not None:
         return best_subset_regression_entries(stats, p, params.min_leaf, params.criterion,
                                               params.max_exhaustive, side, sub)
-    return best_subset_class_entries(stats, p, params.criterion, params.min_leaf,
-                                     params.max_exhaustive, side, sub)
+    if clf is not None:
+        return best_subset_class_entries(stats, p, params.criterion, params.min_leaf,
+                                         params.max_exhaustive, side, sub)
+    return False
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit, lo, hi):
+def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit, lo, hi,
+                   reg, clf, multi, subset, r8):
     """Every available BINNED or WIDE column's best test from its entries (``_coded_test``;
     ``unit``: every weight at the node is 0 or 1, so the entries hold counts).
     A subset test that cannot beat the best admissible gain found so far at the node
     (``_cannot_win``) is not searched: CART's rule chooses by gain, so it could not be chosen.
-    The categorical columns are searched after the others then, to meet the best of them."""
+    The categorical columns are searched after the others then, to meet the best of them.
+    ``reg`` ... ``r8``: switches (``paths``)."""
     ent = scr.ent
-    bound_subsets = not params.multiway and not params.by_ratio and not params.release8
+    bound_subsets = multi is None and r8 is None and not params.by_ratio
     best = -np.inf
     if bound_subsets:
         for j in range(feat.search.shape[0]):
@@ -217,30 +224,34 @@ def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W,
             else:
                 p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr.wide)
                 codes, stats = scr.wide.wide_code, scr.wide.wide_stats
-            if sweep == 1 and _cannot_win(stats, p, W, best, params, scr.scan.parent):
-                continue
-            if params.criterion == ABSOLUTE_ERROR and feat.categorical[j]:  # needs the rows
-                _absolute_subset(seg, start, end, rows.X, j, codes, stats, p, params, scr, cand,
-                                 W)
-                if cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
-                    best = cand.gain[j]
-                continue
+            if subset is not None and sweep == 1:
+                if _cannot_win(stats, p, W, best, params, scr.scan.parent, reg, clf):
+                    continue
+            if reg is not None:
+                if params.criterion == ABSOLUTE_ERROR and feat.categorical[j]:  # needs the rows
+                    _absolute_subset(seg, start, end, rows.X, j, codes, stats, p, params, scr,
+                                     cand, W)
+                    if cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
+                        best = cand.gain[j]
+                    continue
             _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand,
-                        W, unit, lo, hi)
+                        W, unit, lo, hi, reg, clf, multi, subset, r8)
             if bound_subsets and cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
                 best = cand.gain[j]
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _cannot_win(stats, p, W, best, params, parent):
+def _cannot_win(stats, p, W, best, params, parent, reg, clf):
     """Whether no two-way grouping of these p categories reaches the gain ``best`` less
     TIE_TOLERANCE at a node of weight W (``_regression_bound``, ``_class_bound``). ``parent``:
     scratch per class."""
     if p < 2 or not best > 0.0:
         return False
-    if params.regression:  # a bound for the squared error only
+    if reg is not None:  # a bound for the squared error only
         return params.criterion == SQUARED_ERROR and _regression_bound(stats, p, W, best)
-    return _class_bound(stats, p, W, best, params.criterion, parent)
+    if clf is not None:
+        return _class_bound(stats, p, W, best, params.criterion, parent)
+    return False
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -312,18 +323,20 @@ def _absolute_subset(seg, start, end, X, j, codes, stats, p, params, scr, cand, 
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit, lo, hi):
+def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit, lo, hi, reg,
+               clf, multi, subset, r8):
     """Column j's best test from its p entries: a categorical column's test (one branch per
     category, or the best subset against the rest), or a binned continuous column's cut between
     two bins present at the node, placed at the midpoint of the largest training value of the
     lower bin and the smallest of the upper (the lower bin's code kept in cand.position: the
     rows of weight are routed by their codes). ``unit``: the entries hold counts. Only the
-    scratch parts it reads are passed: numba passes a bundle field by field on every call."""
+    scratch parts it reads are passed: numba passes a bundle field by field on every call.
+    ``reg`` ... ``r8``: switches (``paths``)."""
     sizes = scan.sizes
-    if feat.categorical[j] and params.multiway:
+    if multi is not None and feat.categorical[j]:
         if entry_sizes(stats, p, params.regression, sizes) < 2:
             return
-        if params.release8:
+        if r8 is not None:
             gain, iv, rho, admissible = multiway_scores(stats[:p], sizes[:p], W,
                                                         params.r8_min_objects, scan.parent)
             _record(cand, j, gain, iv, gain / iv if iv > 0.0 else 0.0, rho, admissible)
@@ -336,7 +349,9 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit
         return
     e = 0
     if feat.categorical[j]:
-        if not _subset_sides(stats, p, params, side, sub):
+        if subset is None:  # a multiway test's only, searched above
+            return
+        if not _subset_sides(stats, p, params, side, sub, reg, clf):
             return
         subset_branches(stats, p, side, scan.branches)
     else:
@@ -345,9 +360,9 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit
         c = constraint_of(params, j)
         if c != 0:  # [lo, hi]: the node's bounds (``monotone``)
             e = scan_entries(stats, p, params, c, lo, hi, scan)
-        elif params.regression:
+        elif reg is not None:
             e = threshold_regression(stats, p, params.min_leaf, params.criterion, scan)
-        else:
+        elif clf is not None:
             e = threshold_class(stats, p, params.n_classes, params.criterion, params.min_leaf,
                                 unit, scan)
         if e < 0:
@@ -364,24 +379,25 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, unit, slot, lo,
-           hi):
+           hi, reg, clf, multi, subset, r8):
     """Every available column's best test at the node [start, end) of weight W; returns (chosen
     column or -1, its score) under the selection rule. ``w_row``: the rows' weights at the node
     by row id; ``unit``: all of them are 1; ``slot``: the node's class histogram (``histograms``;
     -1: none, the binned columns' entries are summed from its rows); [lo, hi]: the node's bounds
-    under monotonic constraints (``monotone``)."""
+    under monotonic constraints (``monotone``); ``reg`` ... ``r8``: switches (``paths``)."""
     d = feat.search.shape[0]
     for j in range(d):
         cand.found[j] = False
     ent = scr.ent
-    if slot >= 0:
+    if clf is not None and subset is not None and slot >= 0:  # class histograms: CART's only
         split_entries(scr.hist, slot, ent.binned, feat.n_values, ent)
     elif ent.binned.shape[0] > 0:
         binned_split_entries(seg, start, end, ent.binned, feat.n_values, params.regression, ent)
     _sorted_columns(seg, start, end, available, rows, feat, params, scr.scan, cand, W, w_row,
-                    unit, lo, hi)
-    _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit, lo, hi)
-    if params.release8:
+                    unit, lo, hi, reg, clf, r8)
+    _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit, lo, hi,
+                   reg, clf, multi, subset, r8)
+    if r8 is not None:
         return release8_choose(cand.found, cand.gain, cand.ratio, cand.admissible,
                                feat.in_average)
     j, chosen_score = choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
@@ -395,7 +411,7 @@ def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, 
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def chosen_sides(seg, start, end, j, rows, feat, params, scr, out):
+def chosen_sides(seg, start, end, j, rows, feat, params, scr, out, reg, clf):
     """The branch of each category of the chosen subset test on column j (out[code]: 0, 1, or
     -1 for a category absent at the node), remade from the column's entries."""
     for c in range(out.shape[0]):
@@ -406,17 +422,18 @@ def chosen_sides(seg, start, end, j, rows, feat, params, scr, out):
     else:
         p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr.wide)
         codes, stats = scr.wide.wide_code, scr.wide.wide_stats
-    if params.criterion == ABSOLUTE_ERROR:
+    if reg is not None and params.criterion == ABSOLUTE_ERROR:
         subset_absolute(seg, start, end, rows.X, j, codes, stats, p, params.min_leaf,
                         params.max_exhaustive, scr.side)
     else:
-        _subset_sides(stats, p, params, scr.side, scr.subset)
+        _subset_sides(stats, p, params, scr.side, scr.subset, reg, clf)
     for e in range(p):
         out[codes[e]] = scr.side[e]
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def search_entries(ent_code, ent_stats, ent_n, feat, params, scr, cand, W):
+def search_entries(ent_code, ent_stats, ent_n, feat, params, scr, cand, W, reg, clf, multi,
+                   subset, r8):
     """``search`` on entries summed elsewhere (a distributed fit adds the partitions' histograms,
     ``rootwise.dask``): every column binned, column j's entries in row ``feat.slot[j]`` of the
     entry arrays. The same column kernels and selection rule as ``search``; returns (chosen
@@ -426,15 +443,15 @@ def search_entries(ent_code, ent_stats, ent_n, feat, params, scr, cand, W):
         cand.found[j] = False
         q = feat.slot[j]
         _coded_test(j, ent_code[q], ent_stats[q], ent_n[q], feat, params, scr.scan, scr.side,
-                    scr.subset, cand, W, False, -np.inf, np.inf)
+                    scr.subset, cand, W, False, -np.inf, np.inf, reg, clf, multi, subset, r8)
     return choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def entry_sides(codes, stats, p, params, scr, out):
+def entry_sides(codes, stats, p, params, scr, out, reg, clf):
     """``chosen_sides`` from a column's summed entries: out[code] = 0, 1, or -1 when absent."""
     for c in range(out.shape[0]):
         out[c] = -1
-    _subset_sides(stats, p, params, scr.side, scr.subset)
+    _subset_sides(stats, p, params, scr.side, scr.subset, reg, clf)
     for e in range(p):
         out[codes[e]] = scr.side[e]
