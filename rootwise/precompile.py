@@ -200,7 +200,12 @@ def _steps():
             model = C45Classifier(categorical_features=categorical, random_state=0, **options)
             model.fit(Xm, y, sample_weight=weights)
             _predictions(model, Xm)
-        _continuous(C45Classifier(), Xm, y)
+        # the growth loop is compiled per kind of columns too (``engine.paths``): numbers alone,
+        # categories alone, both
+        for release8 in (False, True):
+            _continuous(C45Classifier(release8=release8), Xm, y)
+        codes = Xm[:, categorical]
+        _predictions(C45Classifier(categorical_features=[0, 1], release8=True).fit(codes, y), codes)
 
     def wide():
         # a multiway test of more than 128 branches keeps an int32 category pool (``tree.

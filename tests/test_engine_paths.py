@@ -5,6 +5,7 @@ tests/test_wheel.py checks that with numba's compile events)."""
 import pytest
 
 from rootwise import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
+from rootwise.engine.bundles import BINNED, SORTED, WIDE
 from rootwise.engine.dispatch import params_of
 from rootwise.engine.paths import paths_of
 
@@ -20,13 +21,25 @@ ON = True
     (CARTRegressor(criterion="absolute_error"), 0, {"reg", "subset", "surr"}),
 ])
 def test_each_estimator_takes_its_own_paths(model, n_classes, taken):
-    paths = paths_of(params_of(model._policy(), n_classes, prepruning=False))
-    assert {name for name, switch in paths._asdict().items() if switch is ON} == taken
-    assert all(switch is None for name, switch in paths._asdict().items() if name not in taken)
+    paths = paths_of(params_of(model._policy(), n_classes, prepruning=False), [SORTED, BINNED])
+    assert {name for name, switch in paths._asdict().items() if switch is ON} == taken | {"sortd", "coded"}
+    assert all(switch is None for name, switch in paths._asdict().items()
+               if name not in taken | {"sortd", "coded"})
 
 
 def test_either_or_paths_have_exactly_one_side_taken():
     for model, n in ((ID3Classifier(), 2), (CARTRegressor(), 0), (CARTClassifier(), 3)):
-        p = paths_of(params_of(model._policy(), n, prepruning=False))
+        p = paths_of(params_of(model._policy(), n, prepruning=False), [WIDE])
         assert (p.reg is None) != (p.clf is None)
         assert (p.multi is None) != (p.subset is None)
+        assert p.sortd is None and p.coded is ON
+
+
+@pytest.mark.parametrize("search, sortd, coded", [
+    ([SORTED, SORTED], ON, None),  # numbers, splitter="exact"
+    ([BINNED, BINNED], None, ON),  # numbers, splitter="hist"; categories
+    ([SORTED, WIDE], ON, ON),  # numbers and more than 255 categories
+])
+def test_the_column_paths_follow_how_the_columns_are_searched(search, sortd, coded):
+    p = paths_of(params_of(CARTClassifier()._policy(), 2, prepruning=False), search)
+    assert (p.sortd, p.coded) == (sortd, coded)

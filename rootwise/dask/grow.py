@@ -247,7 +247,7 @@ class LevelGrower:
         params, feat, scr, cand = self.params, self.feat, self.scr, self.cand
         self._entries(h)
         W = node.weight
-        paths = paths_of(params)
+        paths = paths_of(params, feat.search)
         j, score = search_entries(scr.ent.ent_code, scr.ent.ent_stats, scr.ent.ent_n, feat, params, scr, cand,
                                   W, paths.reg, paths.clf, paths.multi, paths.subset, paths.r8)
         if j < 0 or score < params.epsilon:

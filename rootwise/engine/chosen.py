@@ -63,7 +63,7 @@ def new_chosen(max_surrogates, max_branches):
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr, sc, ch, reg,
-          clf, multi, subset, surr, r8):
+          clf, multi, subset, surr, r8, sortd, coded):
     """Each segment position's branch under the test on column j into scr.direction (and a SUBSET
     test's branch per category into scr.sides); ``cut``: a presorted column's last word on the
     left. Returns (surrogates kept, m0, m1), m0/m1 the weights the primary sends each way
@@ -72,11 +72,11 @@ def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr
     if multi is not None and kind == MULTIWAY:
         for c in range(n_b):
             sides[c] = c
-    if subset is not None and kind == SUBSET:
+    if subset is not None and coded is not None and kind == SUBSET:
         chosen_sides(seg, start, end, j, rows, feat, params, scr, sides, reg, clf)
     direction = scr.direction
     primary_directions(seg, start, end, j, kind, threshold, sides, rows.X, feat, cut, scr.dir_row,
-                       direction, ch.known_w[:n_b])
+                       direction, ch.known_w[:n_b], sortd, coded)
     fractions_of(ch.known_w[:n_b], ch.fractions[:n_b])
 
     # rows without a branch: surrogates (CART), every branch (C4.5), nowhere (ID3)
@@ -90,14 +90,14 @@ def route(seg, start, end, j, kind, threshold, cut, n_b, rows, feat, params, scr
         if (params.max_surrogates > 0 and m0 + m1 > 0.0 and min(m0, m1) > 0.0
                 and _has_rows_known(direction, end - start, 2 * params.min_side)):
             n_s = search_surrogates(seg, start, end, j, direction, m0, m1, majority_branch, rows,
-                                    feat, params, scr, sc)
+                                    feat, params, scr, sc, sortd, coded)
             for s in range(n_s):
                 f = sc.order[s]
                 ch.sur_feature[s] = f
                 ch.sur_kind[s] = sc.kind[f]
                 ch.sur_threshold[s] = sc.threshold[f]
                 ch.sur_left[s] = sc.left_branch[f]
-                if sc.kind[f] == SUBSET:
+                if coded is not None and sc.kind[f] == SUBSET:
                     # its own categories only, not a row of the widest column's: codes of the
                     # training rows lie below them (pre-pruning's validation rows may not)
                     k = ch.sur_sides.shape[1] if params.prepruning else feat.n_values[f]
@@ -126,7 +126,7 @@ def _has_rows_known(direction, n, need):
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def primary_directions(seg, start, end, j, kind, threshold, sides, X, feat, cut, by_row,
-                       direction, known_w):
+                       direction, known_w, sortd, coded):
     """``route.primary_branches``, read from the column as the node holds it where it can: a
     presorted column's known words sit in the segment in order, so the rows up to the cut
     (``cut``: the last left word) go left and the others right; a binned column's codes sit in
@@ -135,7 +135,8 @@ def primary_directions(seg, start, end, j, kind, threshold, sides, X, feat, cut,
     ``by_row``: int8 scratch by row id."""
     for b in range(known_w.shape[0]):
         known_w[b] = 0.0
-    if kind == THRESHOLD and feat.search[j] == SORTED and cut >= 0:  # release 8: no cut
+    # (release 8 leaves no cut: cut < 0); ``sortd``, ``coded``: switches (``paths``)
+    if sortd is not None and kind == THRESHOLD and feat.search[j] == SORTED and cut >= 0:
         # known words: x <= words[cut] <= threshold < words[cut + 1] <= x' (``thresholds.
         # midpoint``); END words (missing, or of weight 0) go by their value, as in the reference
         s = feat.slot[j]
@@ -152,7 +153,7 @@ def primary_directions(seg, start, end, j, kind, threshold, sides, X, feat, cut,
             if b >= 0:
                 known_w[b] += seg.w[t]
         return
-    if kind == SUBSET and feat.search[j] == BINNED:
+    if coded is not None and kind == SUBSET and feat.search[j] == BINNED:
         # a category's code, or n_values[j] = len(sides) when missing: no branch
         q = feat.slot[j]
         for t in range(start, end):
@@ -162,7 +163,7 @@ def primary_directions(seg, start, end, j, kind, threshold, sides, X, feat, cut,
             if b >= 0:
                 known_w[b] += seg.w[t]
         return
-    if kind == THRESHOLD and feat.search[j] == BINNED:
+    if coded is not None and kind == THRESHOLD and feat.search[j] == BINNED:
         # bins of a continuous column: a row of weight holds a bin present at the node, so its
         # bin's side of the cut (``cut``: the last bin on the left) is its value's. A row of
         # weight 0 may hold a bin between the two around the cut: its value decides.

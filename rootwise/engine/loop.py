@@ -150,7 +150,7 @@ def _weights_by_row(seg, start, end, rows, scr, frac):
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr, cand,
-                slot, reg, clf, multi, subset, frac, surr, r8):
+                slot, reg, clf, multi, subset, frac, surr, r8, sortd, coded):
     """The node's chosen column (-1: none) after the selection rule, epsilon and
     min_impurity_decrease; ``slot``: the node's class histogram (-1: none); the rest: switches
     (``paths``)."""
@@ -161,7 +161,8 @@ def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, param
     if params.monotonic.shape[0] > 0:  # the node's bounds (``monotone``)
         lo, hi = nodes.lower[node], nodes.upper[node]
     j, chosen_score = search(seg, start, end, scr.available, rows, feat, params, scr, cand, W,
-                             w_row, unit, slot, lo, hi, reg, clf, multi, subset, r8)
+                             w_row, unit, slot, lo, hi, reg, clf, multi, subset, r8, sortd,
+                             coded)
     if j < 0 or chosen_score < params.epsilon:
         return -1
     if cand.gain[j] * W / total_weight < params.min_impurity_decrease:
@@ -307,7 +308,7 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out, own_segment=False):
     pend = Pending(new_entries(64), new_entries(64), np.zeros(64))
     state = np.zeros(N_STATE, dtype=np.int64)
     nodes, sur = nodes_t.bundle(), sur_t.bundle()
-    paths = paths_of(params)  # the kernels' specialisation for this fit (``paths``)
+    paths = paths_of(params, feat.search)  # the kernels' specialisation for this fit (``paths``)
     total_weight, val_total = _root(seg, np.int64(n), holdout.w, params, scr, nodes, pend, state,
                                     *paths)
     finished = _finished_rows(seg, n, params, own_segment)
@@ -380,7 +381,7 @@ def _with_room(pend, val, seg, mw, state, max_b):
 
 @njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 def _root(seg, n, holdout_w, params, scr, nodes, pend, state, reg, clf, multi, subset, frac, surr,
-          r8):
+          r8, sortd, coded):
     """The root, pending: its node, the first entries of the pending tables, and ``state``.
     Returns the weight W of the root and of the validation rows, added in row order
     (min_impurity_decrease, pre-pruning's scores)."""
@@ -408,7 +409,7 @@ def _root(seg, n, holdout_w, params, scr, nodes, pend, state, reg, clf, multi, s
             state[TOP] = 1
     else:
         slot = np.int64(-1)
-        if clf is not None and subset is not None:  # class histograms (``histograms``)
+        if clf is not None and subset is not None and coded is not None:  # ``histograms``
             slot = root_slot(scr.hist, seg, n, params.n_classes)
         _put(pend.stack, root, root, root, n, root, m_val, slot)
         state[TOP] = 1
@@ -418,7 +419,7 @@ def _root(seg, n, holdout_w, params, scr, nodes, pend, state, reg, clf, multi, s
 @njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool, sur, pend, val,
                mw, state, val_loss, total_weight, val_total, reg, clf, multi, subset, frac, surr,
-               r8):
+               r8, sortd, coded):
     """Grow the pending nodes (``grow``'s loop); returns True when none is left, False when a
     table needs room first: the node is left pending, ``state`` holds the counts and what more
     room the node needs (NEED_*), and every array is as the caller passed it.
@@ -481,7 +482,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         # again when popped: the candidates are overwritten by the nodes searched in between)
         work += end - start
         j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr,
-                        cand, slot, reg, clf, multi, subset, frac, surr, r8)
+                        cand, slot, reg, clf, multi, subset, frac, surr, r8, sortd, coded)
         if keyed:
             if j >= 0:
                 n_heap = _push(heap, heap_key, n_heap, -cand.gain[j] * W, node, start, end,
@@ -506,7 +507,8 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             continue
         threshold = cand.threshold[j]
         n_s, m0, m1 = route(seg, start, end, j, kind, threshold, cand.position[j], n_b, rows, feat,
-                            params, scr, sc, ch, reg, clf, multi, subset, surr, r8)
+                            params, scr, sc, ch, reg, clf, multi, subset, surr, r8, sortd,
+                            coded)
 
         # ---- room for the children's validation rows, found before any training row moves: a
         # node put back to wait for room must find its segment as it was (the partition below
@@ -605,7 +607,7 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                          ch.c_end, params.regression)
         slot0, slot1 = np.int64(-1), np.int64(-1)
         # class histograms: CART's classifier, a binary split (``fit`` allows them for no other)
-        if clf is not None and subset is not None and slot >= 0:
+        if clf is not None and subset is not None and coded is not None and slot >= 0:
             slot0, slot1 = child_slots(scr.hist, slot, seg, ch.c_start, ch.c_end,
                                        params.n_classes)
         if pre:  # the children's validation rows

@@ -13,6 +13,8 @@ first use and cached like any other kernel.
     multi   a test per category (ID3, C4.5)             subset  a binary subset test (CART)
     frac    C4.5's fractional rows (missing values)     surr    CART's surrogate splits
     r8      C4.5 release 8 (J48)
+    sortd   columns searched presorted (SORTED)          coded   columns searched by their codes
+                                                                 (BINNED or WIDE: categories, bins)
 
 Both sides of an either-or have a switch of their own, because only a None switch prunes: code
 for regression sits under ``reg is not None``, code for classification under
@@ -22,7 +24,9 @@ must be direct arguments: numba prunes on an argument's type only, not on a bund
 
 from typing import NamedTuple
 
-from .bundles import MISSING_FRACTIONAL, MISSING_SURROGATE
+import numpy as np
+
+from .bundles import MISSING_FRACTIONAL, MISSING_SURROGATE, SORTED
 
 
 class Paths(NamedTuple):
@@ -33,14 +37,19 @@ class Paths(NamedTuple):
     frac: object
     surr: object
     r8: object
+    sortd: object
+    coded: object
 
 
 def _on(flag) -> object:
     return True if flag else None
 
 
-def paths_of(params) -> Paths:
-    """The switches of a fit with ``params`` (``bundles.Params``): True where taken, else None."""
+def paths_of(params, search) -> Paths:
+    """The switches of a fit with ``params`` (``bundles.Params``) on columns searched as
+    ``search`` says (``bundles.Features.search``): True where taken, else None."""
+    search = np.asarray(search)
     return Paths(_on(params.regression), _on(not params.regression), _on(params.multiway),
                  _on(not params.multiway), _on(params.missing == MISSING_FRACTIONAL),
-                 _on(params.missing == MISSING_SURROGATE), _on(params.release8))
+                 _on(params.missing == MISSING_SURROGATE), _on(params.release8),
+                 _on(np.any(search == SORTED)), _on(np.any(search != SORTED)))

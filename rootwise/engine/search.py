@@ -379,7 +379,7 @@ def _coded_test(j, codes, stats, p, feat, params, scan, side, sub, cand, W, unit
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, unit, slot, lo,
-           hi, reg, clf, multi, subset, r8):
+           hi, reg, clf, multi, subset, r8, sortd, coded):
     """Every available column's best test at the node [start, end) of weight W; returns (chosen
     column or -1, its score) under the selection rule. ``w_row``: the rows' weights at the node
     by row id; ``unit``: all of them are 1; ``slot``: the node's class histogram (``histograms``;
@@ -389,19 +389,23 @@ def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, 
     for j in range(d):
         cand.found[j] = False
     ent = scr.ent
-    if clf is not None and subset is not None and slot >= 0:  # class histograms: CART's only
-        split_entries(scr.hist, slot, ent.binned, feat.n_values, ent)
-    elif ent.binned.shape[0] > 0:
-        binned_split_entries(seg, start, end, ent.binned, feat.n_values, params.regression, ent)
-    _sorted_columns(seg, start, end, available, rows, feat, params, scr.scan, cand, W, w_row,
-                    unit, lo, hi, reg, clf, r8)
-    _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit, lo, hi,
-                   reg, clf, multi, subset, r8)
+    if coded is not None:
+        if clf is not None and subset is not None and slot >= 0:  # class histograms: CART's
+            split_entries(scr.hist, slot, ent.binned, feat.n_values, ent)
+        elif ent.binned.shape[0] > 0:
+            binned_split_entries(seg, start, end, ent.binned, feat.n_values, params.regression,
+                                 ent)
+    if sortd is not None:
+        _sorted_columns(seg, start, end, available, rows, feat, params, scr.scan, cand, W, w_row,
+                        unit, lo, hi, reg, clf, r8)
+    if coded is not None:
+        _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W, unit, lo,
+                       hi, reg, clf, multi, subset, r8)
     if r8 is not None:
         return release8_choose(cand.found, cand.gain, cand.ratio, cand.admissible,
                                feat.in_average)
     j, chosen_score = choose(cand.found, cand.gain, cand.ratio, cand.admissible, params.by_ratio)
-    if j >= 0 and feat.search[j] == SORTED:
+    if sortd is not None and j >= 0 and feat.search[j] == SORTED:
         # the midpoint of the values either side of the cut, read from X for this column alone:
         # a node's rows lie anywhere in X, and two reads per column and node were cache misses
         s, i = feat.slot[j], cand.position[j]

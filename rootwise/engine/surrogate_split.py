@@ -55,7 +55,7 @@ def heavier(m0, m1):
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majority_branch, rows,
-                      feat, params, scr, sc):
+                      feat, params, scr, sc, sortd, coded):
     """Every other column's surrogate of the primary split on column ``primary``; returns how
     many are kept (their columns in sc.order, best first). ``direction``: each segment position's
     primary branch, -1 when missing or without a branch; mass0/mass1: the primary-known weights."""
@@ -72,7 +72,9 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
         n_node1 += np.int64(b == 1)
     skip = feat.slot[primary] if feat.search[primary] == BINNED else -1
     ent = scr.ent
-    if ent.binned.shape[0] > 0 and scr.unit_input:
+    if coded is None:  # no column searched by codes: no entries to count
+        pass
+    elif ent.binned.shape[0] > 0 and scr.unit_input:
         # row counts: the node's split entries less the rows counted on one side
         counted_surrogate_entries(seg, start, end, direction, ent.binned, feat.n_values, skip,
                                   params.regression, ent, scr.buf_i)
@@ -87,6 +89,8 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
         kind = feat.search[f]
         agree = -1.0
         if kind == SORTED:
+            if sortd is None:
+                continue
             s = feat.slot[f]
             n = known_length(seg.words, s, start, end)
             i, left, a, n_dir = scan_surrogate(seg.words, s, start, n, end, rows.w,
@@ -100,6 +104,8 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
                                        rows.X[seg.words[s, i + 1] & ROW_MASK, f])
             agree = a
         else:
+            if coded is None:
+                continue
             if kind == BINNED:
                 q = feat.slot[f]
                 p = ent.se_n_entries[q]
