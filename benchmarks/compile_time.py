@@ -10,7 +10,8 @@ prints the process's CPU time (user + system, from the operating system's accoun
 finished child, not a clock in the child), and the kernels and signatures numba compiled (its
 "numba:compile" events). Jobs: ``cart``, the default CARTClassifier on 10^4 rows of 6 numeric
 columns (cost-complexity pruning by 10-fold cross-validation); ``id3``, ID3 on watermelon 2.0
-(``make run``'s fit).
+(``make run``'s fit); ``all``, every kernel ``rootwise compile`` compiles (as ``make wheel``
+and the test suite's kernel fill do), in one process.
 
 The trees of a repetition run at once, one per core, so that both meet the same machine: CPU
 seconds grow when a machine is loaded (shared caches, frequency), and a change is judged by the
@@ -41,6 +42,10 @@ class Count(event.Listener):
 event.register("numba:compile", Count())
 import numpy as np
 import rootwise
+if sys.argv[1] == "all":  # what ``rootwise compile`` compiles, in this one process
+    rootwise.compile_kernels(processes=1)
+    print(json.dumps({"leaves": 0, "kernels": len(kernels), "signatures": signatures[0]}))
+    sys.exit()
 if sys.argv[1] == "cart":
     rng = np.random.default_rng(0)
     X = rng.normal(size=(10000, 6))
@@ -79,7 +84,7 @@ def wait_cpu(process: subprocess.Popen) -> tuple[float, dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trees", nargs="+", default=["."], help="source trees (1 or 2)")
-    parser.add_argument("--jobs", nargs="+", default=["cart"], choices=["cart", "id3"])
+    parser.add_argument("--jobs", nargs="+", default=["cart"], choices=["cart", "id3", "all"])
     parser.add_argument("--reps", type=int, default=1)
     args = parser.parse_args()
     for job in args.jobs:
