@@ -22,7 +22,7 @@ set, or one whose package folder is read-only all find the shipped kernels.
 numba internals used, checked against numba 0.68.1 (``check_internals`` fails loudly on a numba
 that no longer has them): ``Dispatcher.enable_caching``, ``caching.FunctionCache`` (``_impl``,
 ``_cache_file``, ``_cache_path``, ``_index_key``, ``_load_overload``) and
-``caching.IndexDataCacheFile``.
+``caching.IndexDataCacheFile``, ``caching._CacheLocator.get_suitable_cache_subpath``.
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ def check_internals() -> None:
     """Raise RuntimeError if this numba lacks what the layer relies on."""
     missing = [name for owner, name in (
         (dispatcher.Dispatcher, "enable_caching"), (caching.FunctionCache, "_index_key"),
-        (caching.FunctionCache, "_load_overload"), (caching, "IndexDataCacheFile"))
+        (caching.FunctionCache, "_load_overload"), (caching, "IndexDataCacheFile"),
+        (getattr(caching, "_CacheLocator", None), "get_suitable_cache_subpath"))
         if not hasattr(owner, name)]
     if missing:
         raise RuntimeError(f"rootwise's shipped kernels need numba internals that numba "
@@ -185,9 +186,23 @@ def install() -> None:
     dispatcher.Dispatcher.enable_caching = _enable_caching
 
 
+def manifest_of(kernels: int) -> dict:
+    """The manifest of ``kernels`` kernels compiled here for the generic CPU."""
+    return {**this_build(), "cpu": GENERIC_CPU[0], "kernels": kernels}
+
+
+def cache_folder(cache_dir: Path, source_folder: Path) -> Path:
+    """Where numba's own cache under ``cache_dir`` (NUMBA_CACHE_DIR) keeps the kernels of the
+    sources in ``source_folder``: the folder's name and a hash of its absolute path
+    (``caching._CacheLocator.get_suitable_cache_subpath``). Its index and data files are the
+    shipped kernels' own format, so a cache filled with NUMBA_CPU_NAME=generic can be shipped."""
+    subpath = caching._CacheLocator.get_suitable_cache_subpath(str(Path(source_folder) / "x.py"))
+    return Path(cache_dir) / subpath
+
+
 def write_manifest(kernels: int) -> dict:
     """After a build: record what the kernels in SHIPPED were compiled for."""
-    manifest = {**this_build(), "cpu": GENERIC_CPU[0], "kernels": kernels}
+    manifest = manifest_of(kernels)
     SHIPPED.mkdir(exist_ok=True)
     MANIFEST.write_text(json.dumps(manifest, indent=1) + "\n")
     return manifest

@@ -11,6 +11,10 @@ import os
 # would land in the output of whichever test compiles first, here and in every child process;
 # the tests of the notice turn it on themselves.
 os.environ["ROOTWISE_COMPILE_NOTICE"] = "0"
+# The suite compiles for numba's generic CPU, as ``make wheel`` does: the wheel test then packs the
+# fill's kernels (below) instead of compiling every kernel a second time (tests/test_wheel.py).
+# Before numba is imported: it reads the variable once.
+os.environ.setdefault("NUMBA_CPU_NAME", "generic")
 
 import json  # noqa: E402
 import shutil  # noqa: E402
@@ -24,7 +28,7 @@ from pathlib import Path  # noqa: E402
 # turn in this one process. Kept between runs (``.pytest_cache`` is not in git) and filled again
 # when the kernels' sources change. tests/test_precompile.py checks that run's output.
 KERNEL_CACHE = Path(__file__).resolve().parents[1] / ".pytest_cache" / "numba-kernels"
-KERNEL_RECORD = KERNEL_CACHE / "rootwise-compile.json"  # {"fingerprint": ..., "stdout": ...}
+KERNEL_RECORD = KERNEL_CACHE / "rootwise-compile.json"  # {"fingerprint", "cpu", "stdout"}
 
 
 def _fill_kernel_cache() -> None:
@@ -34,7 +38,9 @@ def _fill_kernel_cache() -> None:
     from rootwise._jit import current_fingerprint
 
     try:
-        if json.loads(KERNEL_RECORD.read_text())["fingerprint"] == current_fingerprint():
+        record = json.loads(KERNEL_RECORD.read_text())
+        if (record["fingerprint"], record["cpu"]) == (current_fingerprint(),
+                                                      os.environ["NUMBA_CPU_NAME"]):
             return
     except (OSError, ValueError, KeyError):
         pass
@@ -45,7 +51,8 @@ def _fill_kernel_cache() -> None:
                          env={**os.environ, "ROOTWISE_PRECOMPILED": "0"})
     if run.returncode != 0:
         raise RuntimeError(f"rootwise compile failed before the tests:\n{run.stderr[-3000:]}")
-    KERNEL_RECORD.write_text(json.dumps({"fingerprint": current_fingerprint(), "stdout": run.stdout}))
+    KERNEL_RECORD.write_text(json.dumps({"fingerprint": current_fingerprint(),
+                                         "cpu": os.environ["NUMBA_CPU_NAME"], "stdout": run.stdout}))
 
 
 _fill_kernel_cache()

@@ -30,6 +30,7 @@ import numba
 import pytest
 
 import rootwise
+from rootwise import _shipped
 
 REPO = Path(rootwise.__file__).resolve().parent.parent
 
@@ -96,10 +97,46 @@ def _here(everything: bool = True) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])["trees"]
 
 
+def _filled_kernels() -> Path | None:
+    """The suite's kernel cache when conftest.py filled it for the generic CPU from these sources
+    (``rootwise compile``, the command ``make wheel`` runs), else None."""
+    from conftest import KERNEL_CACHE, KERNEL_RECORD
+
+    try:
+        record = json.loads(KERNEL_RECORD.read_text())
+    except (OSError, ValueError):
+        return None
+    if (os.environ.get("NUMBA_CACHE_DIR") != str(KERNEL_CACHE) or record.get("cpu") != "generic"
+            or record.get("fingerprint") != rootwise._jit.current_fingerprint()):
+        return None
+    return KERNEL_CACHE
+
+
+def _ship_filled(cache: Path, package: Path) -> None:
+    """Lay the kernels numba cached for this checkout's sources out in ``package``/_kernels as
+    ``make wheel`` ships them, with their manifest."""
+    target = package / "_kernels"
+    kernels = 0
+    for folder in sorted({p.parent for p in (REPO / "rootwise").rglob("*.py")}):
+        cached = _shipped.cache_folder(cache, folder)
+        if not cached.is_dir():
+            continue
+        dest = target / folder.relative_to(REPO / "rootwise")
+        dest.mkdir(parents=True, exist_ok=True)
+        for f in cached.iterdir():
+            if f.suffix in (".nbi", ".nbc"):
+                shutil.copy(f, dest / f.name)
+                kernels += f.suffix == ".nbi"
+    (target / "manifest.json").write_text(json.dumps(_shipped.manifest_of(kernels), indent=1) + "\n")
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     """The wheel ``make wheel`` builds, from a copy of the sources (or the one named by
-    ROOTWISE_TEST_WHEEL, built from these sources: the manifest's fingerprint is checked)."""
+    ROOTWISE_TEST_WHEEL, built from these sources: the manifest's fingerprint is checked).
+    Its kernels are the suite's own when conftest.py compiled them for the generic CPU with the
+    command ``make wheel`` runs (``tools/build_wheel.py --reuse-kernels`` packs them), else they
+    are compiled here as ``make wheel`` compiles them."""
     if os.environ.get("ROOTWISE_TEST_WHEEL"):
         return Path(os.environ["ROOTWISE_TEST_WHEEL"])
     work = tmp_path_factory.mktemp("build")
@@ -111,9 +148,14 @@ def wheel(tmp_path_factory) -> Path:
         if (REPO / name).exists():
             shutil.copy(REPO / name, source / name)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "ROOTWISE_"))}
+    reuse = []
+    filled = _filled_kernels()
+    if filled is not None:
+        _ship_filled(filled, source / "rootwise")
+        reuse = ["--reuse-kernels"]
     done = subprocess.run([sys.executable, str(source / "tools" / "build_wheel.py"), "--source",
-                           str(source), "--dist", str(work / "dist")], capture_output=True,
-                          text=True, env=env, timeout=3000)
+                           str(source), "--dist", str(work / "dist"), *reuse],
+                          capture_output=True, text=True, env=env, timeout=3000)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
     (built,) = (work / "dist").glob("*.whl")
     return built
