@@ -12,6 +12,7 @@ import os
 # the tests of the notice turn it on themselves.
 os.environ["ROOTWISE_COMPILE_NOTICE"] = "0"
 
+import hashlib  # noqa: E402
 import json  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
@@ -28,13 +29,18 @@ KERNEL_RECORD = KERNEL_CACHE / "rootwise-compile.json"  # {"fingerprint": ..., "
 
 
 def _fill_kernel_cache() -> None:
+    # Under pytest-xdist this runs in the controller, before the workers start: they inherit
+    # NUMBA_CACHE_DIR and return here at once, so the cache is filled once per run.
     if "NUMBA_CACHE_DIR" in os.environ:  # a cache chosen by whoever runs the tests
         return
     os.environ["NUMBA_CACHE_DIR"] = str(KERNEL_CACHE)  # before numba reads its configuration
     from rootwise._jit import current_fingerprint
 
+    # the kernels' sources and the fits that compile them (rootwise/precompile.py)
+    fits = (Path(__file__).resolve().parents[1] / "rootwise" / "precompile.py").read_bytes()
+    fingerprint = current_fingerprint() + "-" + hashlib.sha256(fits).hexdigest()
     try:
-        if json.loads(KERNEL_RECORD.read_text())["fingerprint"] == current_fingerprint():
+        if json.loads(KERNEL_RECORD.read_text())["fingerprint"] == fingerprint:
             return
     except (OSError, ValueError, KeyError):
         pass
@@ -45,7 +51,7 @@ def _fill_kernel_cache() -> None:
                          env={**os.environ, "ROOTWISE_PRECOMPILED": "0"})
     if run.returncode != 0:
         raise RuntimeError(f"rootwise compile failed before the tests:\n{run.stderr[-3000:]}")
-    KERNEL_RECORD.write_text(json.dumps({"fingerprint": current_fingerprint(), "stdout": run.stdout}))
+    KERNEL_RECORD.write_text(json.dumps({"fingerprint": fingerprint, "stdout": run.stdout}))
 
 
 _fill_kernel_cache()
@@ -71,3 +77,19 @@ def watermelon():
 def loan_default():
     """Seed 001's CART example: 10 rows, 年收入 numeric (thousands), target 拖欠贷款."""
     return datasets.load_loan_default(return_X_y=True)
+
+
+# The test files that take longest (a wheel built with its own kernels, Dask clusters, processes
+# that compile on purpose), in the order the workers start them: the suite runs a file per worker
+# (pytest-xdist, --dist loadfile), so a long file left to the end would keep one worker busy after
+# the others have run out of files.
+LONGEST_FIRST = ("test_wheel.py", "test_dask.py", "test_dask_inputs.py", "test_prune_validation.py",
+                 "test_c45.py", "test_cli_files.py", "test_startup.py", "test_precompile.py",
+                 "test_interrupts.py", "test_tree_walk_columns.py", "test_sklearn_checks.py")
+
+
+def pytest_collection_modifyitems(items):
+    """The longest files first, the rest as collected (a stable sort: each file's tests keep
+    their order)."""
+    rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
