@@ -93,3 +93,14 @@ def pytest_collection_modifyitems(items):
     their order)."""
     rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: a worker per CPU this process may run on (a container's CPUs, not the host's),
+    unless PYTEST_XDIST_AUTO_NUM_WORKERS says how many."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").isdigit():
+        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
