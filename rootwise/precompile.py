@@ -255,7 +255,37 @@ def _steps():
                                      categorical_features=categorical).fit(Xm, y)):
             _predictions(model, big)
 
+    def on_dask():
+        # a fit on a Dask collection (the dask extra; without it no fit calls these kernels): the
+        # workers' share of each level (rootwise.dask.kernels), the client's split choice on the
+        # summed histograms, alpha by CV with folds as a column, and lazy predictions. Workers are
+        # threads of this process, so their kernels land in the same cache.
+        try:
+            import dask.dataframe as dd
+            import distributed
+            import pandas as pd
+        except ImportError:
+            return
+        frame = pd.DataFrame({"a": Xm[:, 0], "b": Xm[:, 1], "k": X[:, 3],
+                              "c": np.array(list("pqrs"), dtype=object)[X[:, 3].astype(int)]})
+        frame.loc[np.isnan(Xm[:, 2]), "c"] = None
+        parts = dict(npartitions=3, sort=False)
+        dX = dd.from_pandas(frame, **parts)
+        dy, dt = dd.from_pandas(pd.Series(y), **parts), dd.from_pandas(pd.Series(target), **parts)
+        dw = dd.from_pandas(pd.Series(np.round(weights)), **parts)
+        folds = dd.from_pandas(pd.Series(np.arange(len(y)) % 5), **parts)
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                      dashboard_address=None) as cluster, distributed.Client(cluster):
+            hist = dict(splitter="hist", max_bins=16, max_depth=4)
+            model = CARTClassifier(pruning=None, **hist).fit(dX, dy, sample_weight=dw)
+            for method in ("predict", "predict_proba", "apply"):
+                getattr(model, method)(dX).compute()
+            CARTClassifier(ccp_alpha="cv-1se", **hist).fit(dX, dy, sample_weight=dw, folds=folds)
+            model = CARTRegressor(pruning=None, **hist).fit(dX, dt, sample_weight=dw)
+            model.predict(dX).compute()
+            CARTRegressor(ccp_alpha=0.5, **hist).fit(dX, dt)
+
     # heaviest first: with a process per core, the light groups fill in at the end
     return [("CART classifier", cart), ("C4.5", c45), ("CART regressor", regression),
-            ("ID3", id3), ("predictions on two threads", threads),
+            ("ID3", id3), ("fits on a Dask cluster", on_dask), ("predictions on two threads", threads),
             ("multiway tests of 300 branches", wide)]

@@ -16,6 +16,7 @@ os.environ["ROOTWISE_COMPILE_NOTICE"] = "0"
 # Before numba is imported: it reads the variable once.
 os.environ.setdefault("NUMBA_CPU_NAME", "generic")
 
+import hashlib  # noqa: E402
 import json  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
@@ -31,16 +32,24 @@ KERNEL_CACHE = Path(__file__).resolve().parents[1] / ".pytest_cache" / "numba-ke
 KERNEL_RECORD = KERNEL_CACHE / "rootwise-compile.json"  # {"fingerprint", "cpu", "stdout"}
 
 
+def kernel_fingerprint() -> str:
+    """The kernels' sources and the fits that compile them (rootwise/precompile.py)."""
+    from rootwise._jit import current_fingerprint
+
+    fits = (Path(__file__).resolve().parents[1] / "rootwise" / "precompile.py").read_bytes()
+    return current_fingerprint() + "-" + hashlib.sha256(fits).hexdigest()
+
+
 def _fill_kernel_cache() -> None:
+    # Under pytest-xdist this runs in the controller, before the workers start: they inherit
+    # NUMBA_CACHE_DIR and return here at once, so the cache is filled once per run.
     if "NUMBA_CACHE_DIR" in os.environ:  # a cache chosen by whoever runs the tests
         return
     os.environ["NUMBA_CACHE_DIR"] = str(KERNEL_CACHE)  # before numba reads its configuration
-    from rootwise._jit import current_fingerprint
-
+    fingerprint = kernel_fingerprint()
     try:
         record = json.loads(KERNEL_RECORD.read_text())
-        if (record["fingerprint"], record["cpu"]) == (current_fingerprint(),
-                                                      os.environ["NUMBA_CPU_NAME"]):
+        if (record["fingerprint"], record["cpu"]) == (fingerprint, os.environ["NUMBA_CPU_NAME"]):
             return
     except (OSError, ValueError, KeyError):
         pass
@@ -51,7 +60,7 @@ def _fill_kernel_cache() -> None:
                          env={**os.environ, "ROOTWISE_PRECOMPILED": "0"})
     if run.returncode != 0:
         raise RuntimeError(f"rootwise compile failed before the tests:\n{run.stderr[-3000:]}")
-    KERNEL_RECORD.write_text(json.dumps({"fingerprint": current_fingerprint(),
+    KERNEL_RECORD.write_text(json.dumps({"fingerprint": fingerprint,
                                          "cpu": os.environ["NUMBA_CPU_NAME"], "stdout": run.stdout}))
 
 
@@ -78,3 +87,30 @@ def watermelon():
 def loan_default():
     """Seed 001's CART example: 10 rows, 年收入 numeric (thousands), target 拖欠贷款."""
     return datasets.load_loan_default(return_X_y=True)
+
+
+# The test files that take longest (a wheel built with its own kernels, Dask clusters, processes
+# that compile on purpose), in the order the workers start them: the suite runs a file per worker
+# (pytest-xdist, --dist loadfile), so a long file left to the end would keep one worker busy after
+# the others have run out of files.
+LONGEST_FIRST = ("test_wheel.py", "test_dask.py", "test_dask_inputs.py", "test_prune_validation.py",
+                 "test_c45.py", "test_cli_files.py", "test_startup.py", "test_precompile.py",
+                 "test_interrupts.py", "test_tree_walk_columns.py", "test_sklearn_checks.py")
+
+
+def pytest_collection_modifyitems(items):
+    """The longest files first, the rest as collected (a stable sort: each file's tests keep
+    their order)."""
+    rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: a worker per CPU this process may run on (a container's CPUs, not the host's),
+    unless PYTEST_XDIST_AUTO_NUM_WORKERS says how many."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").isdigit():
+        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1

@@ -199,3 +199,26 @@ def test_compile_runs_in_a_process_per_core_unless_told(compiled, tmp_path):
     assert bad.returncode == 2 and "--processes must be at least 1, got 0" in bad.stderr
     with pytest.raises(ValueError, match="processes must be a positive number of processes, got 0"):
         rootwise.compile_kernels(processes=0)
+
+
+# The fill's Dask group alone (the workers are threads of this process), then the kernels of
+# rootwise.dask it called: loaded from the cache or compiled, each has a signature now.
+DASK_GROUP = r"""
+import json
+from numba.core.dispatcher import Dispatcher
+from rootwise import precompile
+from rootwise.dask import kernels
+dict(precompile._steps())["fits on a Dask cluster"]()
+print(json.dumps(sorted(name for name, kernel in vars(kernels).items()
+                        if isinstance(kernel, Dispatcher) and kernel.signatures)))
+"""
+
+
+def test_compile_runs_a_dask_fit_through_every_kernel_the_workers_call(compiled, tmp_path):
+    cache = tmp_path / "cache"
+    shutil.copytree(compiled[0], cache)
+    worker = open(os.path.join(HERE, "rootwise", "dask", "worker.py"), encoding="utf-8").read()
+    called = set(re.findall(r"kernels\.(\w+)\(", worker))
+    assert {"histograms", "class_node_stats", "regression_node_stats"} <= called
+    used = json.loads(_run([], cache, DASK_GROUP).stdout.strip().splitlines()[-1])
+    assert called <= set(used), called - set(used)

@@ -100,14 +100,14 @@ def _here(everything: bool = True) -> dict:
 def _filled_kernels() -> Path | None:
     """The suite's kernel cache when conftest.py filled it for the generic CPU from these sources
     (``rootwise compile``, the command ``make wheel`` runs), else None."""
-    from conftest import KERNEL_CACHE, KERNEL_RECORD
+    from conftest import KERNEL_CACHE, KERNEL_RECORD, kernel_fingerprint
 
     try:
         record = json.loads(KERNEL_RECORD.read_text())
     except (OSError, ValueError):
         return None
     if (os.environ.get("NUMBA_CACHE_DIR") != str(KERNEL_CACHE) or record.get("cpu") != "generic"
-            or record.get("fingerprint") != rootwise._jit.current_fingerprint()):
+            or record.get("fingerprint") != kernel_fingerprint()):
         return None
     return KERNEL_CACHE
 
