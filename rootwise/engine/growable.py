@@ -1,7 +1,7 @@
 """Tables that grow without being copied: the growth's category pool and its tables by node.
 
 A table grown by doubling is copied each time, and during the copy the old and the new table are
-both resident: the fully grown regressor of issue 11's table at 10^6 rows doubled its pool (an
+both resident: the fully grown regressor of the benchmarks' mixed table at 10^6 rows doubled its pool (an
 int32 per category of every subset test and subset surrogate, 299 MB at the end) from 268 MB,
 and that copy was the fit's peak, 300 MB above the rest; C4.5's node table (2.2 million nodes at
 10^6 rows, 109 bytes each) did the same. Past ``LARGE`` bytes a table's entries live in a private

@@ -259,7 +259,7 @@ def split_point_sorted(first_row, column, point):
     """``split_point(column, point)`` without scanning the column, from ``first_row``: the row
     where each distinct known value first occurs, in ascending order of the values (the second
     half of ``distinct_values``). The values are read through their rows, so no sorted copy of
-    the column is kept (80 MB for issue 11's 10 continuous columns at 10^6 rows).
+    the column is kept (80 MB for the benchmarks' 10 continuous columns at 10^6 rows).
 
     fl(v - point) grows with v, so the values not above the point are a prefix of ``distinct``,
     ending on ``top``. Call the cluster the run of distinct values up to ``top`` whose neighbours

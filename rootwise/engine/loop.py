@@ -1,4 +1,4 @@
-"""TreeGenerate (seed 000, figure 2) in one numba kernel: the engine's only growth loop.
+"""TreeGenerate (Zhou 2016, figure 4.2) in one numba kernel: the engine's only growth loop.
 
 A node becomes a leaf when
   1. all its rows belong to one class, or share one target value (stopping case 1);
@@ -708,7 +708,7 @@ def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, pres
     if train is None:
         # C4.5's copies of the rows without the tested value need room beyond n; this caller
         # holds the root's arrays for the whole fit, so a segment grown later would hold both
-        # (1.46n positions at most on issue 11's table of 10^6 rows). Pages never reached are
+        # (1.46n positions at most on the benchmarks' mixed table of 10^6 rows). Pages never reached are
         # never resident.
         capacity = 2 * n if params.missing == FRACTIONAL else n
         seg = root_segments(rows.X, rows.yc, rows.yr, rows.w, sorted_columns, binned, from_bins,

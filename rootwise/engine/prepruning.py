@@ -1,4 +1,4 @@
-"""Pre-pruning on validation rows (seed 000 §3.1): a node is split only if its children, as leaves,
+"""Pre-pruning on validation rows (Zhou 2016, §4.3.1): a node is split only if its children, as leaves,
 do better on the validation rows reaching it than the node itself as a leaf.
 
 The validation rows of a node are a segment of (row, weight) arrays, partitioned with every split

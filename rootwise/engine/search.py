@@ -1,6 +1,6 @@
 """Split search at a node: each available column's best test and its scores, then the selection
-rule's choice (seed 000 §2: information gain, gain ratio above the average gain; seed 001: Gini,
-squared error).
+rule's choice (Zhou 2016, §4.2: information gain, gain ratio above the average gain; Breiman et
+al. 1984: Gini, squared error).
 
 A column is searched by its kind (``bundles.Features.search``):
 

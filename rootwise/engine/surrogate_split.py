@@ -1,4 +1,4 @@
-"""CART's surrogate splits (seed 001 §2.4; rpart's rules, as ``reference.missing`` states them):
+"""CART's surrogate splits (Breiman et al. 1984, §5.3; rpart's rules, as ``reference.missing`` states them):
 for the chosen primary split, every other column's best split mimicking it.
 
     agreement = w(primary-known rows the surrogate sends the primary's way) / w(primary-known rows)

@@ -1,4 +1,4 @@
-"""Surrogate splits (CART, seed 001 §2.4): splits on other attributes that best mimic the primary.
+"""Surrogate splits (CART: Breiman et al. 1984, §5.3): splits on other attributes that best mimic the primary.
 
 At a node, ``direction`` is the primary's branch of each row (0 or 1), or -1 where the primary's
 value is missing. A surrogate's agreement is the weight of the rows with the primary known that it

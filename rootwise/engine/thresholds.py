@@ -1,4 +1,4 @@
-"""Bi-partition of a continuous attribute (seed 000 §4.1, seed 001 §2.2), over plain sorted arrays.
+"""Bi-partition of a continuous attribute (Zhou 2016, §4.4.1; Breiman et al. 1984), over plain sorted arrays.
 
 The known values of the node, sorted ascending (ties in node order), are scanned once; between two
 adjacent distinct values a^i < a^{i+1} the candidate threshold is their midpoint, and the rows go
@@ -74,7 +74,7 @@ def best_threshold_class(xs, ys, ws, n_classes, criterion, min_leaf):
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def best_threshold_regression(xs, ys, ws, min_leaf):
-    """Best cut of one attribute by squared-error decrease (seed 001 §3.1). SSE(D) =
+    """Best cut of one attribute by squared-error decrease (Breiman et al. 1984, §8.3). SSE(D) =
     sum w y^2 - (sum w y)^2 / sum w, so the best cut maximises the proxy
     (sum_l wy)^2 / W_l + (sum_r wy)^2 / W_r; the first cut beating the best so far by
     TIE_TOLERANCE (relative) wins. Returns (i, branches): branch rows (w, wy, wy^2)."""
