@@ -46,7 +46,7 @@ _NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Policy,
                            validation=None, names=None, bin_edges=None,
                            cost_floor=0.0, floor_cost="impurity", train=None,
-                           presort=None) -> tuple[Tree, list[PruningStep]]:
+                           presort=None, n_threads=1) -> tuple[Tree, list[PruningStep]]:
     """(tree, pre-pruning steps): the tree of ``policy`` on the encoded matrix ``X`` (rows
     weighted by ``w``; ``y`` class codes when n_classes > 0, else regression targets).
     ``validation`` = (X_val, y_val, w_val) turns on pre-pruning; ``names`` name the columns in
@@ -55,7 +55,9 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     "impurity": W I(t)) is at most this is not split (``cp``, ``prune.cost_complexity``).
     ``train``: grow on these rows of X, y, w only (the tree of X[train], y[train], w[train]),
     read in place, their order by each column kept from ``presort`` (``shared_presort`` of the
-    same X and w, made here when not given: cross-validation's folds share one)."""
+    same X and w, made here when not given: cross-validation's folds share one).
+    ``n_threads``: threads growing the tree's subtrees side by side (``subtrees``; the tree does
+    not depend on it)."""
     from .loop import fit
     from .node_table import to_tree
 
@@ -101,7 +103,7 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
                          f"{presort.order.shape[1]} rows; this fit presorts "
                          f"{len(sorted_columns)} of {n}.")
     g = fit(rows, features, params, holdout, layout, 1 if policy.regression else n_classes,
-            unit_input, train, presort)
+            unit_input, train, presort, n_threads)
     tree = to_tree(g.nodes, g.n_nodes, g.pool, g.n_pool, g.surrogates, g.n_surrogates,
                    n_categories)
     if params.monotonic.shape[0] > 0:  # each node's value within its bounds (``monotone``)
