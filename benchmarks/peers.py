@@ -79,14 +79,15 @@ def split_table(rows: int, kind: str, seed: int = 0) -> Split:
 
 
 def hard_split(rows: int, *, regression: bool = False, n_classes: int = 4, missing_rate: float = 0.15,
-               max_levels: int = 1000, seed: int = 0) -> Split:
-    """``data.hard_table`` cut as ``split_table`` cuts its table; the name carries the options,
-    so that the peers' files of two variants never mix."""
-    n_test = held_out_rows(rows)
+               max_levels: int = 1000, seed: int = 0, n_test: int | None = None) -> Split:
+    """``data.hard_table`` cut as ``split_table`` cuts its table (``n_test`` held-out rows, by
+    default ``held_out_rows(rows)``); the name carries the options, so that the peers' files of
+    two variants never mix."""
+    n_test = held_out_rows(rows) if n_test is None else n_test
     X, y = data.hard_table(rows + n_test, n_classes=n_classes, missing_rate=missing_rate,
                            max_levels=max_levels, regression=regression, seed=seed)
     name = (f"hard-reg-m{missing_rate:g}-l{max_levels}" if regression
-            else f"hard{n_classes}-m{missing_rate:g}-l{max_levels}")
+            else f"hard{n_classes}-m{missing_rate:g}-l{max_levels}") + f"-t{n_test}"
     return Split(name, X.iloc[:rows].reset_index(drop=True), y[:rows],
                  X.iloc[rows:].reset_index(drop=True), y[rows:], regression)
 
