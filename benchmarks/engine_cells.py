@@ -253,15 +253,18 @@ def versus_rpart(ctx: Context, cell_name: str, kind: str, rows: int, mode: str, 
     m = cell.median("rootwise")
     clock = cell.clock
     peer_score = fmt_score(run.score, split.regression)
-    leaves, depth = f"{rw_shape[0]} / {run.leaves}", f"{rw_shape[1]} / {run.depth}"
+    leaves = f"{rw_shape[0]} / {'-' if run.leaves is None else run.leaves}"
+    depth = f"{rw_shape[1]} / {'-' if run.depth is None else run.depth}"
     if run.extra and "pruned_1se_score" in run.extra:
         peer_score += f" / {fmt_score(run.extra['pruned_1se_score'], split.regression)}"
         leaves += f" / {int(run.extra['pruned_1se_leaves'])}"
         depth += f" / {int(run.extra['pruned_1se_depth'])}"
-    ctx.report.add(Row(cell_name, rows, rw_time, peer, fmt_peer_run(run, clock),
+    peer_time = fmt_peer_run(run, clock)
+    if run.over is not None:  # an earlier fit finished, a later one was stopped
+        peer_time += f"; a fit over {run.over:g} s stopped"
+    ctx.report.add(Row(cell_name, rows, rw_time, peer, peer_time,
                        None if m is None else peer_median(run, clock) / m,
                        f"{rw_score} / {peer_score}", leaves, depth))
-
 
 
 def alone(ctx: Context, name: str, rows: int, split: peers.Split, make, columns=None,

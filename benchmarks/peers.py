@@ -67,7 +67,7 @@ def held_out_rows(rows: int) -> int:
 
 
 def split_table(rows: int, kind: str, seed: int = 0) -> Split:
-    """``kind``: "clf" (three classes, the issue's classification table), "clf2" (two classes,
+    """``kind``: "clf" (three classes, the benchmark's classification table), "clf2" (two classes,
     for one LightGBM tree, which grows one tree per class otherwise), "reg" (regression) or
     "id3" (three classes without missing cells: ID3 refuses them)."""
     n_test = held_out_rows(rows)
