@@ -22,12 +22,18 @@ import numpy as np
 import pytest
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+# The scripts import each other by their names, and put their folder first on sys.path when
+# imported; the path is restored afterwards, so that their names (benchmarks/deep_trees.py) never
+# shadow the tests' own helpers (tests/deep_trees.py) in modules imported later.
+_PATH = list(sys.path)
 sys.path.insert(0, str(BENCH))
-
-import data  # noqa: E402
-import engine  # noqa: E402
-import engine_cells  # noqa: E402
-import peers  # noqa: E402
+try:
+    import data
+    import engine
+    import engine_cells
+    import peers
+finally:
+    sys.path[:] = _PATH
 
 TIMED = re.compile(r"\d+\.\d{3} s \(n=1\b")  # a median of one timed run, maybe marked busy
 
