@@ -12,8 +12,11 @@ labels (or a noise term) is random, so fully grown trees are deep: they have to 
     regression(n_rows, n_features)       -> X (float64), y (float64)
     mixed(n_rows, n_continuous, n_categorical) -> pandas DataFrame with categorical columns and
                                             missing cells in both kinds, y (int64)
-    real_table(n_rows)                   -> issue 11's table: 10 numeric and 10 categorical
-                                            columns (3..200 categories), 5 % missing cells
+    real_table(n_rows)                   -> the engine benchmark's table: 10 numeric and 10
+                                            categorical columns (3..200 categories), 5 % missing
+    hard_table(n_rows)                   -> its hard variant: 8 heavy-tailed numeric columns,
+                                            10 categorical ones of 2..1000 categories, 15 %
+                                            missing cells, 4 classes (or a regression target)
 """
 
 from __future__ import annotations
@@ -114,18 +117,18 @@ def mixed(n_rows: int, n_continuous: int, n_categorical: int, *, n_levels: int =
 
 
 
-# The table of issue 11 ("a table of the shape users bring"): its categorical columns' sizes.
+# The engine benchmark's table ("a table of the shape users bring"): its categorical columns' sizes.
 REAL_TABLE_LEVELS = (3, 5, 8, 12, 20, 30, 50, 80, 120, 200)
 
 
 def real_table(n_rows: int, *, n_classes: int = 3, missing_rate: float = 0.05,
                label_noise: float = 0.1, regression: bool = False, seed: int = 0):
-    """Issue 11's table: 10 standard-normal numeric columns ``x0``..``x9`` (float32-exact) and 10
-    pandas categorical columns ``c0``..``c9`` with 3, 5, 8, 12, 20, 30, 50, 80, 120 and 200
-    categories (levels ``"c3_0"``.., drawn with Zipf-like frequencies, as real categories are),
-    every cell missing with probability ``missing_rate``. The target depends non-linearly on
-    three numeric and three categorical columns: class codes (``n_classes``), or with
-    ``regression`` a float with Gaussian noise. Returns (DataFrame, y)."""
+    """A table of the shape users bring: 10 standard-normal numeric columns ``x0``..``x9``
+    (float32-exact) and 10 pandas categorical columns ``c0``..``c9`` with 3, 5, 8, 12, 20, 30,
+    50, 80, 120 and 200 categories (levels ``"c3_0"``.., drawn with Zipf-like frequencies, as
+    real categories are), every cell missing with probability ``missing_rate``. The target
+    depends non-linearly on three numeric and three categorical columns: class codes
+    (``n_classes``), or with ``regression`` a float with Gaussian noise. Returns (DataFrame, y)."""
     import pandas as pd
 
     if n_rows < 1:
@@ -159,6 +162,76 @@ def real_table(n_rows: int, *, n_classes: int = 3, missing_rate: float = 0.05,
             k = REAL_TABLE_LEVELS[int(name[1:])]
             codes = np.where(hole, -1, col)  # -1 is pandas' code for a missing category
             out[name] = pd.Categorical.from_codes(codes, categories=[f"{name}_{v}" for v in range(k)])
+    return pd.DataFrame(out), y
+
+
+def _student_t(rng: np.random.Generator, n_rows: int, n_features: int, df: float) -> np.ndarray:
+    """Student's t columns with ``df`` degrees of freedom (heavy tails: a few far outliers),
+    exact in float32, as a C-contiguous float64 matrix."""
+    X = np.empty((n_rows, n_features), dtype=np.float64)
+    chunk = 65536
+    for start in range(0, n_rows, chunk):
+        stop = min(start + chunk, n_rows)
+        X[start:stop] = rng.standard_t(df, size=(stop - start, n_features)).astype(np.float32)
+    return X
+
+
+def hard_levels(max_levels: int = 1000, n_columns: int = 10) -> tuple[int, ...]:
+    """The category counts of ``hard_table``'s columns: geometrically spaced from 2 up to
+    ``max_levels``, rounded: 2, 4, 8, 16, 32, 63, 126, 251, 501, 1000 for the default."""
+    if max_levels < 2:
+        raise ValueError(f"max_levels must be at least 2, got {max_levels}")
+    spaced = np.geomspace(2, max_levels, n_columns)
+    return tuple(int(k) for k in np.clip(np.round(spaced), 2, max_levels))
+
+
+HARD_INFORMATIVE = (1, 5, 9)  # hard_table's categorical columns that drive the target
+
+
+def hard_table(n_rows: int, *, n_classes: int = 4, missing_rate: float = 0.15,
+               max_levels: int = 1000, regression: bool = False, label_noise: float = 0.1,
+               seed: int = 0):
+    """The hard variant of ``real_table``: 8 numeric columns ``x0``..``x7`` drawn from Student's
+    t with 3 degrees of freedom (float32-exact), 10 pandas categorical columns ``c0``..``c9``
+    with ``hard_levels(max_levels)`` categories (levels ``"c0_0"``.., Zipf-like frequencies,
+    p_k proportional to k^-0.8), every cell missing with probability ``missing_rate``. The
+    target depends on three numeric columns (through arcsinh, so the t tails do not swamp the
+    score) and on three categorical columns (``HARD_INFORMATIVE``: a random effect per category
+    and output, one of them the widest column): class codes 0..``n_classes``-1 (2 to 10), with
+    ``label_noise`` of them random, or with ``regression`` a float with Gaussian noise.
+    Returns (DataFrame, y)."""
+    import pandas as pd
+
+    if n_rows < 1:
+        raise ValueError(f"n_rows must be at least 1, got {n_rows}")
+    if not regression and not 2 <= n_classes <= 10:
+        raise ValueError(f"n_classes must be between 2 and 10, got {n_classes}")
+    if not 0.0 <= missing_rate < 1.0:
+        raise ValueError(f"missing_rate must be in [0, 1), got {missing_rate}")
+    levels = hard_levels(max_levels)
+    rng = np.random.default_rng(seed)
+    Xc = _student_t(rng, n_rows, 8, 3.0)
+    outputs = 1 if regression else n_classes
+    score = _signal(rng, np.arcsinh(Xc[:, :3]), outputs)
+    out = {}
+    for j in range(8):
+        col = Xc[:, j]
+        col[rng.random(n_rows) < missing_rate] = np.nan
+        out[f"x{j}"] = col
+    for j, k in enumerate(levels):
+        p = 1.0 / np.arange(1, k + 1) ** 0.8
+        codes = rng.choice(k, size=n_rows, p=p / p.sum())
+        if j in HARD_INFORMATIVE:
+            score += 1.2 * rng.standard_normal((k, outputs))[codes]
+        codes[rng.random(n_rows) < missing_rate] = -1  # pandas' code for a missing category
+        out[f"c{j}"] = pd.Categorical.from_codes(codes, categories=[f"c{j}_{v}" for v in range(k)])
+    if regression:
+        s = score[:, 0]
+        y = s + 0.5 * s.std() * rng.standard_normal(n_rows)
+    else:
+        y = np.argmax(score, axis=1).astype(np.int64)
+        flip = rng.random(n_rows) < label_noise
+        y[flip] = rng.integers(0, n_classes, size=int(flip.sum()))
     return pd.DataFrame(out), y
 
 

@@ -1,37 +1,43 @@
-"""Issue 11's fit-speed cells (items 5 and 6): every rootwise path on issue 11's table, beside
-the tool a user would otherwise pick.
+"""Fit and predict speed of every rootwise path on tables of the shape users bring, beside the
+tool a user would otherwise pick.
 
-    .venv/bin/python benchmarks/engine.py --rows 10000                  # a few minutes
-    .venv/bin/python benchmarks/engine.py --rows 100000 1000000         # the issue's sizes: long
+    .venv/bin/python benchmarks/engine.py --rows 10000                  # some minutes
+    .venv/bin/python benchmarks/engine.py --rows 100000 1000000         # the full sizes: long
     .venv/bin/python benchmarks/engine.py --rows 100000 --sections cart c45 --reps 5
+    .venv/bin/python benchmarks/engine.py --rows 100000 --sections hard small threads predict \
+        --classes 4 --missing 0.15 --max-levels 1000 --rpart-limit 300
 
-The table is ``data.real_table`` (10 numeric and 10 pandas categorical columns of 3..200
-categories, every cell missing with probability 0.05, seeded): ``--rows`` training rows, and a
-fifth as many held-out rows (1,000 to 100,000) from the same draw, on which each fitted model is
-scored (accuracy, or R^2) so that a reader sees the trees are comparable. rootwise always fits
-the pandas DataFrame, so its times include encoding it. Every other peer gets its input
-prepared outside the timing (``peers.py`` says exactly what each is given).
+Two tables, both seeded. ``data.real_table``: 10 numeric and 10 pandas categorical columns of
+3..200 categories, every cell missing with probability 0.05 (sections cart .. default).
+``data.hard_table`` (sections hard .. predict): 8 numeric columns of Student's t with 3 degrees
+of freedom, 10 categorical columns of 2 up to ``--max-levels`` categories (geometric steps),
+every cell missing with probability ``--missing``, ``--classes`` classes or a regression target.
+Each is drawn with ``--rows`` training rows and a fifth as many held-out rows (1,000 to
+100,000), on which each fitted model is scored (accuracy, or R^2) so that a reader sees the
+trees are comparable. rootwise always fits the pandas DataFrame, so its times include encoding
+it. Every other peer gets its input prepared outside the timing (``peers.py`` says exactly what
+each is given).
 
 Sections (``--sections``; rootwise's time / the peer's is the ratio, above 1: rootwise faster):
 
-    cart      item 5. Exact ``CARTClassifier(pruning=None, n_jobs=1)`` (default 5 surrogates)
-              against scikit-learn's ``DecisionTreeClassifier(random_state=0)`` on the ordinal
-              codes (one float matrix, NaN for missing cells), alternating in this process, and
-              against ``rpart(cp=0, xval=0, minsplit=2, minbucket=1, maxcompete=0)`` timed inside
-              R with ``system.time``. On the two-class table: rpart searches category subsets
+    cart      Exact ``CARTClassifier(pruning=None, n_jobs=1)`` (default 5 surrogates) against
+              scikit-learn's ``DecisionTreeClassifier(random_state=0)`` on the ordinal codes (one
+              float matrix, NaN for missing cells), alternating in this process, and against
+              ``rpart(cp=0, xval=0, minsplit=2, minbucket=1, maxcompete=0)`` timed inside R with
+              ``system.time``. On the two-class table: rpart searches category subsets
               exhaustively when there are more than two classes (2^199 subsets for the
               200-category column), so it cannot fit the three-class table; a second row fits
               that one against scikit-learn alone.
-    cart-reg  item 5. Exact ``CARTRegressor(pruning=None, n_jobs=1)`` against
+    cart-reg  Exact ``CARTRegressor(pruning=None, n_jobs=1)`` against
               ``DecisionTreeRegressor(random_state=0)``, as above.
-    c45       item 5. ``C45Classifier(n_jobs=1)`` and ``C45Classifier(release8=True, n_jobs=1)``
+    c45       ``C45Classifier(n_jobs=1)`` and ``C45Classifier(release8=True, n_jobs=1)``
               against Weka's J48 (``-C 0.25 -M 2``), its reported build time, each run a new
               JVM, on the three-class table written once as ARFF.
-    hist      item 5. ``splitter="hist"`` (``pruning=None, n_jobs=1``) against one LightGBM tree
+    hist      ``splitter="hist"`` (``pruning=None, n_jobs=1``) against one LightGBM tree
               (``peers.lightgbm_tree``: native categorical features, ``num_leaves`` = the hist
               tree's leaf count from one untimed fit, 255 bins), on the two-class table and the
               regression table; and timed alone on the three-class table.
-    id3       item 5, timed alone: ``ID3Classifier(n_jobs=1)`` on the three-class table without
+    id3       Timed alone: ``ID3Classifier(n_jobs=1)`` on the three-class table without
               missing cells (ID3 refuses them). ID3 treats a continuous column as categorical,
               one branch per distinct value: a numeric column of (nearly) unique values has the
               largest gain, so the root splits the rows into one branch per value, and a branch
@@ -39,7 +45,7 @@ Sections (``--sections``; rootwise's time / the peer's is the ratio, above 1: ro
               for every value seen in training, nearly all empty (millions of leaves at 10^5
               rows). Held-out rows, whose values it has never seen, stop at the root. A second
               row fits the 10 categorical columns alone, where ID3 grows a real tree.
-    default   item 6. ``CARTClassifier(random_state=0)`` (two-class table) and
+    default   ``CARTClassifier(random_state=0)`` (two-class table) and
               ``CARTRegressor(random_state=0)``, which choose alpha by 10-fold CV (1-SE rule),
               with the default ``n_jobs`` (every core), against R's default ``rpart()`` call
               (xval = 10, cp = 0.01, minsplit 20, ...), ``set.seed(0)`` before it. rpart's
@@ -47,23 +53,48 @@ Sections (``--sections``; rootwise's time / the peer's is the ratio, above 1: ro
               that tree pruned at the 1-SE row of its cptable (what rootwise's default keeps).
               A second row per estimator gives rootwise rpart()'s settings (``cp=0.01``,
               ``cv_repeats=1``, ``min_samples_split=20``, ``min_samples_leaf=7``): the same job.
+    hard      The hard table. Exact ``CARTClassifier(pruning=None, n_jobs=1)``, and the same
+              with ``max_surrogates=0``, against scikit-learn as in cart (one alternation, both
+              rows beside the same scikit-learn times), and against rpart as in cart; with more
+              than two classes rpart searches every subset of a column's categories (Breiman et
+              al. 1984: 2^(L-1) - 1 of them), which does not finish on hundreds of
+              categories, so each rpart fit is stopped after ``--rpart-limit`` seconds and
+              printed as "over N s". ``splitter="hist"`` against one LightGBM tree, as in hist,
+              when there are two classes (timed alone otherwise: LightGBM grows a tree per
+              class), and on the regression target.
+    small     The fully grown ``CARTRegressor(pruning=None, n_jobs=1)`` (surrogates on) against
+              ``DecisionTreeRegressor`` on the hard table's regression target, and the cart-reg
+              row (unless cart-reg runs anyway). A fully grown tree of n rows has about n
+              nodes, most of a few rows: this is the small-node path's measure.
+    threads   One ``CARTClassifier(pruning=None)`` fit on the hard table with ``n_jobs=2``
+              against ``n_jobs=1``, alternating, on the wall clock (CPU time would hide the
+              gain); the ratio is the speed-up, and the two trees' leaves, depths and held-out
+              scores are printed side by side (they must be the same tree).
+    predict   ``predict`` of ``--rows`` held-out rows of the hard table (drawn with as many
+              training rows): rootwise on the pandas DataFrame, its encoding timed, against
+              scikit-learn's ``predict`` on a float32 matrix of ordinal codes made outside the
+              timing; each library with its own tree fitted (untimed) on the same training
+              rows, of ``max_depth=8`` and fully grown. The scores are the accuracies on the
+              predicted rows.
 
 Timing. Python peers run in this process, alternating with rootwise (rootwise first, then the
 reverse order on the next repetition), and the medians of ``--reps`` wall times are printed; a
-fit longer than ``--long`` seconds ends the repetitions of its cell. Item 5 is single-threaded:
-``n_jobs=1`` for rootwise, threadpoolctl limits OpenMP/BLAS to one thread, LightGBM gets
-``num_threads=1``, R runs with ``OMP_NUM_THREADS=1`` (rpart is single-threaded anyway), J48's
-algorithm is single-threaded (the JVM keeps its own compiler and collector threads). rpart is run
-``--reps`` times in one R process, J48 ``--java-runs`` times. Every kernel is compiled (or
-loaded) by a small fit of each configuration before any timing. A fit still running after
-``--timeout`` seconds is interrupted where it returns to Python ("skipped"), and one whose time,
-extrapolated from a smaller size as n log n, would pass it is not started.
+fit longer than ``--long`` seconds ends the repetitions of its cell. The speed cells are
+single-threaded: ``n_jobs=1`` for rootwise, threadpoolctl limits OpenMP/BLAS to one thread,
+LightGBM gets ``num_threads=1``, R runs with ``OMP_NUM_THREADS=1`` (rpart is single-threaded
+anyway), J48's algorithm is single-threaded (the JVM keeps its own compiler and collector
+threads); default and threads are the exceptions. rpart is run ``--reps`` times in one R
+process, J48 ``--java-runs`` times. Every kernel is compiled (or loaded) by a small fit of each
+configuration before any timing. A fit still running after ``--timeout`` seconds is interrupted
+where it returns to Python ("skipped"), and one whose time, extrapolated from a smaller size as
+n log n, would pass it is not started.
 
 Every row carries the 1-minute load average when it finished; a single-threaded wall time whose
 CPU/wall ratio is below 0.9 is marked "busy" (another process had the core). ``--clock cpu``
 reports CPU time instead (this process's for rootwise and the Python peers, R's user + system
 time for rpart) in the single-threaded cells, the steadier measure on a shared machine; the c45
-cells stay on the wall clock (J48 reports nothing else), and so does item 6 (several threads).
+cells stay on the wall clock (J48 reports nothing else), and so do default and threads (several
+threads).
 
 After all sizes the script prints every rootwise path's scaling exponent, log(t2 / t1) /
 log10(n2 / n1) between consecutive sizes (1 per decade is linear; n log n from 10^5 to 10^6 is
@@ -76,244 +107,43 @@ from __future__ import annotations
 
 import os
 
-# numba reads its thread count once, at import: every core for item 6's default n_jobs
+# numba reads its thread count once, at import: every core for the default fit and threads
 os.environ.setdefault("NUMBA_NUM_THREADS", str(os.cpu_count() or 1))
 
 import argparse  # noqa: E402
-import gc  # noqa: E402
 import math  # noqa: E402
-import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 from contextlib import nullcontext  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import engine_hard  # noqa: E402
 import peers  # noqa: E402
+from engine_cells import (  # noqa: E402
+    HEAD,
+    Context,
+    Report,
+    Row,
+    alone,
+    fitter,
+    fmt_cell_time,
+    fmt_peer_run,
+    fmt_score,
+    held_out,
+    hist,
+    rootwise,
+    sklearn_tree,
+    versus_lightgbm,
+    versus_rpart,
+    versus_sklearn,
+)
 from machine import load, machine_lines, print_table_head  # noqa: E402
-from speed import BUSY, Budget, Cell, run_alternating  # noqa: E402
 
-SECTIONS = ("cart", "cart-reg", "c45", "hist", "id3", "default")
-FEATURES = 20  # the table's column count, for the time budget's extrapolation
-
-# item 5 and 6 targets: the ratio peer time / rootwise time must reach these
-TARGET = {"scikit-learn": 5.0, "rpart": 5.0, "J48": 5.0, "LightGBM": 2.0, "rpart()": 1.0}
-
-
-# --------------------------------------------------------------------------- results
-
-
-@dataclass
-class Row:
-    """One line of a table: a rootwise path beside one peer (or alone) at one size."""
-
-    cell: str
-    rows: int
-    rw_time: str
-    peer: str
-    peer_time: str
-    ratio: float | None
-    scores: str
-    leaves: str
-    depth: str
-    load: str = field(default_factory=lambda: f"{os.getloadavg()[0]:.1f}")
-
-    def line(self) -> str:
-        ratio = "-" if self.ratio is None else f"{self.ratio:.2f}x"
-        target = TARGET.get(self.peer)
-        verdict = "-" if target is None or self.ratio is None else (
-            "met" if self.ratio >= target else "MISSED")
-        goal = f"{target:g}x: {verdict}" if target is not None else "-"
-        return (f"| {self.cell} | {self.rows:,} | {self.rw_time} | {self.peer} | {self.peer_time} | "
-                f"{ratio} | {goal} | {self.scores} | {self.leaves} | {self.depth} | {self.load} |")
-
-
-HEAD = ("| cell | rows | rootwise | peer | peer time | peer / rootwise | target | held-out "
-        "rootwise / peer | leaves rootwise / peer | depth rootwise / peer | load (1 min) |")
-
-
-@dataclass
-class Report:
-    rows: list = field(default_factory=list)
-    times: dict = field(default_factory=dict)  # rootwise path -> {rows: median seconds}
-
-    def add(self, row: Row) -> None:
-        self.rows.append(row)
-        print(row.line(), flush=True)
-
-    def rootwise_time(self, path: str, rows: int, cell: Cell, lib: str = "rootwise") -> None:
-        m = cell.median(lib)
-        if m is not None:
-            self.times.setdefault(path, {})[rows] = m
-
-
-# --------------------------------------------------------------------------- formatting
-
-
-def fmt_cell_time(cell: Cell, lib: str, single_threaded: bool = True) -> str:
-    """Median time, how many runs, and a busy mark (single-threaded wall times only)."""
-    m = cell.median(lib)
-    if m is None:
-        return cell.skipped.get(lib, "n/a")
-    mark = ""
-    if cell.clock == "cpu":
-        mark = ", CPU"
-    elif single_threaded and cell.busy(lib) < BUSY:
-        mark = f", busy {cell.busy(lib):.2f}"
-    return f"{m:.3f} s (n={len(cell.times[lib])}{mark})"
-
-
-def peer_median(run: peers.PeerRun, clock: str) -> float:
-    """The peer's median on ``clock``, its wall time when it reports no CPU time (J48)."""
-    return statistics.median(run.cpu) if clock == "cpu" and run.cpu else run.median
-
-
-def fmt_peer_run(run: peers.PeerRun, clock: str, single_threaded: bool = True) -> str:
-    mark = ""
-    if clock == "cpu":
-        mark = ", CPU" if run.cpu else ", wall"
-    elif run.cpu and single_threaded:
-        busy = statistics.median(c / w for c, w in zip(run.cpu, run.times, strict=True) if w > 0)
-        if busy < BUSY:
-            mark = f", busy {busy:.2f}"
-    return f"{peer_median(run, clock):.3f} s (n={len(run.times)}{mark})"
-
-
-def fmt_score(value, regression: bool) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.4f}" if regression else f"{value:.2%}"
-
-
-def ratio_of(cell: Cell, peer: str, lib: str = "rootwise") -> float | None:
-    a, b = cell.median(peer), cell.median(lib)
-    return None if a is None or b is None else a / b
-
-
-# --------------------------------------------------------------------------- the estimators
-
-
-def rootwise(name: str, **params):
-    """A rootwise estimator by algorithm name, with ``params``."""
-    import rootwise as rw
-
-    cls = {"id3": rw.ID3Classifier, "c4.5": rw.C45Classifier, "cart": rw.CARTClassifier,
-           "cart-regressor": rw.CARTRegressor}[name]
-    return cls(**params)
-
-
-def sklearn_tree(regression: bool):
-    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
-
-    return (DecisionTreeRegressor if regression else DecisionTreeClassifier)(random_state=0)
-
-
-def fitter(make, X, y):
-    """A no-argument function that builds a fresh estimator and fits it (what is timed)."""
-    return lambda: make().fit(X, y)
-
-
-def held_out(model, X_test, split: peers.Split) -> float:
-    return peers.score(split.y_test, model.predict(X_test), split.regression)
-
-
-# --------------------------------------------------------------------------- item 5
-
-
-class Context:
-    """What every section needs: options, the time budget, the peers, the report."""
-
-    def __init__(self, args, folder: Path, report: Report):
-        self.args = args
-        self.budget = Budget(args.timeout)
-        self.report = report
-        self.rpart = peers.Rpart(folder)
-        self.rpart_missing = "--no-r" if args.no_r else peers.Rpart.missing()
-        self.j48 = peers.J48(folder, args.weka_jar)
-        self.j48_missing = "--no-java" if args.no_java else self.j48.missing()
-        self.lightgbm = peers.have_lightgbm()
-        self.tables: dict = {}
-
-    def table(self, kind: str, rows: int) -> peers.Split:
-        key = (kind, rows)
-        if key not in self.tables:
-            self.tables[key] = peers.split_table(rows, kind, seed=self.args.seed)
-        return self.tables[key]
-
-    def forget_tables(self) -> None:
-        self.tables.clear()
-        gc.collect()
-
-    def alternate(self, fits: dict, rows: int, tag: str, clock: str | None = None) -> tuple[Cell, dict]:
-        cell = Cell(label=f"{tag} {rows}", clock=clock or self.args.clock)
-        models = run_alternating(cell, fits, self.args.reps, self.budget,
-                                 lambda lib: (lib, tag), rows, FEATURES, self.args.long)
-        return cell, models
-
-    def subprocess_timeout(self, runs: int) -> float:
-        return self.args.timeout * (runs + 1) + 300.0  # and reading the table
-
-
-def shapes(a, b) -> tuple[str, str]:
-    """The leaf counts and the depths of two fitted models, each as "a / b" ("-" for None)."""
-    sa = peers.tree_shape(a) if a is not None else ("-", "-")
-    sb = peers.tree_shape(b) if b is not None else ("-", "-")
-    return f"{sa[0]} / {sb[0]}", f"{sa[1]} / {sb[1]}"
-
-
-def versus_sklearn(ctx: Context, cell_name: str, path: str, kind: str, rows: int,
-                   make_rootwise) -> tuple[Cell, dict]:
-    """rootwise on the DataFrame and scikit-learn on its ordinal codes, alternating."""
-    split = ctx.table(kind, rows)
-    codes, codes_test = peers.ordinal_codes(split.X), peers.ordinal_codes(split.X_test)
-    fits = {"rootwise": fitter(make_rootwise, split.X, split.y),
-            "scikit-learn": fitter(lambda: sklearn_tree(split.regression), codes, split.y)}
-    cell, models = ctx.alternate(fits, rows, path)
-    rw, sk = models.get("rootwise"), models.get("scikit-learn")
-    scores = (f"{fmt_score(held_out(rw, split.X_test, split) if rw else None, split.regression)} / "
-              f"{fmt_score(held_out(sk, codes_test, split) if sk else None, split.regression)}")
-    leaves, depth = shapes(rw, sk)
-    ctx.report.add(Row(cell_name, rows, fmt_cell_time(cell, "rootwise"), "scikit-learn",
-                       fmt_cell_time(cell, "scikit-learn"), ratio_of(cell, "scikit-learn"),
-                       scores, leaves, depth))
-    ctx.report.rootwise_time(path, rows, cell)
-    return cell, models
-
-
-def versus_rpart(ctx: Context, cell_name: str, kind: str, rows: int, mode: str, cell: Cell,
-                 model, single_threaded: bool = True) -> None:
-    """The same rootwise times beside rpart run in R on the same table."""
-    split = ctx.table(kind, rows)
-    peer = "rpart" if mode == "exact" else "rpart()"
-    rw_time = fmt_cell_time(cell, "rootwise", single_threaded)
-    rw_score = fmt_score(held_out(model, split.X_test, split) if model else None, split.regression)
-    rw_shape = peers.tree_shape(model) if model is not None else ("-", "-")
-    if ctx.rpart_missing:
-        ctx.report.add(Row(cell_name, rows, rw_time, peer, f"skipped ({ctx.rpart_missing})", None,
-                           f"{rw_score} / -", f"{rw_shape[0]} / -", f"{rw_shape[1]} / -"))
-        return
-    runs = ctx.args.reps if mode == "exact" else max(1, min(ctx.args.reps, 3))
-    try:
-        run = ctx.rpart.run(split, mode, runs, seed=0, timeout=ctx.subprocess_timeout(runs))
-    except Exception as e:  # a failing peer is reported, not fatal
-        ctx.report.add(Row(cell_name, rows, rw_time, peer, f"FAILED: {str(e)[:80]}", None,
-                           f"{rw_score} / -", f"{rw_shape[0]} / -", f"{rw_shape[1]} / -"))
-        return
-    m = cell.median("rootwise")
-    clock = cell.clock
-    peer_score = fmt_score(run.score, split.regression)
-    leaves, depth = f"{rw_shape[0]} / {run.leaves}", f"{rw_shape[1]} / {run.depth}"
-    if run.extra and "pruned_1se_score" in run.extra:
-        peer_score += f" / {fmt_score(run.extra['pruned_1se_score'], split.regression)}"
-        leaves += f" / {int(run.extra['pruned_1se_leaves'])}"
-        depth += f" / {int(run.extra['pruned_1se_depth'])}"
-    ctx.report.add(Row(cell_name, rows, rw_time, peer, fmt_peer_run(run, clock),
-                       None if m is None else peer_median(run, clock) / m,
-                       f"{rw_score} / {peer_score}", leaves, depth))
+SECTIONS = ("cart", "cart-reg", "c45", "hist", "id3", "default") + engine_hard.SECTIONS
 
 
 def section_cart(ctx: Context, rows: int) -> None:
@@ -361,53 +191,9 @@ def section_c45(ctx: Context, rows: int) -> None:
         ctx.report.rootwise_time(path, rows, cell, lib)
 
 
-def alone(ctx: Context, name: str, rows: int, split: peers.Split, make, columns=None,
-          peer: str = "(alone)", why: str = "-") -> None:
-    """A rootwise path timed without a peer (``why``: the reason, in the peer's column)."""
-    X, X_test = split.X, split.X_test
-    if columns is not None:
-        X, X_test = X[columns], X_test[columns]
-    cell, models = ctx.alternate({"rootwise": fitter(make, X, split.y)}, rows, name)
-    model = models.get("rootwise")
-    score = fmt_score(held_out(model, X_test, split), split.regression) if model else "-"
-    leaves, depth = peers.tree_shape(model) if model is not None else ("-", "-")
-    ctx.report.add(Row(name, rows, fmt_cell_time(cell, "rootwise"), peer, why, None, score,
-                       str(leaves), str(depth)))
-    ctx.report.rootwise_time(name, rows, cell)
-
-
-def hist(algorithm: str):
-    return lambda: rootwise(algorithm, splitter="hist", pruning=None, n_jobs=1)
-
-
 def section_hist(ctx: Context, rows: int) -> None:
-    for kind, name in (("clf2", "hist clf, 2 classes"), ("reg", "hist reg")):
-        split = ctx.table(kind, rows)
-        make = hist("cart-regressor" if split.regression else "cart")
-        if not ctx.lightgbm:
-            alone(ctx, name, rows, split, make, peer="LightGBM",
-                  why="skipped (not installed: pip install -e '.[bench]')")
-            continue
-        try:
-            n_leaves = peers.tree_shape(make().fit(split.X, split.y))[0]  # untimed: the leaf count
-        except Exception as e:
-            ctx.report.add(Row(name, rows, f"FAILED: {str(e)[:80]}", "LightGBM", "-", None, "-",
-                               "-", "-"))
-            continue
-        fits = {"rootwise": fitter(make, split.X, split.y),
-                "LightGBM": fitter(lambda r=split.regression, k=n_leaves: peers.lightgbm_tree(r, k),
-                                   split.X, split.y)}
-        cell, models = ctx.alternate(fits, rows, name)
-        rw, lg = models.get("rootwise"), models.get("LightGBM")
-        scores = " / ".join(fmt_score(held_out(m, split.X_test, split) if m else None,
-                                      split.regression) for m in (rw, lg))
-        leaves, depth = shapes(rw, lg)
-        if n_leaves > peers.LIGHTGBM_MAX_LEAVES:
-            leaves += f" (LightGBM's cap {peers.LIGHTGBM_MAX_LEAVES})"
-        ctx.report.add(Row(name, rows, fmt_cell_time(cell, "rootwise"), "LightGBM",
-                           fmt_cell_time(cell, "LightGBM"), ratio_of(cell, "LightGBM"), scores,
-                           leaves, depth))
-        ctx.report.rootwise_time(name, rows, cell)
+    versus_lightgbm(ctx, "hist clf, 2 classes", "clf2", rows)
+    versus_lightgbm(ctx, "hist reg", "reg", rows)
     # three classes: LightGBM would grow three trees, so this path is timed alone
     alone(ctx, "hist clf, 3 classes", rows, ctx.table("clf", rows), hist("cart"))
 
@@ -420,7 +206,7 @@ def section_id3(ctx: Context, rows: int) -> None:
           columns=[c for c in split.X.columns if c.startswith("c")])
 
 
-# --------------------------------------------------------------------------- item 6
+# --------------------------------------------------------------------------- the default fit
 
 
 def section_default(ctx: Context, rows: int) -> None:
@@ -443,8 +229,16 @@ def section_default(ctx: Context, rows: int) -> None:
 # --------------------------------------------------------------------------- the run
 
 
+def section_small(ctx: Context, rows: int) -> None:
+    """The fully grown regressor on the hard table, and on this table (the cart-reg row)."""
+    engine_hard.section_small(ctx, rows)
+    if "cart-reg" not in ctx.args.sections:
+        section_cart_reg(ctx, rows)
+
+
 RUNNERS = {"cart": section_cart, "cart-reg": section_cart_reg, "c45": section_c45,
-           "hist": section_hist, "id3": section_id3, "default": section_default}
+           "hist": section_hist, "id3": section_id3, "default": section_default,
+           **engine_hard.RUNNERS, "small": section_small}
 
 
 def warm_up(sections) -> None:
@@ -520,7 +314,20 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--keep", type=Path, help="write the peers' files (R binary, ARFF) here and keep them")
     p.add_argument("--no-r", action="store_true", help="skip rpart")
     p.add_argument("--no-java", action="store_true", help="skip J48")
-    return p.parse_args(argv)
+    p.add_argument("--classes", type=int, default=4, choices=range(2, 11), metavar="2..10",
+                   help="the hard table's classes (default 4)")
+    p.add_argument("--missing", type=float, default=0.15,
+                   help="the hard table's probability of a missing cell (default 0.15)")
+    p.add_argument("--max-levels", type=int, default=1000,
+                   help="the hard table's widest categorical column (default 1000 categories)")
+    p.add_argument("--rpart-limit", type=float, default=300.0,
+                   help="seconds one rpart fit may take on the hard table (default 300)")
+    args = p.parse_args(argv)
+    if not 0.0 <= args.missing < 1.0:
+        p.error(f"--missing must be in [0, 1), got {args.missing}")
+    if args.max_levels < 2:
+        p.error(f"--max-levels must be at least 2, got {args.max_levels}")
+    return args
 
 
 def main(argv=None) -> int:
@@ -540,13 +347,16 @@ def main(argv=None) -> int:
         started = time.perf_counter()
         with threadpool_limits(limits=1):
             warm_up(args.sections)
-        print("\n## Fit time on issue 11's table (medians; ratio = peer / rootwise, above 1: "
+            engine_hard.warm_up(args.sections, args)
+        print(f"hard table: {engine_hard.describe(args)}")
+        print("\n## Fit and predict times (medians; ratio = peer / rootwise, above 1: "
               "rootwise faster)\n")
         print_table_head(HEAD)
         for rows in args.rows:
             for section in args.sections:
-                # item 5 is single-threaded; item 6 runs rootwise with its default n_jobs
-                limits = nullcontext() if section == "default" else threadpool_limits(limits=1)
+                # the speed cells are single-threaded; default and threads run several threads
+                several = section == "default" or section in engine_hard.MULTI_THREADED
+                limits = nullcontext() if several else threadpool_limits(limits=1)
                 with limits:
                     RUNNERS[section](ctx, rows)
             ctx.forget_tables()

@@ -1,10 +1,12 @@
-"""The peers of issue 11's fit-speed cells, and what each is given (used by ``engine.py``).
+"""The peers of the engine benchmark's fit-speed cells, and what each is given (``engine.py``).
 
-    Split              issue 11's table (``data.real_table``) cut into training and held-out rows
+    Split              the benchmark's table (``data.real_table``, or ``data.hard_table`` through
+                       ``hard_split``) cut into training and held-out rows
     ordinal_codes      the table as scikit-learn takes it: one float matrix, category codes as
                        numbers, NaN for a missing cell (made outside any timing)
     lightgbm_tree      one LightGBM tree with native categorical features
-    Rpart              ``tools/rpart/time_fit.R`` through ``Rscript``: rpart timed inside R
+    Rpart              ``tools/rpart/time_fit.R`` through ``Rscript``: rpart timed inside R,
+                       each fit optionally cut off after a time limit
     J48                Weka's J48 through ``java``: its reported "Time taken to build model"
     score, tree_shape  held-out accuracy / R^2, and leaves / depth of any fitted model
 
@@ -14,13 +16,18 @@ R and Java are optional: ``Rpart.missing()`` and ``J48.missing()`` say why a pee
 
 from __future__ import annotations
 
+import math
 import os
+import queue
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +47,7 @@ LEAF = 0  # rootwise's node kind of a leaf (rootwise._config.LEAF); trees are re
 
 @dataclass
 class Split:
-    """Issue 11's table, training rows first, then ``n_test`` held-out rows of the same draw."""
+    """A benchmark table, training rows first, then ``n_test`` held-out rows of the same draw."""
 
     name: str
     X: object  # pandas DataFrame, training rows
@@ -60,7 +67,7 @@ def held_out_rows(rows: int) -> int:
 
 
 def split_table(rows: int, kind: str, seed: int = 0) -> Split:
-    """``kind``: "clf" (three classes, the issue's classification table), "clf2" (two classes,
+    """``kind``: "clf" (three classes, the benchmark's classification table), "clf2" (two classes,
     for one LightGBM tree, which grows one tree per class otherwise), "reg" (regression) or
     "id3" (three classes without missing cells: ID3 refuses them)."""
     n_test = held_out_rows(rows)
@@ -69,6 +76,20 @@ def split_table(rows: int, kind: str, seed: int = 0) -> Split:
     X, y = data.real_table(rows + n_test, seed=seed, **options)
     return Split(kind, X.iloc[:rows].reset_index(drop=True), y[:rows],
                  X.iloc[rows:].reset_index(drop=True), y[rows:], kind == "reg")
+
+
+def hard_split(rows: int, *, regression: bool = False, n_classes: int = 4, missing_rate: float = 0.15,
+               max_levels: int = 1000, seed: int = 0, n_test: int | None = None) -> Split:
+    """``data.hard_table`` cut as ``split_table`` cuts its table (``n_test`` held-out rows, by
+    default ``held_out_rows(rows)``); the name carries the options, so that the peers' files of
+    two variants never mix."""
+    n_test = held_out_rows(rows) if n_test is None else n_test
+    X, y = data.hard_table(rows + n_test, n_classes=n_classes, missing_rate=missing_rate,
+                           max_levels=max_levels, regression=regression, seed=seed)
+    name = (f"hard-reg-m{missing_rate:g}-l{max_levels}" if regression
+            else f"hard{n_classes}-m{missing_rate:g}-l{max_levels}") + f"-t{n_test}"
+    return Split(name, X.iloc[:rows].reset_index(drop=True), y[:rows],
+                 X.iloc[rows:].reset_index(drop=True), y[rows:], regression)
 
 
 def ordinal_codes(X) -> np.ndarray:
@@ -158,7 +179,8 @@ def lightgbm_tree(regression: bool, n_leaves: int, n_jobs: int = 1):
 @dataclass
 class PeerRun:
     """What an outside peer reported: one time per run (seconds; CPU seconds where known), the
-    fitted tree's leaves, depth and held-out score, and anything else it printed."""
+    fitted tree's leaves, depth and held-out score, and anything else it printed; ``over`` is
+    the time limit a fit ran past (it was stopped), else None."""
 
     times: list
     cpu: list
@@ -166,6 +188,7 @@ class PeerRun:
     depth: int | None = None
     score: float | None = None
     extra: dict | None = None
+    over: float | None = None
 
     @property
     def median(self) -> float:
@@ -228,17 +251,26 @@ class Rpart:
         return folder
 
     def run(self, split: Split, mode: str, reps: int, seed: int = 0,
-            timeout: float | None = None) -> PeerRun:
-        """``mode``: "exact" (cp = 0, fully grown) or "default" (rpart()'s defaults, xval = 10)."""
+            timeout: float | None = None, limit: float | None = None) -> PeerRun:
+        """``mode``: "exact" (cp = 0, fully grown) or "default" (rpart()'s defaults, xval = 10).
+        ``timeout`` bounds the whole R process (reading the table included: TimeoutExpired);
+        ``limit`` bounds each fit, from the "start" line R prints as it begins: a fit still
+        running then is killed with its process, and the run comes back with ``over`` = limit
+        and the times of the fits that finished (rpart's C code never returns to R while it
+        searches, so R's own setTimeLimit could not stop it)."""
         folder = self.write(split)
         env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-        proc = subprocess.run(["Rscript", str(RPART_SCRIPT), str(folder), mode, str(reps), str(seed)],
-                              capture_output=True, text=True, env=env, timeout=timeout)
-        if proc.returncode != 0:
-            raise RuntimeError(f"Rscript failed ({proc.returncode}): {proc.stderr.strip()[-300:]}")
+        cmd = ["Rscript", str(RPART_SCRIPT), str(folder), mode, str(reps), str(seed)]
+        stdout, stderr, returncode, over = _run_limited(cmd, env, timeout, limit)
         run, extra = PeerRun([], []), {}
-        for line in proc.stdout.splitlines():
+        if over is not None:
+            run.over = over
+        elif returncode != 0:
+            raise RuntimeError(f"Rscript failed ({returncode}): {stderr.strip()[-300:]}")
+        for line in stdout:
             key, *values = line.split()
+            if key == "start":
+                continue
             if key == "time":
                 run.times.append(float(values[0]))
                 run.cpu.append(float(values[1]))
@@ -250,6 +282,52 @@ class Rpart:
                 extra[key] = float(values[0])
         run.extra = extra
         return run
+
+
+def _run_limited(cmd: list, env: dict, timeout: float | None,
+                 limit: float | None) -> tuple[list, str, int, float | None]:
+    """Run ``cmd``, reading its output as it comes; (stdout lines, stderr, return code, the
+    limit when a fit passed it). A "start" line begins a fit's ``limit`` seconds, a "time" line
+    ends it; the whole process gets ``timeout`` seconds (subprocess.TimeoutExpired after it).
+    The process runs in a session of its own, so that a kill also ends any child it started."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
+    lines: queue.Queue = queue.Queue()
+    err: list = []
+
+    def read_stdout():
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    readers = [threading.Thread(target=read_stdout, daemon=True),
+               threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True)]
+    for t in readers:
+        t.start()
+    out = []
+    end = time.monotonic() + timeout if timeout else math.inf
+    fit_end = math.inf
+    while True:
+        wait = min(end, fit_end) - time.monotonic()
+        try:
+            line = lines.get(timeout=None if wait == math.inf else max(wait, 0.0))
+        except queue.Empty:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            if fit_end <= end:
+                return out, "", proc.returncode, limit
+            raise subprocess.TimeoutExpired(cmd, timeout) from None
+        if line is None:
+            break
+        out.append(line)
+        if line.startswith("time"):
+            fit_end = math.inf
+        elif line.startswith("start") and limit:
+            fit_end = time.monotonic() + limit
+    proc.wait()
+    for t in readers:
+        t.join()
+    return out, "".join(err), proc.returncode, None
 
 
 # --------------------------------------------------------------------------- J48 through Java

@@ -1,4 +1,4 @@
-# time_fit.R -- time rpart() on a table written by benchmarks/peers.py (issue 11, items 5 and 6).
+# time_fit.R -- time rpart() on a table written by benchmarks/peers.py (benchmarks/engine.py's peer).
 #
 #   Rscript tools/rpart/time_fit.R DIR MODE REPS SEED
 #
@@ -14,10 +14,10 @@
 #                 since the CV groups are random.
 #
 # Each of REPS fits is timed with system.time() (a gc() first, not counted).  Prints one
-# "key value ..." line per fact: "time ELAPSED CPU" per fit; then "leaves", "depth" and "score"
-# (held-out accuracy, or R^2 for anova) of the fitted tree; in MODE default also those of the
-# tree pruned at the 1-SE row of its cptable (what rootwise's default "cv-1se" keeps), outside
-# the timing.  Base R and rpart only.
+# "key value ..." line per fact: "start R" (flushed) as fit R begins, "time ELAPSED CPU" per
+# fit; then "leaves", "depth" and "score" (held-out accuracy, or R^2 for anova) of the fitted
+# tree; in MODE default also those of the tree pruned at the 1-SE row of its cptable (what
+# rootwise's default "cv-1se" keeps), outside the timing.  Base R and rpart only.
 
 suppressPackageStartupMessages(library(rpart))
 
@@ -66,6 +66,8 @@ control <- if (mode == "exact") {
 fit <- NULL
 for (r in seq_len(reps)) {
   set.seed(seed)
+  cat("start", r, "\n")  # the caller's per-fit time limit runs from here: reading is not counted
+  flush(stdout())
   t <- system.time(fit <- rpart(y ~ ., data = train, method = method, control = control))
   cat("time", t[["elapsed"]], t[["user.self"]] + t[["sys.self"]], "\n")
 }
