@@ -61,8 +61,8 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     from .loop import fit
     from .node_table import to_tree
 
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    w = np.ascontiguousarray(w, dtype=np.float64)
+    X = writable(np.ascontiguousarray(X, dtype=np.float64))
+    w = writable(np.ascontiguousarray(w, dtype=np.float64))
     if train is not None:
         train = np.asarray(train)
         train = np.ascontiguousarray(np.flatnonzero(train) if train.dtype == bool else train,
@@ -178,8 +178,25 @@ def _reads_in_place(train: np.ndarray, n: int, policy: Policy) -> bool:
 
 def _rows(X, y, w, n_classes, policy) -> Rows:
     if policy.regression:
-        return Rows(X, np.zeros(0, dtype=np.int64), np.ascontiguousarray(y, dtype=np.float64), w)
-    return Rows(X, np.ascontiguousarray(y, dtype=np.int64), np.zeros(0), w)
+        return Rows(X, np.zeros(0, dtype=np.int64),
+                    writable(np.ascontiguousarray(y, dtype=np.float64)), w)
+    return Rows(X, writable(np.ascontiguousarray(y, dtype=np.int64)), np.zeros(0), w)
+
+
+def writable(a: np.ndarray) -> np.ndarray:
+    """``a`` as a writable array, for the kernels. They never write X, y or w, but numba types a
+    read-only array apart and compiles every kernel it reaches again for it (a read-only input,
+    such as a memory map or pandas' copy-on-write view, took a wheel's first fit back to
+    compiling): a view of writable memory is passed as a writable view, other memory is
+    copied."""
+    if a.flags.writeable:
+        return a
+    view = a.view()
+    try:
+        view.flags.writeable = True
+    except ValueError:  # memory that is read-only itself (a read-only map, a frozen buffer)
+        return a.copy()
+    return view
 
 
 def _features(X, kinds, n_categories, policy, bin_edges=None,
@@ -271,9 +288,10 @@ def _holdout(validation, d: int, n_classes: int) -> Holdout:
     if validation is None:
         return Holdout(np.zeros((0, d)), np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
     X_val, y_val, w_val = validation
-    X_val = np.ascontiguousarray(X_val, dtype=np.float64)
-    w_val = np.ascontiguousarray(w_val, dtype=np.float64)
+    X_val = writable(np.ascontiguousarray(X_val, dtype=np.float64))
+    w_val = writable(np.ascontiguousarray(w_val, dtype=np.float64))
     if n_classes > 0:
-        return Holdout(X_val, np.ascontiguousarray(y_val, dtype=np.int64), np.zeros(0), w_val)
+        return Holdout(X_val, writable(np.ascontiguousarray(y_val, dtype=np.int64)), np.zeros(0),
+                       w_val)
     return Holdout(X_val, np.zeros(0, dtype=np.int64),
-                   np.ascontiguousarray(y_val, dtype=np.float64), w_val)
+                   writable(np.ascontiguousarray(y_val, dtype=np.float64)), w_val)
