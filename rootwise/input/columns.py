@@ -23,6 +23,7 @@ rows of a depth-8 tree through 10^4 of them.
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -117,8 +118,9 @@ def category_codes(series, name: str, categories: tuple, out: np.ndarray) -> Non
     np.take(table, codes, out=out, mode="wrap")
 
 
-# (categorical dtype, fitted categories) pairs found equal (``_declared``), by the ids of both;
-# the entries hold the objects themselves, so an id is not reused while its entry is here
+# (categorical dtype, fitted categories) pairs found equal (``_declared``), by the ids of both.
+# An entry holds the categories and a weak reference to the dtype (a user's frame is not kept
+# alive by it): a dtype gone, or another object at its id, does not match the entry.
 _DECLARED: dict[tuple[int, int], tuple] = {}
 _DECLARED_MOST = 256  # entries kept; the dict is emptied when full (a rare second comparison)
 _DECLARED_LOCK = threading.Lock()
@@ -136,7 +138,7 @@ def _declared(series, categories: tuple) -> bool:
         return False
     key = (id(dtype), id(categories))
     kept = _DECLARED.get(key)
-    if kept is not None and kept[0] is dtype and kept[1] is categories:
+    if kept is not None and kept[0]() is dtype and kept[1] is categories:
         return True
     # tolist: the same Python scalars as iterating, three times faster on pandas' string index
     if not same_values(tuple(plain(v) for v in dtype.categories.tolist()), categories):
@@ -144,7 +146,7 @@ def _declared(series, categories: tuple) -> bool:
     with _DECLARED_LOCK:
         if len(_DECLARED) >= _DECLARED_MOST:
             _DECLARED.clear()
-        _DECLARED[key] = (dtype, categories)
+        _DECLARED[key] = (weakref.ref(dtype), categories)
     return True
 
 
