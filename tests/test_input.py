@@ -591,3 +591,22 @@ def test_wide_table_encodes_column_by_column():
     for j, name in enumerate(frame.columns):
         np.testing.assert_array_equal(
             Xe[:, j], encode.encode_column(frame[name], name, schema.categories[j]))
+
+
+def test_a_read_only_block_is_handed_to_the_kernels_writable_without_a_copy():
+    """pandas hands out its blocks read-only; the kernels get a writable view of the same
+    memory (no "readonly" specialisation to compile), and the frame stays read-only. Memory
+    that is read-only underneath is copied."""
+    from rootwise.input.encode import writable
+
+    frame = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    block = frame.to_numpy()
+    view = writable(block)
+    assert view.flags.writeable and np.shares_memory(view, block)
+    np.testing.assert_array_equal(view, block)
+    sealed = np.frombuffer(np.arange(4.0).tobytes()).reshape(2, 2)
+    copy = writable(sealed)
+    assert copy.flags.writeable and not np.shares_memory(copy, sealed)
+    np.testing.assert_array_equal(copy, sealed)
+    plain = np.ones((2, 2))
+    assert writable(plain) is plain

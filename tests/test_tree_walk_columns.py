@@ -280,3 +280,42 @@ def _two_float_schema():
     from rootwise.input.schema import Schema
 
     return Schema(("a", "b"), (0, 0), (None, None), True)
+
+
+def test_declared_categoricals_give_their_codes_and_other_categories_are_recoded():
+    """A pandas categorical of the fitted categories gives its own codes (int16), also when the
+    same dtype comes back (its comparison is kept); the same values under another category
+    order, or with a category fit never saw, are recoded by value, whatever came before."""
+    from rootwise.input.schema import Schema
+
+    schema = Schema(("c",), (1,), (("x", "y", "z"),), True)
+    values = ["z", None, "x", "y", "z"]
+    fitted = pd.DataFrame({"c": pd.Categorical(values, categories=["x", "y", "z"])})
+    expected = [2, CODE_MISSING, 0, 1, 2]
+    for _ in range(2):  # the second time through the kept comparison
+        codes = input_columns.columns(fitted, schema).codes
+        assert codes.dtype == np.int16
+        np.testing.assert_array_equal(codes[0], expected)
+        np.testing.assert_array_equal(input_columns.columns(fitted.iloc[1:], schema).codes[0],
+                                      expected[1:])
+    reordered = pd.DataFrame({"c": pd.Categorical(values, categories=["z", "y", "x"])})
+    np.testing.assert_array_equal(input_columns.columns(reordered, schema).codes[0], expected)
+    wider = pd.DataFrame({"c": pd.Categorical(values + ["w"], categories=["x", "y", "z", "w"])})
+    np.testing.assert_array_equal(input_columns.columns(wider, schema).codes[0],
+                                  expected + [CODE_UNSEEN])
+    numbers = pd.DataFrame({"c": pd.Categorical([1, 0], categories=[0, 1])})
+    with pytest.raises(ValueError, match="column 'c' holds numbers"):
+        input_columns.columns(numbers, schema)
+
+
+def test_codes_are_int32_beyond_int16s_categories():
+    """A column of more categories than int16 numbers gets int32 codes, the same values."""
+    from rootwise.input.schema import Schema
+
+    many = tuple(f"k{i}" for i in range(np.iinfo(np.int16).max + 2))
+    schema = Schema(("c",), (1,), (many,), True)
+    frame = pd.DataFrame({"c": pd.Categorical.from_codes([len(many) - 1, -1, 5], categories=many)})
+    codes = input_columns.columns(frame, schema).codes
+    assert codes.dtype == CODE_DTYPE
+    np.testing.assert_array_equal(codes[0], [len(many) - 1, CODE_MISSING, 5])
+    assert input_columns.code_dtype(Schema(("c",), (1,), (many[:-1],), True)) == np.int16

@@ -40,6 +40,7 @@ REPO = Path(rootwise.__file__).resolve().parent.parent
 FITS = r"""
 import json, sys
 import numpy as np
+import pandas as pd
 from numba.core import event
 PRELUDE
 import rootwise
@@ -81,6 +82,9 @@ for name, (model, data, labels) in fits.items():
     assert (again.predict(data) == model.predict(data)).all()
     if hasattr(model, "predict_proba"):
         again.predict_proba(data)
+    if isinstance(data, np.ndarray):  # pandas hands out its blocks read-only: the same kernels
+        frame = pd.DataFrame(data)
+        assert (again.predict(frame) == model.predict(data)).all()
     trees[name] = text
 print(json.dumps({"compiled": sorted(counter.kernels), "trees": trees}))
 """

@@ -114,7 +114,7 @@ def encode_numeric_array(X, schema: Schema, *, check_finite: bool = True) -> np.
         if X.shape[1] != schema.n_features or not all(
                 isinstance(d, np.dtype) and d.kind in "fiu" for d in X.dtypes):
             return None
-        X = X.to_numpy()
+        X = writable(X.to_numpy())
     if (not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype.kind not in "fiu"
             or X.shape[1] != schema.n_features or X.shape[0] == 0):
         return None
@@ -127,6 +127,22 @@ def encode_numeric_array(X, schema: Schema, *, check_finite: bool = True) -> np.
     if bad.any():
         raise_infinite(Xe, int(np.flatnonzero(bad.any(axis=1))[0]), schema)
     return Xe
+
+
+def writable(a: np.ndarray) -> np.ndarray:
+    """``a`` as a writable array, for the kernels, which only read it. pandas (copy-on-write)
+    hands out its blocks read-only, and numba compiles a separate specialisation of every kernel
+    for a read-only array, one that ``rootwise compile`` (numpy input) does not build: a first
+    prediction from a DataFrame would compile it. A writable view when the memory underneath is
+    writable, a copy otherwise."""
+    if a.flags.writeable:
+        return a
+    view = a.view()
+    try:
+        view.flags.writeable = True  # numpy allows it only over a writable base
+    except ValueError:
+        return a.copy(order="K")
+    return view
 
 
 def raise_infinite(Xe: np.ndarray, row: int, schema: Schema):

@@ -263,18 +263,18 @@ class Tree:
                       parallel: bool = False):
         """(ends, out, first_inf) as ``route``, for rows given column-wise (``input/columns``):
         ``num`` the continuous features (float64, one row each), ``codes`` the categorical ones
-        (int32 codes, one row each), ``layout`` from ``column_layout``. Infinite
-        values in ``num`` are always looked for."""
+        (int16 or int32 codes, one row each: ``input.columns.code_dtype``), ``layout`` from
+        ``column_layout``. Infinite values in ``num`` are always looked for."""
         records, s_records, n_categories, n_continuous, bits = layout
         n = num.shape[1]
         # the kernels read num[slot, i] and codes[slot, i] without bounds checks
         if not (num.dtype == np.float64 and num.ndim == 2 and num.flags.c_contiguous
                 and num.shape[0] == n_continuous
-                and codes.dtype == CODE_DTYPE and codes.ndim == 2 and codes.flags.c_contiguous
-                and codes.shape == (len(n_categories), n)):
+                and codes.dtype in (np.int16, CODE_DTYPE) and codes.ndim == 2
+                and codes.flags.c_contiguous and codes.shape == (len(n_categories), n)):
             raise ValueError(f"column-wise input has shapes {num.shape} and {codes.shape}, "
                              f"expected ({n_continuous}, n) float64 and "
-                             f"({len(n_categories)}, n) int32")
+                             f"({len(n_categories)}, n) int16 or int32")
         if table.ndim != 2 or table.shape[0] != self.node_count:
             raise ValueError(f"table has shape {table.shape}, expected ({self.node_count}, k)")
         # numba compiles once per writeable / read-only array type: pandas hands out its columns

@@ -1,5 +1,6 @@
 """The compact walk (``walk``) over column-wise input: ``num`` (continuous columns, one row each,
-float64) and ``codes`` (categorical columns, one row each, int32 codes; ``input/columns``).
+float64) and ``codes`` (categorical columns, one row each, int16 codes, or int32 for columns of
+more than 32,768 categories; ``input/columns``).
 
 Prediction from a DataFrame then reads the table's own float columns and a small code matrix,
 never an n x d float64 matrix. The records are the tree's compact records with each feature
@@ -124,7 +125,7 @@ def _scan_block(num, codes, lo, hi):
                     break
     touched = 0
     for j in range(codes.shape[0]):
-        for i in range(lo, hi, 16):  # one int32 of each 64-byte line
+        for i in range(lo, hi, 16):  # a code of each 64-byte line (or 32 bytes, for int16)
             touched |= codes[j, i]
     if touched == -12345:  # never true (codes are >= -2): keeps the reads from being dropped
         first_inf = -2
