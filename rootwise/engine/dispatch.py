@@ -19,6 +19,7 @@ import numpy as np
 from .._config import CATEGORICAL, MIN_ADJUSTED_AGREEMENT, MIN_SURROGATE_SIDE
 from .._policy import Policy
 from ..prune.steps import PruningStep
+from ..input.encode import writable
 from ..tree import Tree
 from .bundles import (
     BINNED,
@@ -181,22 +182,6 @@ def _rows(X, y, w, n_classes, policy) -> Rows:
         return Rows(X, np.zeros(0, dtype=np.int64),
                     writable(np.ascontiguousarray(y, dtype=np.float64)), w)
     return Rows(X, writable(np.ascontiguousarray(y, dtype=np.int64)), np.zeros(0), w)
-
-
-def writable(a: np.ndarray) -> np.ndarray:
-    """``a`` as a writable array, for the kernels. They never write X, y or w, but numba types a
-    read-only array apart and compiles every kernel it reaches again for it (a read-only input,
-    such as a memory map or pandas' copy-on-write view, took a wheel's first fit back to
-    compiling): a view of writable memory is passed as a writable view, other memory is
-    copied."""
-    if a.flags.writeable:
-        return a
-    view = a.view()
-    try:
-        view.flags.writeable = True
-    except ValueError:  # memory that is read-only itself (a read-only map, a frozen buffer)
-        return a.copy()
-    return view
 
 
 def _features(X, kinds, n_categories, policy, bin_edges=None,
