@@ -18,8 +18,8 @@ import numpy as np
 
 from .._config import CATEGORICAL, MIN_ADJUSTED_AGREEMENT, MIN_SURROGATE_SIDE
 from .._policy import Policy
-from ..prune.steps import PruningStep
 from ..input.encode import writable
+from ..prune.steps import PruningStep
 from ..tree import Tree
 from .bundles import (
     BINNED,
