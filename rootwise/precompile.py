@@ -259,7 +259,10 @@ def _steps():
                       CARTClassifier(pruning=None, n_jobs=2,
                                      categorical_features=categorical).fit(Xm, y),
                       CARTRegressor(pruning=None, n_jobs=2,
-                                    categorical_features=categorical).fit(Xm, target))
+                                    categorical_features=categorical).fit(Xm, target),
+                      # every column binned: no presorted one
+                      CARTClassifier(pruning=None, n_jobs=2, splitter="hist").fit(X, y),
+                      CARTRegressor(pruning=None, n_jobs=2, splitter="hist").fit(X, target))
         finally:
             subtrees.MIN_ROWS = least
         for model in models:

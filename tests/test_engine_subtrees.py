@@ -59,6 +59,8 @@ CASES = [
     (rw.CARTClassifier, {"min_samples_leaf": 4}, None),
     (rw.CARTClassifier, {"class_weight": "balanced"}, None),
     (rw.CARTClassifier, {"max_depth": 7}, "weights"),
+    (rw.CARTClassifier, {"splitter": "hist"}, None),  # class histograms of every column
+    (rw.CARTRegressor, {"splitter": "hist", "max_bins": 16}, None),
     (rw.CARTRegressor, {}, None),
     (rw.CARTRegressor, {"criterion": "absolute_error", "min_samples_split": 6}, None),
     (rw.CARTRegressor, {"monotonic_cst": {"x0": 1}}, "weights"),
