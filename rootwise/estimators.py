@@ -745,7 +745,7 @@ class _Grower:
                 self.schema.n_categories, self.n_classes, self.policy, validation,
                 names=self.schema.feature_names, bin_edges=self.bin_edges,
                 cost_floor=floor, floor_cost=floor_cost, train=train,
-                presort=self.presort)
+                presort=self.presort, n_threads=resolve_threads(n_jobs))
 
     def training_rows(self, rows) -> TrainingRows:
         """The rows a tree was grown on, for C4.5's pruning (no copy when they are all rows)."""

@@ -247,12 +247,25 @@ def _steps():
             _predictions(model.fit(Xm, np.abs(target)), Xm)
 
     def threads():
+        from .engine import subtrees
+
         big = np.tile(X, (PARALLEL_ROWS // len(X) + 1, 1))
-        for model in (CARTClassifier(pruning=None, n_jobs=2).fit(X, y),
+        # one tree's subtrees grown side by side (``engine.subtrees``), here on a small table
+        least, subtrees.MIN_ROWS = subtrees.MIN_ROWS, 0
+        try:
+            models = (CARTClassifier(pruning=None, n_jobs=2).fit(X, y),
                       CARTRegressor(pruning=None, n_jobs=2).fit(X, target),
                       # categorical features: the column-wise walk on threads
                       CARTClassifier(pruning=None, n_jobs=2,
-                                     categorical_features=categorical).fit(Xm, y)):
+                                     categorical_features=categorical).fit(Xm, y),
+                      CARTRegressor(pruning=None, n_jobs=2,
+                                    categorical_features=categorical).fit(Xm, target),
+                      # every column binned: no presorted one
+                      CARTClassifier(pruning=None, n_jobs=2, splitter="hist").fit(X, y),
+                      CARTRegressor(pruning=None, n_jobs=2, splitter="hist").fit(X, target))
+        finally:
+            subtrees.MIN_ROWS = least
+        for model in models:
             _predictions(model, big)
 
     def on_dask():
@@ -287,5 +300,6 @@ def _steps():
 
     # heaviest first: with a process per core, the light groups fill in at the end
     return [("CART classifier", cart), ("C4.5", c45), ("CART regressor", regression),
-            ("ID3", id3), ("fits on a Dask cluster", on_dask), ("predictions on two threads", threads),
+            ("ID3", id3), ("fits on a Dask cluster", on_dask),
+            ("fits and predictions on two threads", threads),
             ("multiway tests of 300 branches", wide)]

@@ -89,3 +89,38 @@ def test_python_calls_do_not_grow_with_the_nodes(cls, params):
         nodes.append(model.tree_.node_count)
     assert nodes[1] > 2.5 * nodes[0]
     assert counts[1] <= counts[0] * 1.1 + 50, (counts, nodes)
+
+
+def _readonly_growth() -> set:
+    """The growth loop's kernels compiled in this process for a read-only array argument (only
+    ``build_tree_with_report`` calls them)."""
+    from rootwise.engine import loop
+
+    return {name for name in ("_root", "_grow_from", "_find_split")
+            for sig in getattr(loop, name).signatures if "readonly" in str(sig)}
+
+
+@pytest.mark.parametrize("cls", [CARTClassifier, CARTRegressor])
+def test_read_only_inputs_fit_the_same_tree_without_read_only_kernels(cls):
+    """numba compiles a kernel again for a read-only array: a read-only view of writable memory
+    (pandas' copy-on-write arrays) goes in as a writable view, other read-only memory as a copy.
+    Neither is written: the caller's arrays keep their values and flags."""
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(200, 3)), 1)
+    y = (X[:, 0] > 0).astype(np.int64) if cls is CARTClassifier else X[:, 1] * 2.0
+    w = rng.uniform(0.5, 2.0, 200)
+    expected = cls(pruning=None).fit(X, y, sample_weight=w).tree_
+    owner = X.copy()
+    owner.flags.writeable = False  # read-only memory of its own: copied
+    view = X.copy()[:, :]
+    view.flags.writeable = False  # a read-only view of writable memory: made writable
+    for data in (owner, view):
+        labels, weights = y.copy(), w.copy()
+        labels.flags.writeable = weights.flags.writeable = False
+        tree = cls(pruning=None).fit(data, labels, sample_weight=weights).tree_
+        assert np.array_equal(tree.feature, expected.feature)
+        assert np.array_equal(tree.threshold, expected.threshold, equal_nan=True)
+        assert np.array_equal(tree.value, expected.value)
+        assert not data.flags.writeable and not labels.flags.writeable
+        assert np.array_equal(data, X)
+    assert _readonly_growth() == set()

@@ -465,11 +465,12 @@ def test_growth_returns_to_python_often_and_grows_the_same_tree(table, monkeypat
         return kernel(*args)
 
     monkeypatch.setattr(loop, "_grow_from", counted)
-    whole = make(pruning=None).fit(X, y)
+    # one thread: on several, each subtree is a call of its own (``engine.subtrees``)
+    whole = make(pruning=None, n_jobs=1).fit(X, y)
     once = len(calls)
     calls.clear()
     monkeypatch.setattr(loop, "WORK_PER_CALL", 1 << 16)  # 8,192 rows of 8 columns a call
-    pieces = make(pruning=None).fit(X, y)
+    pieces = make(pruning=None, n_jobs=1).fit(X, y)
     # the root's search alone is 20,000 rows: at most one call per 8,192 rows searched
     assert len(calls) >= once + 20
     assert pieces.tree_ == whole.tree_  # every field of every node, the pool, the surrogates

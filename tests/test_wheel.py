@@ -66,7 +66,11 @@ if "ALL" == "ALL":
         "cart-hist": (rootwise.CARTClassifier(splitter="hist", random_state=0), X, y),
         "regressor": (rootwise.CARTRegressor(random_state=0), X, target),
         "regressor-hist": (rootwise.CARTRegressor(splitter="hist", random_state=0), X, target),
+        "cart-threads": (rootwise.CARTClassifier(pruning=None, n_jobs=2, categorical_features=[3]),
+                         X, y),
     })
+    from rootwise.engine import subtrees
+    subtrees.MIN_ROWS = 0  # one tree's subtrees on two threads, on this small table
 trees = {}
 for name, (model, data, labels) in fits.items():
     model.fit(data, labels)

@@ -18,6 +18,7 @@ import numpy as np
 
 from .._config import CATEGORICAL, MIN_ADJUSTED_AGREEMENT, MIN_SURROGATE_SIDE
 from .._policy import Policy
+from ..input.encode import writable
 from ..prune.steps import PruningStep
 from ..tree import Tree
 from .bundles import (
@@ -46,7 +47,7 @@ _NO_DEPTH_LIMIT = np.iinfo(np.int64).max
 def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Policy,
                            validation=None, names=None, bin_edges=None,
                            cost_floor=0.0, floor_cost="impurity", train=None,
-                           presort=None) -> tuple[Tree, list[PruningStep]]:
+                           presort=None, n_threads=1) -> tuple[Tree, list[PruningStep]]:
     """(tree, pre-pruning steps): the tree of ``policy`` on the encoded matrix ``X`` (rows
     weighted by ``w``; ``y`` class codes when n_classes > 0, else regression targets).
     ``validation`` = (X_val, y_val, w_val) turns on pre-pruning; ``names`` name the columns in
@@ -55,12 +56,14 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
     "impurity": W I(t)) is at most this is not split (``cp``, ``prune.cost_complexity``).
     ``train``: grow on these rows of X, y, w only (the tree of X[train], y[train], w[train]),
     read in place, their order by each column kept from ``presort`` (``shared_presort`` of the
-    same X and w, made here when not given: cross-validation's folds share one)."""
+    same X and w, made here when not given: cross-validation's folds share one).
+    ``n_threads``: threads growing the tree's subtrees side by side (``subtrees``; the tree does
+    not depend on it)."""
     from .loop import fit
     from .node_table import to_tree
 
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    w = np.ascontiguousarray(w, dtype=np.float64)
+    X = writable(np.ascontiguousarray(X, dtype=np.float64))
+    w = writable(np.ascontiguousarray(w, dtype=np.float64))
     if train is not None:
         train = np.asarray(train)
         train = np.ascontiguousarray(np.flatnonzero(train) if train.dtype == bool else train,
@@ -101,7 +104,7 @@ def build_tree_with_report(X, y, w, kinds, n_categories, n_classes, policy: Poli
                          f"{presort.order.shape[1]} rows; this fit presorts "
                          f"{len(sorted_columns)} of {n}.")
     g = fit(rows, features, params, holdout, layout, 1 if policy.regression else n_classes,
-            unit_input, train, presort)
+            unit_input, train, presort, n_threads)
     tree = to_tree(g.nodes, g.n_nodes, g.pool, g.n_pool, g.surrogates, g.n_surrogates,
                    n_categories)
     if params.monotonic.shape[0] > 0:  # each node's value within its bounds (``monotone``)
@@ -176,8 +179,9 @@ def _reads_in_place(train: np.ndarray, n: int, policy: Policy) -> bool:
 
 def _rows(X, y, w, n_classes, policy) -> Rows:
     if policy.regression:
-        return Rows(X, np.zeros(0, dtype=np.int64), np.ascontiguousarray(y, dtype=np.float64), w)
-    return Rows(X, np.ascontiguousarray(y, dtype=np.int64), np.zeros(0), w)
+        return Rows(X, np.zeros(0, dtype=np.int64),
+                    writable(np.ascontiguousarray(y, dtype=np.float64)), w)
+    return Rows(X, writable(np.ascontiguousarray(y, dtype=np.int64)), np.zeros(0), w)
 
 
 def _features(X, kinds, n_categories, policy, bin_edges=None,
@@ -269,9 +273,10 @@ def _holdout(validation, d: int, n_classes: int) -> Holdout:
     if validation is None:
         return Holdout(np.zeros((0, d)), np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
     X_val, y_val, w_val = validation
-    X_val = np.ascontiguousarray(X_val, dtype=np.float64)
-    w_val = np.ascontiguousarray(w_val, dtype=np.float64)
+    X_val = writable(np.ascontiguousarray(X_val, dtype=np.float64))
+    w_val = writable(np.ascontiguousarray(w_val, dtype=np.float64))
     if n_classes > 0:
-        return Holdout(X_val, np.ascontiguousarray(y_val, dtype=np.int64), np.zeros(0), w_val)
+        return Holdout(X_val, writable(np.ascontiguousarray(y_val, dtype=np.int64)), np.zeros(0),
+                       w_val)
     return Holdout(X_val, np.zeros(0, dtype=np.int64),
-                   np.ascontiguousarray(y_val, dtype=np.float64), w_val)
+                   writable(np.ascontiguousarray(y_val, dtype=np.float64)), w_val)

@@ -109,11 +109,17 @@ def count_rows(h, slot, seg, start, end, n_classes):
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def root_slot(h, seg, n, n_classes):
     """The root's slot, counted from all n rows (-1 when the root is too small)."""
-    if n < h.min_rows:
+    return rows_slot(h, seg, np.int64(0), n, n_classes)  # not a literal (``bundles``, "Literals")
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def rows_slot(h, seg, start, end, n_classes):
+    """A slot counted from the rows [start, end) of ``seg`` (-1 when they are too few)."""
+    if end - start < h.min_rows:
         return -1
     slot = take(h)
     if slot >= 0:
-        count_rows(h, slot, seg, np.int64(0), n, n_classes)  # not a literal (``bundles``, "Literals")
+        count_rows(h, slot, seg, start, end, n_classes)
     return slot
 
 

@@ -37,7 +37,7 @@ from .chosen import (
     route,
 )
 from .growable import Growable, GrowableTables
-from .histograms import child_slots, release, root_slot
+from .histograms import child_slots, release, root_slot, rows_slot
 from .monotone import child_bounds, constraint_of
 from .node_stats import class_stats, regression_stats
 from .node_table import init_leaf, new_nodes, new_surrogates
@@ -172,8 +172,8 @@ def _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, param
 
 # growth state kept between the calls of ``_grow_from``: int64 slots of ``state``
 (TOP, N_HEAP, N_LEAVES, N_NODES, N_POOL, N_SUR, N_STEPS, NEED_SEG, NEED_MW, NEED_VAL,
- RELEASE_AT, WORK_BUDGET) = range(12)
-N_STATE = 12
+ RELEASE_AT, WORK_BUDGET, DEFER_BELOW) = range(13)
+N_STATE = 13
 NEVER = np.iinfo(np.int64).max
 # cells (a node's rows x the table's columns) whose splits one call of ``_grow_from`` searches
 # before it returns to Python, which then acts on a signal (``_interrupts``): about a tenth of a
@@ -257,11 +257,14 @@ def node_bound(n, params):
     return max(cap + 2, 64)
 
 
-def grow(rows, feat, params, holdout, seg, n, scr, n_out, own_segment=False):
+def grow(rows, feat, params, holdout, seg, n, scr, n_out, own_segment=False, n_threads=1,
+         new_scratch=None):
     """Grow the tree of ``params`` on ``rows`` from the root segment ``seg`` (``segments.
     root_segments``) of n rows (it may have room for more); ``holdout``: validation rows (empty X:
     no pre-pruning). ``own_segment``: no one else reads ``seg``, so its finished rows may be
-    given back as the tree grows (``pages``).
+    given back as the tree grows (``pages``). ``n_threads`` > 1 grows the subtrees below the
+    large nodes side by side (``subtrees``), each with the working memory ``new_scratch()``;
+    the tree is the same for every ``n_threads``.
 
     The loop over nodes is the kernel ``_grow_from``, which never replaces an array: it returns
     when a table lacks room for the next node, the table grows (by remapping, ``growable``, or
@@ -272,76 +275,111 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out, own_segment=False):
     per WORK_PER_CALL cells searched, so that a signal is acted on within a fraction of a second
     (``_interrupts``). (Inside a kernel, numba would also count the references of every array a
     loop replaces, on each of its iterations.)"""
+    from . import subtrees
+
     n = int(n)
-    d = feat.search.shape[0]
-    max_k = scr.sides.shape[0]
-    max_b = max_k if params.multiway else 2  # children of one split, at most
-    max_s = params.max_surrogates
-    cap = node_bound(n, params)
-    # the tables by node, the surrogate table and the pool grow without a copy (``growable``):
-    # copied, each was a peak at 10^6 rows (the regressor's pool, C4.5's node table)
-    nodes_t = GrowableTables(new_nodes(cap, n_out))
-    # int8: the pool holds an entry per category of every subset test and subset surrogate
-    # (83 million in the fully grown regressor at 10^6 rows), each -1, 0 or 1; multiway tests
-    # only reserve their slices (``record_split``)
-    pool = Growable(64, np.int8)
-    sur_t = GrowableTables(new_surrogates(max(max_s * (cap // 2), 64) if cap > 64 else 64))
-    cand = new_candidates(d)
-    sc = new_surrogate_candidates(d, max_s)
-    ch = new_chosen(max_s, max_k)
-    # multiway partition scratch (grows with C4.5's copies); a binary CART split never uses it
-    multiway = params.multiway or params.missing == FRACTIONAL
-    mw = new_multiway_scratch(n if multiway else 1, max_b)
-    # pre-pruning: the validation rows, their directions and segments, and the steps taken
-    m_val = holdout.w.shape[0]
-    size = max(m_val, 1) * 2
-    vrow, vw = unset(size, np.int64), unset(size)
-    vrow[:m_val] = np.arange(m_val)
-    vw[:m_val] = holdout.w
-    val = Validation(vrow, vw, unset(size, np.int64), unset(size, np.int64),
-                     unset(size), np.empty(max_b, dtype=np.int64),
-                     np.empty(max_b, dtype=np.int64), np.zeros((max_k, n_out)),
-                     np.empty(16, dtype=np.int64), np.empty(16), np.empty(16), np.empty(16),
-                     np.empty(16, dtype=np.bool_))
-    val_loss = np.full(1, np.nan)
-    # the pending nodes: the stack and the heap of their entries
-    pend = Pending(new_entries(64), new_entries(64), np.zeros(64))
-    state = np.zeros(N_STATE, dtype=np.int64)
-    nodes, sur = nodes_t.bundle(), sur_t.bundle()
+    g = Grower(feat, params, holdout, scr, node_bound(n, params), n_out, n)
     paths = paths_of(params, feat.search)  # the kernels' specialisation for this fit (``paths``)
-    total_weight, val_total = _root(seg, np.int64(n), holdout.w, params, scr, nodes, pend, state,
-                                    *paths)
-    finished = _finished_rows(seg, n, params, own_segment)
-    # a return every 1/16 of the nodes a tree can have, to give the finished rows back: what
-    # is left at the end of growth is about a 16th of the segment
-    step = max(cap // 16, 1)
-    state[RELEASE_AT] = step if finished is not None else NEVER
-    state[WORK_BUDGET] = max(WORK_PER_CALL // max(d, 1), 1)  # rows searched per call
-    while True:
-        _interrupts.check()  # a signal, or the main thread's interrupt in a CV fold's thread
-        # room for the largest split the next node can make (``max_b`` children, ``max_k`` pool
-        # entries for its test and each of ``max_s`` surrogates); a table is only remapped while
-        # it has no view but its own, so the bundles are dropped first
-        room, sur_room = int(state[N_NODES]) + max_b, int(state[N_SUR]) + max_s
-        if room > nodes_t.rows or sur_room > sur_t.rows:
-            nodes = sur = None
-            nodes_t.reserve(room)
-            sur_t.reserve(sur_room)
-            nodes, sur = nodes_t.bundle(), sur_t.bundle()
-        pool.reserve(int(state[N_POOL]) + max_k * (1 + max_s))
-        pend, val, seg, mw = _with_room(pend, val, seg, mw, state, max_b)
-        if _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool.array, sur,
-                      pend, val, mw, state, val_loss, total_weight, val_total, *paths):
-            break
-        if finished is not None:
-            top = int(state[TOP])
-            finished.release(int(pend.stack.seg_start[:top].min()) if top > 0 else n)
-            state[RELEASE_AT] = int(state[N_NODES]) + step
-    nodes = pend = sur = None
-    n_nodes, n_pool, n_sur = int(state[N_NODES]), int(state[N_POOL]), int(state[N_SUR])
-    return Growth(nodes_t.finished(n_nodes), n_nodes, pool.finished(n_pool), n_pool,
-                  sur_t.finished(n_sur), n_sur, val.step_node, val.step_weight,
-                  val.step_subtree, val.step_leaf, val.step_pruned, int(state[N_STEPS]))
+    total_weight, val_total = _root(seg, np.int64(n), holdout.w, params, scr, g.nodes, g.pend,
+                                    g.state, *paths)
+    defer = subtrees.defer_below(n, n_threads, params, holdout)
+    g.state[DEFER_BELOW] = defer
+    finished = None if defer else _finished_rows(seg, n, params, own_segment)
+    g.run(rows, feat, params, holdout, seg, scr, total_weight, val_total, paths, finished, n)
+    if defer and g.state[N_HEAP] > 0:
+        return subtrees.grow_deferred(g, n, rows, feat, params, holdout, seg, total_weight,
+                                      val_total, paths, n_out, n_threads, new_scratch)
+    return g.growth()
+
+
+class Grower:
+    """The tables of one growth (the node table, the category pool, the surrogate table) and
+    the loop's working memory; ``run`` grows the pending nodes into them."""
+
+    def __init__(self, feat, params, holdout, scr, cap, n_out, n):
+        d = feat.search.shape[0]
+        max_k = scr.sides.shape[0]
+        self.max_b = max_k if params.multiway else 2  # children of one split, at most
+        self.max_k, self.max_s = max_k, params.max_surrogates
+        max_s = self.max_s
+        # the tables by node, the surrogate table and the pool grow without a copy
+        # (``growable``): copied, each was a peak at 10^6 rows (the regressor's pool, C4.5's node
+        # table)
+        self.nodes_t = GrowableTables(new_nodes(cap, n_out))
+        # int8: the pool holds an entry per category of every subset test and subset surrogate
+        # (83 million in the fully grown regressor at 10^6 rows), each -1, 0 or 1; multiway
+        # tests only reserve their slices (``record_split``)
+        self.pool = Growable(64, np.int8)
+        self.sur_t = GrowableTables(new_surrogates(max(max_s * (cap // 2), 64) if cap > 64
+                                                   else 64))
+        self.cand = new_candidates(d)
+        self.sc = new_surrogate_candidates(d, max_s)
+        self.ch = new_chosen(max_s, max_k)
+        # multiway partition scratch (grows with C4.5's copies); a binary CART split never uses
+        # it
+        multiway = params.multiway or params.missing == FRACTIONAL
+        self.mw = new_multiway_scratch(n if multiway else 1, self.max_b)
+        # pre-pruning: the validation rows, their directions and segments, and the steps taken
+        m_val = holdout.w.shape[0]
+        size = max(m_val, 1) * 2
+        vrow, vw = unset(size, np.int64), unset(size)
+        vrow[:m_val] = np.arange(m_val)
+        vw[:m_val] = holdout.w
+        self.val = Validation(vrow, vw, unset(size, np.int64), unset(size, np.int64),
+                              unset(size), np.empty(self.max_b, dtype=np.int64),
+                              np.empty(self.max_b, dtype=np.int64), np.zeros((max_k, n_out)),
+                              np.empty(16, dtype=np.int64), np.empty(16), np.empty(16),
+                              np.empty(16), np.empty(16, dtype=np.bool_))
+        self.val_loss = np.full(1, np.nan)
+        # the pending nodes: the stack and the heap of their entries
+        self.pend = Pending(new_entries(64), new_entries(64), np.zeros(64))
+        self.state = np.zeros(N_STATE, dtype=np.int64)
+        self.cap = cap
+        self.nodes, self.sur = self.nodes_t.bundle(), self.sur_t.bundle()
+
+    def run(self, rows, feat, params, holdout, seg, scr, total_weight, val_total, paths,
+            finished, n):
+        """Grow every pending node (``_grow_from``, called again after each table grows);
+        ``finished``: ``pages.FinishedRows`` of the segment, or None."""
+        state, d = self.state, feat.search.shape[0]
+        max_b, max_k, max_s = self.max_b, self.max_k, self.max_s
+        # a return every 1/16 of the nodes a tree can have, to give the finished rows back: what
+        # is left at the end of growth is about a 16th of the segment
+        step = max(self.cap // 16, 1)
+        state[RELEASE_AT] = step if finished is not None else NEVER
+        state[WORK_BUDGET] = max(WORK_PER_CALL // max(d, 1), 1)  # rows searched per call
+        while True:
+            _interrupts.check()  # a signal, or the main thread's interrupt in a CV fold's thread
+            # room for the largest split the next node can make (``max_b`` children, ``max_k``
+            # pool entries for its test and each of ``max_s`` surrogates); a table is only
+            # remapped while it has no view but its own, so the bundles are dropped first
+            room, sur_room = int(state[N_NODES]) + max_b, int(state[N_SUR]) + max_s
+            if room > self.nodes_t.rows or sur_room > self.sur_t.rows:
+                self.nodes = self.sur = None
+                self.nodes_t.reserve(room)
+                self.sur_t.reserve(sur_room)
+                self.nodes, self.sur = self.nodes_t.bundle(), self.sur_t.bundle()
+            self.pool.reserve(int(state[N_POOL]) + max_k * (1 + max_s))
+            self.pend, self.val, seg, self.mw = _with_room(self.pend, self.val, seg, self.mw,
+                                                           state, max_b)
+            if _grow_from(rows, feat, params, holdout, seg, scr, self.cand, self.sc, self.ch,
+                          self.nodes, self.pool.array, self.sur, self.pend, self.val, self.mw,
+                          state, self.val_loss, total_weight, val_total, *paths):
+                break
+            if finished is not None:
+                top = int(state[TOP])
+                finished.release(int(self.pend.stack.seg_start[:top].min()) if top > 0 else n)
+                state[RELEASE_AT] = int(state[N_NODES]) + step
+
+    def growth(self):
+        """The grown tables, as ``Growth``."""
+        state, val = self.state, self.val
+        self.nodes = self.pend = self.sur = None
+        n_nodes, n_pool, n_sur = int(state[N_NODES]), int(state[N_POOL]), int(state[N_SUR])
+        return Growth(self.nodes_t.finished(n_nodes), n_nodes, self.pool.finished(n_pool),
+                      n_pool, self.sur_t.finished(n_sur), n_sur, val.step_node,
+                      val.step_weight, val.step_subtree, val.step_leaf, val.step_pruned,
+                      int(state[N_STEPS]))
 
 
 def _finished_rows(seg, n, params, own_segment):
@@ -417,6 +455,27 @@ def _root(seg, n, holdout_w, params, scr, nodes, pend, state, reg, clf, multi, s
 
 
 @njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
+def subtree_root(seg, start, end, depth, fraction, lower, upper, params, scr, nodes, pend, state,
+                 reg, clf, multi, subset, frac, surr, r8, sortd, coded):
+    """A subtree's root, pending, as node 0 of its own tables (``subtrees``): the node set
+    aside at ``depth`` with rows [start, end) of ``seg``, its branch fraction and its bounds
+    (``monotone``); ``state`` as ``_root`` leaves it. Visited again when it is popped: the
+    same numbers as its first visit."""
+    root = np.int64(0)
+    init_leaf(nodes, root, np.int64(-1), depth, fraction)
+    if params.monotonic.shape[0] > 0:
+        nodes.lower[root] = lower
+        nodes.upper[root] = upper
+    state[N_NODES] = 1
+    state[N_LEAVES] = 1
+    slot = np.int64(-1)
+    if clf is not None and subset is not None and coded is not None:  # ``histograms``
+        slot = rows_slot(scr.hist, seg, start, end, params.n_classes)
+    _put(pend.stack, root, root, start, end, root, root, slot)
+    state[TOP] = 1
+
+
+@njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool, sur, pend, val,
                mw, state, val_loss, total_weight, val_total, reg, clf, multi, subset, frac, surr,
                r8, sortd, coded):
@@ -443,7 +502,10 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
     max_s = params.max_surrogates
     done = True
     work = 0  # rows whose splits this call has searched (``grow``: WORK_BUDGET)
-    while top > 0 or n_heap > 0:
+    # depth-first, a node to split of fewer than state[DEFER_BELOW] rows is set aside on the
+    # heap, which depth-first growth has no other use for (``subtrees``: grown on other threads)
+    defer_below = state[DEFER_BELOW]
+    while top > 0 or (n_heap > 0 and best_first):
         if (n_nodes + max_b > nodes.feature.shape[0]
                 or n_pool + max_k * (1 + max_s) > pool.shape[0]
                 or n_sur + max_s > sur.feature.shape[0] or top + max_b > stack.node.shape[0]
@@ -477,6 +539,11 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
             W, ok = _visit(nodes, node, seg, start, end, params, scr.ys, scr.ws, reg, clf, r8)
             if not ok:
                 release(scr.hist, slot)
+                continue
+            if end - start < defer_below:  # a node to split, set aside with its subtree
+                release(scr.hist, slot)  # the subtree counts its own histograms
+                _put(heap, n_heap, node, start, end, vstart, vend, np.int64(-1))
+                n_heap += 1
                 continue
         # the one call of the split search (a best-first node is searched for its key, then
         # again when popped: the candidates are overwritten by the nodes searched in between)
@@ -693,7 +760,8 @@ def _keep_pending(node, start, end, vstart, vend, slot, key, best_first, stack, 
     return top + 1, n_heap
 
 
-def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, presort=None):
+def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, presort=None,
+        n_threads=1):
     """Everything a fit runs in numba, in a few calls from Python: the root's segments
     (``layout``: sorted columns, binned columns, which come from histogram bins, their codes, the
     most categories of any column and of a WIDE one), the working memory, and the growth.
@@ -702,7 +770,10 @@ def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, pres
     ``presort`` (``presort.SharedPresort`` of rows.X) instead of sorted.
     Not one kernel around them: numba links and optimises a kernel together with everything
     it calls, so a wrapper kernel would compile the whole engine a second time (12 s of CPU).
-    They release the GIL: cross-validation grows its folds on several threads."""
+    They release the GIL: cross-validation grows its folds on several threads, and a fit on
+    ``n_threads`` grows the subtrees of one tree side by side (``subtrees``)."""
+    from . import subtrees
+
     (sorted_columns, binned, from_bins, binned_codes, max_categories, max_wide) = layout
     n, d = rows.X.shape
     if train is None:
@@ -711,8 +782,15 @@ def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, pres
         # (1.46n positions at most on the benchmarks' mixed table of 10^6 rows). Pages never reached are
         # never resident.
         capacity = 2 * n if params.missing == FRACTIONAL else n
-        seg = root_segments(rows.X, rows.yc, rows.yr, rows.w, sorted_columns, binned, from_bins,
-                            binned_codes, feat.n_values, capacity, params.release8)
+        if subtrees.defer_below(n, n_threads, params, holdout) > 0:  # capacity n
+            seg = subtrees.root_segments_threaded(rows.X, rows.yc, rows.yr, rows.w,
+                                                  sorted_columns, binned, from_bins,
+                                                  binned_codes, feat.n_values, params.release8,
+                                                  n_threads)
+        else:
+            seg = root_segments(rows.X, rows.yc, rows.yr, rows.w, sorted_columns, binned,
+                                from_bins, binned_codes, feat.n_values, capacity,
+                                params.release8)
         n_train = n
     else:
         words = kept_words(presort, rows.yc, train, n)
@@ -724,10 +802,14 @@ def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, pres
     # fractions); their children are the two of a binary split, grown depth-first
     histograms = (unit_input and not params.regression and params.missing != FRACTIONAL
                   and not params.multiway and params.max_leaf_nodes == 0)
-    scr = new_scratch(n_train, d, params.n_classes, width, binned, feat.n_values,
-                      max_categories, max_wide, seg.codes.shape[1], unit_input, histograms, n,
-                      params.criterion == ENTROPY,
-                      params.regression and (params.median or params.criterion == ABSOLUTE_ERROR),
-                      params.multiway or params.missing == FRACTIONAL)
-    return grow(rows, feat, params, holdout, seg, np.int64(n_train), scr, n_out,
-                own_segment=True)
+
+    def scratch():  # a thread's own working memory (``subtrees``)
+        return new_scratch(n_train, d, params.n_classes, width, binned, feat.n_values,
+                           max_categories, max_wide, seg.codes.shape[1], unit_input, histograms,
+                           n, params.criterion == ENTROPY,
+                           params.regression and (params.median
+                                                  or params.criterion == ABSOLUTE_ERROR),
+                           params.multiway or params.missing == FRACTIONAL)
+
+    return grow(rows, feat, params, holdout, seg, np.int64(n_train), scratch(), n_out,
+                own_segment=True, n_threads=n_threads, new_scratch=scratch)

@@ -111,7 +111,7 @@ def code_at(codes, t, slot):
 # ----------------------------------------------------------------------------- the root
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def presort_column(column, w, yc, out, j48):
     """One column's words at the root into ``out``: the rows with a known value and positive
     weight by value (stable: ties in row order), then the others in row order, flagged END;

@@ -130,11 +130,11 @@ def encode_numeric_array(X, schema: Schema, *, check_finite: bool = True) -> np.
 
 
 def writable(a: np.ndarray) -> np.ndarray:
-    """``a`` as a writable array, for the kernels, which only read it. pandas (copy-on-write)
-    hands out its blocks read-only, and numba compiles a separate specialisation of every kernel
-    for a read-only array, one that ``rootwise compile`` (numpy input) does not build: a first
-    prediction from a DataFrame would compile it. A writable view when the memory underneath is
-    writable, a copy otherwise."""
+    """``a`` as a writable array, for the kernels, which only read it (the growth's X, y and w,
+    a prediction's rows). pandas (copy-on-write) hands out its blocks read-only, and numba
+    compiles a separate specialisation of every kernel for a read-only array, one that
+    ``rootwise compile`` (numpy input) does not build: a first fit or prediction would compile
+    it. A writable view when the memory underneath is writable, a copy otherwise."""
     if a.flags.writeable:
         return a
     view = a.view()
