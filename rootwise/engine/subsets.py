@@ -85,13 +85,19 @@ def _decrease(parent, left, total, right, criterion):
 @njit(cache=True, _nrt=False, inline="always", no_cfunc_wrapper=True)
 def stable_order(key, items, m, scr):
     """scr.order[:m] = items[:m] sorted by key[item], ties keeping their order (``np.argsort(...,
-    kind="mergesort")`` of the keys, applied to the items): insertion sort for a few; else the
-    keys travel with the items (scr.sorted_key), runs of RUN are sorted by insertion and merged
-    bottom-up through scr.spare. Every loop indexes a view from 0: numba then adds no fix-up for
-    negative indices to each access."""
+    kind="mergesort")`` of the keys, applied to the items): ``_sort_run``."""
     order = scr.order
     for i in range(m):
         order[i] = items[i]
+    _sort_run(key, order[:m], m, scr)
+
+
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _sort_run(key, order, m, scr):
+    """Sort the m items of ``order`` (a view) in place by key[item], ties keeping their order:
+    insertion sort for a few; else the keys travel with the items (scr.sorted_key), runs of RUN
+    are sorted by insertion and merged bottom-up through scr.spare. Every loop indexes a view
+    from 0: numba then adds no fix-up for negative indices to each access."""
     if m <= RUN:
         for i in range(1, m):
             t = order[i]
@@ -108,7 +114,7 @@ def stable_order(key, items, m, scr):
     for lo in range(0, m, RUN):
         insertion_sort(order[lo:min(lo + RUN, m)], keys[lo:min(lo + RUN, m)])
     width = RUN
-    src, src_k, dst, dst_k = order, keys, scr.spare, scr.spare_key
+    src, src_k, dst, dst_k = order, keys, scr.spare[:m], scr.spare_key
     in_spare = False
     while width < m:
         for lo in range(0, m, 2 * width):
@@ -122,6 +128,44 @@ def stable_order(key, items, m, scr):
     if in_spare:
         for i in range(m):
             order[i] = scr.spare[i]
+
+
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _class_order(stats, k_class, present, m, scr):
+    """``stable_order`` of the present entries by their proportion of class k_class (keys into
+    scr.key): the entries at 0 first and those at 1 last, each group in code order, and only
+    the others sorted (a stable sort's result; in small nodes most categories are pure or lack
+    the class). A key outside (0, 1) among the others (no weight is negative, so none should
+    be) sends them to the plain sort."""
+    key, sizes, order = scr.key, scr.sizes, scr.order
+    n0, n1 = 0, 0
+    for c in range(m):
+        e = present[c]
+        v = stats[e, k_class] / sizes[e]
+        key[e] = v
+        if v == 0.0:
+            n0 += 1
+        elif v == 1.0:
+            n1 += 1
+    i0, i_mid, i1 = 0, n0, m - n1
+    odd = False
+    for c in range(m):
+        e = present[c]
+        v = key[e]
+        if v == 0.0:
+            order[i0] = e
+            i0 += 1
+        elif v == 1.0:
+            order[i1] = e
+            i1 += 1
+        else:
+            odd |= not (0.0 < v < 1.0)
+            order[i_mid] = e
+            i_mid += 1
+    if odd:
+        stable_order(key, present, m, scr)
+    elif m - n0 - n1 > 1:
+        _sort_run(key, order[n0:m - n1], m - n0 - n1, scr)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -148,19 +192,22 @@ def _merge(a_items, a_keys, b_items, b_keys, out_items, out_keys):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _prefix_scan(order, m, stats, parent, criterion, min_leaf, scr):
+def _prefix_scan(order, m, stats, parent, criterion, min_leaf, exact_total, scr):
     """Best prefix of order[:m] (entries) as the left side: (cut, decrease); cut = 0 when none
     is admissible. The first prefix whose decrease beats the best so far by TIE_TOLERANCE wins:
     pass 1 ranks the prefixes by the proxy of their decrease, and the exact decrease is taken
     over those within the window of the best only (``proxies``), of the best alone when no
-    other is within it."""
+    other is within it (from the left sums pass 1 kept: the same sums, in the same order).
+    The class totals are summed in this order, unless ``exact_total``: counts, whose sums in
+    scr.total are the same in any order."""
     total, left = scr.total, scr.left
     C = stats.shape[1]
-    for k in range(C):
-        total[k] = 0.0
-    for c in range(m):
+    if not exact_total:
         for k in range(C):
-            total[k] += stats[order[c], k]
+            total[k] = 0.0
+        for c in range(m):
+            for k in range(C):
+                total[k] += stats[order[c], k]
     w_all = _sum(total)
     if C == 2 and criterion == GINI:
         top_cut, top, second = _top_prefix_gini_two(order, m, stats, w_all, min_leaf, scr)
@@ -169,14 +216,17 @@ def _prefix_scan(order, m, stats, parent, criterion, min_leaf, scr):
     if top_cut == 0:
         return 0, -np.inf
     floor = window_floor(top, w_all)
+    if second < floor:  # the best alone is within the window: its decrease is the one needed
+        d = _decrease(parent, scr.right, total, scr.trial, criterion)
+        if d > -np.inf + TIE_TOLERANCE:
+            return top_cut, d
+        return 0, -np.inf
     for k in range(C):
         left[k] = 0.0
     best_cut, best = 0, -np.inf
     for c in range(m - 1):
         for k in range(C):
             left[k] += stats[order[c], k]
-        if second < floor and c + 1 < top_cut:
-            continue  # the best alone is within the window: its decrease is the one needed
         wl = _sum(left)
         if wl < min_leaf or w_all - wl < min_leaf:
             continue
@@ -185,36 +235,49 @@ def _prefix_scan(order, m, stats, parent, criterion, min_leaf, scr):
         d = _decrease(parent, left, total, scr.trial, criterion)
         if d > best + TIE_TOLERANCE:
             best_cut, best = c + 1, d
-        if second < floor:
-            break
     return best_cut, best
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr):
     """Pass 1 of ``_prefix_scan``: (the first prefix length with the largest proxy, 0 when none
-    is admissible; that proxy; the largest of the others)."""
-    total, left = scr.total, scr.left
+    is admissible; that proxy; the largest of the others). The left sums at that prefix go to
+    scr.right."""
+    total, left, at_top = scr.total, scr.left, scr.right
     C = stats.shape[1]
     if C == 3 and criterion == GINI:
         return _top_prefix_gini_three(order, m, stats, w_all, min_leaf, scr)
     for k in range(C):
         left[k] = 0.0
     top, top_cut, second = -np.inf, 0, -np.inf
+    gini = criterion == GINI
     for c in range(m - 1):
-        for k in range(C):
-            left[k] += stats[order[c], k]
-        wl = _sum(left)
-        if wl < min_leaf or w_all - wl < min_leaf:
-            continue
-        if criterion == GINI:  # split_proxy's numbers, without its divisions when surely below
-            sl, sr = squares(left, total, C)  # the second so far
-            v = gini_proxy_above(sl, sr, wl, w_all - wl, second)
-        else:
+        e = order[c]
+        if gini:  # one loop for the sums, W_l and ``squares``: each summed from 0 in class order
+            wl, sl, sr = 0.0, 0.0, 0.0
+            for k in range(C):
+                x = left[k] + stats[e, k]
+                left[k] = x
+                wl += x
+                r = total[k] - x
+                sl += x * x
+                sr += r * r
+            wr = w_all - wl
+            if wl < min_leaf or wr < min_leaf:
+                continue
+            v = gini_proxy_above(sl, sr, wl, wr, second)  # split_proxy's numbers, without its
+        else:  # divisions when surely below the second so far
+            for k in range(C):
+                left[k] += stats[e, k]
+            wl = _sum(left)
+            if wl < min_leaf or w_all - wl < min_leaf:
+                continue
             v = split_proxy(left, total, wl, w_all - wl, C, criterion)
         top, second, is_top = ranked(v, top, second)
         if is_top:
             top_cut = c + 1
+            for k in range(C):
+                at_top[k] = left[k]
     return top_cut, top, second
 
 
@@ -222,7 +285,7 @@ def _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr):
 def _top_prefix_gini_three(order, m, stats, w_all, min_leaf, scr):
     """``_top_prefix`` for three classes and Gini, the left sums in registers (the heuristic's
     three class orders of up to hundreds of categories). Its proxies are ``split_proxy``'s
-    numbers: sums from 0 in class order, and 0.0 + x is x."""
+    numbers: sums from 0 in class order, and 0.0 + x is x. The top's sums go to scr.right."""
     t0, t1, t2 = scr.total[0], scr.total[1], scr.total[2]
     l0, l1, l2 = 0.0, 0.0, 0.0
     top, top_cut, second = -np.inf, 0, -np.inf
@@ -243,6 +306,7 @@ def _top_prefix_gini_three(order, m, stats, w_all, min_leaf, scr):
         top, second, is_top = ranked(v, top, second)
         if is_top:
             top_cut = c + 1
+            scr.right[0], scr.right[1], scr.right[2] = l0, l1, l2
     return top_cut, top, second
 
 
@@ -250,7 +314,8 @@ def _top_prefix_gini_three(order, m, stats, w_all, min_leaf, scr):
 def _top_prefix_gini_two(order, m, stats, w_all, min_leaf, scr):
     """``_top_prefix`` for two classes and Gini: the left sums in registers, and the divisions
     skipped for a prefix whose proxy is surely below the second largest so far (cross-multiplied,
-    less the margin SURE). Its proxies are ``split_proxy``'s numbers."""
+    less the margin SURE). Its proxies are ``split_proxy``'s numbers; the top's sums go to
+    scr.right."""
     t0, t1 = scr.total[0], scr.total[1]
     l0, l1 = 0.0, 0.0
     top, top_cut, second = -np.inf, 0, -np.inf
@@ -268,6 +333,7 @@ def _top_prefix_gini_two(order, m, stats, w_all, min_leaf, scr):
         top, second, is_top = ranked(v, top, second)
         if is_top:
             top_cut = c + 1
+            scr.right[0], scr.right[1] = l0, l1
     return top_cut, top, second
 
 
@@ -305,17 +371,17 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
         for c in range(m):
             scr.key[present[c]] = stats[present[c], C - 1] / sizes[present[c]]
         stable_order(scr.key, present, m, scr)
-        cut, best = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, scr)
+        cut, best = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, False, scr)
         for c in range(cut):
             best_in_left[scr.order[c]] = True
     elif m <= max_exhaustive:
         best = _exhaustive(present, m, stats, parent, criterion, min_leaf, scr)
     else:
+        exact_total = _whole(present, m, stats) and _sum(total) < 2.0 ** 52
         for k_class in range(C):
-            for c in range(m):
-                scr.key[present[c]] = stats[present[c], k_class] / sizes[present[c]]
-            stable_order(scr.key, present, m, scr)
-            cut, d = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, scr)
+            _class_order(stats, k_class, present, m, scr)
+            cut, d = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, exact_total,
+                                  scr)
             if cut > 0 and d > best + TIE_TOLERANCE:
                 best = d
                 for c in range(m):
@@ -391,6 +457,8 @@ def _gray_top(present, m, stats, w_all, min_leaf, scr):
     full = (1 << (m - 1)) - 1  # every category on the left: not a split
     if stats.shape[1] == 3:
         top, second, top_mask = _gray_top_three(present, full, stats, scr.total, w_all, min_leaf)
+    elif w_all <= 2.0 ** 25:
+        top, second, top_mask = _gray_top_dots(present, m, full, stats, w_all, min_leaf, scr)
     else:
         top, second, top_mask = _gray_top_any(present, full, stats, scr.total, scr.left, w_all,
                                               min_leaf)
@@ -424,6 +492,60 @@ def _gray_top_any(present, full, stats, total, left, w_all, min_leaf):
             continue
         sl, sr = squares(left, total, C)
         top, second, is_top = ranked(gini_proxy_above(sl, sr, wl, wr, second), top, second)
+        if is_top:
+            top_mask = mask
+    return top, second, top_mask
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _gray_top_dots(present, m, full, stats, w_all, min_leaf, scr):
+    """``_gray_top_any`` for counts at a node of weight W <= 2^25, in fewer operations: with
+    l the left sums, t the totals and s the moving category's counts (sign +-1),
+
+        |l + s|^2 = |l|^2 + 2 l.s + |s|^2,    |t - l|^2 = |t|^2 - 2 t.l + |l|^2,
+
+    so a step costs one dot product and the update of l; t.s and |s|^2 are taken once per
+    category (into scr.key, scr.sorted_key). Every number is a whole number below 2^53 (at most
+    2 W^2), so exact: the same sums of squares as ``squares`` takes, hence the same proxies."""
+    total, left = scr.total, scr.left
+    C = stats.shape[1]
+    ts_of, ss_of = scr.key, scr.sorted_key
+    for c in range(m):
+        e = present[c]
+        ts, ss = 0.0, 0.0
+        for k in range(C):
+            x = stats[e, k]
+            ts += total[k] * x
+            ss += x * x
+        ts_of[e], ss_of[e] = ts, ss
+    e = present[0]
+    tt, tl, sl, wl = 0.0, ts_of[e], ss_of[e], 0.0
+    for k in range(C):
+        x = stats[e, k]
+        left[k] = x
+        tt += total[k] * total[k]
+        wl += x
+    top, second = -np.inf, -np.inf
+    mask, top_mask = 0, -1
+    for g in range(full + 1):
+        if g > 0:
+            e, sign, mask = _gray_step(g, mask, present)
+            dot, we = 0.0, 0.0
+            for k in range(C):
+                x = stats[e, k]
+                dot += left[k] * x
+                we += x
+                left[k] += sign * x
+            sl += sign * (2.0 * dot) + ss_of[e]
+            tl += sign * ts_of[e]
+            wl += sign * we
+        if mask == full:
+            continue
+        wr = w_all - wl
+        if wl < min_leaf or wr < min_leaf:
+            continue
+        v = gini_proxy_above(sl, tt - 2.0 * tl + sl, wl, wr, second)
+        top, second, is_top = ranked(v, top, second)
         if is_top:
             top_mask = mask
     return top, second, top_mask
@@ -569,15 +691,19 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
         for c in range(m):
             v = present[c]
             going = -1.0 if mask[v] else 1.0
+            wl, sl, sr = 0.0, 0.0, 0.0  # ``_sum`` and ``squares`` of the trial, in one loop
             for k in range(C):
-                trial[k] = left[k] + going * stats[v, k]
+                x = left[k] + going * stats[v, k]
+                trial[k] = x
+                wl += x
+                r = total[k] - x
+                sl += x * x
+                sr += r * r
             n_trial = n_left + (-1 if mask[v] else 1)
-            wl = _sum(trial)
             wr = w_all - wl
             if not (0 < n_trial < m and wl >= min_leaf and wr >= min_leaf):
                 continue
             if gini and wl > 0.0 and wr > 0.0:
-                sl, sr = squares(trial, total, C)
                 if sl / wl + sr / wr < floor:
                     continue
             d = _decrease(parent, trial, total, right, criterion)
