@@ -46,6 +46,9 @@ class SubsetScratch(NamedTuple):
     spare_key: np.ndarray  # per entry: their merge buffer
     in_left: np.ndarray  # per entry, bool: the candidate
     best_in_left: np.ndarray  # per entry, bool
+    dot_total: np.ndarray  # per entry: t.s, its counts s against the totals t (``_top_counts``)
+    square: np.ndarray  # per entry: |s|^2
+    bucket_end: np.ndarray  # per entry, int64: the bucket sort's counts (``class_order``)
     total: np.ndarray  # per class
     left: np.ndarray  # per class
     trial: np.ndarray  # per class
@@ -58,6 +61,7 @@ def new_subset_scratch(n_entries, width):
     return SubsetScratch(np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
                          np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m),
                          np.empty(m), np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.bool_),
+                         np.empty(m), np.empty(m), np.empty(m, dtype=np.int64),
                          np.empty(width), np.empty(width), np.empty(width), np.empty(width))
 
 
@@ -130,13 +134,13 @@ def _sort_run(key, order, m, scr):
             order[i] = scr.spare[i]
 
 
-@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _class_order(stats, k_class, present, m, scr):
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
+def class_order(stats, k_class, present, m, scr):
     """``stable_order`` of the present entries by their proportion of class k_class (keys into
-    scr.key): the entries at 0 first and those at 1 last, each group in code order, and only
-    the others sorted (a stable sort's result; in small nodes most categories are pure or lack
-    the class). A key outside (0, 1) among the others (no weight is negative, so none should
-    be) sends them to the plain sort."""
+    scr.key): the entries at 0 first and those at 1 last, each group in code order (in small
+    nodes most categories are pure or lack the class), and the others between them by
+    ``_bucket_sort``. A key outside (0, 1) among the others (no weight is negative, so none
+    should be) sends them all to the plain sort."""
     key, sizes, order = scr.key, scr.sizes, scr.order
     n0, n1 = 0, 0
     for c in range(m):
@@ -147,8 +151,10 @@ def _class_order(stats, k_class, present, m, scr):
             n0 += 1
         elif v == 1.0:
             n1 += 1
-    i0, i_mid, i1 = 0, n0, m - n1
+    i0, i1 = 0, m - n1
+    n_mid = 0
     odd = False
+    mid, mid_key = scr.spare, scr.spare_key
     for c in range(m):
         e = present[c]
         v = key[e]
@@ -160,12 +166,54 @@ def _class_order(stats, k_class, present, m, scr):
             i1 += 1
         else:
             odd |= not (0.0 < v < 1.0)
-            order[i_mid] = e
-            i_mid += 1
+            mid[n_mid] = e
+            mid_key[n_mid] = v
+            n_mid += 1
     if odd:
         stable_order(key, present, m, scr)
-    elif m - n0 - n1 > 1:
-        _sort_run(key, order[n0:m - n1], m - n0 - n1, scr)
+    elif n_mid > 0:
+        _bucket_sort(key, order[n0:n0 + n_mid], n_mid, scr)
+
+
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _bucket_sort(key, out, n, scr):
+    """out[:n] = the items scr.spare[:n] (keys scr.spare_key[:n], in (0, 1)) in the order of a
+    stable sort by key: a counting sort into n buckets, then each bucket sorted (``_sort_run``:
+    stable). The bucket of a key never decreases with the key, so the whole is the stable
+    sort's order. The buckets split the range of the keys' bit patterns evenly (the bits of a
+    positive double grow with it, about as its logarithm): keys crowded near 0, as a rare
+    class's proportions are, still spread."""
+    items, keys, ends = scr.spare, scr.spare_key, scr.bucket_end
+    bits = keys.view(np.int64)
+    lo, hi = bits[0], bits[0]
+    for i in range(n):
+        lo = min(lo, bits[i])
+        hi = max(hi, bits[i])
+    if n <= RUN or hi == lo:
+        for i in range(n):
+            out[i] = items[i]
+        if n > 1 and hi > lo:
+            _sort_run(key, out, n, scr)
+        return
+    scale = n / np.float64(hi - lo)
+    for b in range(n):
+        ends[b] = 0
+    for i in range(n):
+        ends[min(np.int64(np.float64(bits[i] - lo) * scale), n - 1)] += 1
+    at = 0
+    for b in range(n):  # each bucket's start
+        size = ends[b]
+        ends[b] = at
+        at += size
+    for i in range(n):
+        b = min(np.int64(np.float64(bits[i] - lo) * scale), n - 1)
+        out[ends[b]] = items[i]
+        ends[b] += 1  # ends at the bucket's end
+    start = 0  # scr.spare and scr.spare_key are free: _sort_run's buffers
+    for b in range(n):
+        if ends[b] - start > 1:
+            _sort_run(key, out[start:ends[b]], ends[b] - start, scr)
+        start = ends[b]
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -192,14 +240,15 @@ def _merge(a_items, a_keys, b_items, b_keys, out_items, out_keys):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _prefix_scan(order, m, stats, parent, criterion, min_leaf, exact_total, scr):
+def _prefix_scan(order, m, stats, parent, criterion, min_leaf, exact_total, counts, scr):
     """Best prefix of order[:m] (entries) as the left side: (cut, decrease); cut = 0 when none
     is admissible. The first prefix whose decrease beats the best so far by TIE_TOLERANCE wins:
     pass 1 ranks the prefixes by the proxy of their decrease, and the exact decrease is taken
     over those within the window of the best only (``proxies``), of the best alone when no
     other is within it (from the left sums pass 1 kept: the same sums, in the same order).
     The class totals are summed in this order, unless ``exact_total``: counts, whose sums in
-    scr.total are the same in any order."""
+    scr.total are the same in any order. ``counts``: Gini on counts at a node of weight at
+    most 2^25, pass 1 by ``_top_counts``."""
     total, left = scr.total, scr.left
     C = stats.shape[1]
     if not exact_total:
@@ -211,6 +260,8 @@ def _prefix_scan(order, m, stats, parent, criterion, min_leaf, exact_total, scr)
     w_all = _sum(total)
     if C == 2 and criterion == GINI:
         top_cut, top, second = _top_prefix_gini_two(order, m, stats, w_all, min_leaf, scr)
+    elif counts:
+        top_cut, top, second = _top_counts(order, m, stats, w_all, min_leaf, scr)
     else:
         top_cut, top, second = _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr)
     if top_cut == 0:
@@ -273,6 +324,65 @@ def _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr):
             if wl < min_leaf or w_all - wl < min_leaf:
                 continue
             v = split_proxy(left, total, wl, w_all - wl, C, criterion)
+        top, second, is_top = ranked(v, top, second)
+        if is_top:
+            top_cut = c + 1
+            for k in range(C):
+                at_top[k] = left[k]
+    return top_cut, top, second
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _dots_of(present, m, stats, scr):
+    """t.s and |s|^2 of each present entry (counts s, totals t = scr.total) into scr.dot_total
+    and scr.square: whole numbers, exact in any order."""
+    total = scr.total
+    for c in range(m):
+        e = present[c]
+        ts, ss = 0.0, 0.0
+        for k in range(stats.shape[1]):
+            x = stats[e, k]
+            ts += total[k] * x
+            ss += x * x
+        scr.dot_total[e], scr.square[e] = ts, ss
+
+
+@njit(cache=True, _nrt=False, fastmath={"reassoc", "contract"}, no_cpython_wrapper=True,
+      no_cfunc_wrapper=True)
+def _dot_move(left, stats, e, sign):
+    """l.s for the sums ``left`` and entry e's counts s, then l += sign s. Whole numbers below
+    2^53: exact in any order, so the compiler may reassociate (and vectorise) the sum."""
+    d = 0.0
+    for k in range(left.shape[0]):
+        x = stats[e, k]
+        d += left[k] * x
+        left[k] += sign * x
+    return d
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _top_counts(order, m, stats, w_all, min_leaf, scr):
+    """``_top_prefix`` for Gini on counts at a node of weight W <= 2^25 (``_gray_top_dots``'s
+    identities): a prefix costs one dot product and the update of its sums, every number a
+    whole number below 2^53, so the same sums of squares and proxies. scr.dot_total,
+    scr.square: ``_dots_of``."""
+    total, left, at_top = scr.total, scr.left, scr.right
+    C = stats.shape[1]
+    tt = 0.0
+    for k in range(C):
+        left[k] = 0.0
+        tt += total[k] * total[k]
+    sl, tl, wl = 0.0, 0.0, 0.0
+    top, top_cut, second = -np.inf, 0, -np.inf
+    for c in range(m - 1):
+        e = order[c]
+        sl += 2.0 * _dot_move(left[:C], stats, e, 1.0) + scr.square[e]
+        tl += scr.dot_total[e]
+        wl += scr.sizes[e]
+        wr = w_all - wl
+        if wl < min_leaf or wr < min_leaf:
+            continue
+        v = gini_proxy_above(sl, tt - 2.0 * tl + sl, wl, wr, second)
         top, second, is_top = ranked(v, top, second)
         if is_top:
             top_cut = c + 1
@@ -371,17 +481,21 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
         for c in range(m):
             scr.key[present[c]] = stats[present[c], C - 1] / sizes[present[c]]
         stable_order(scr.key, present, m, scr)
-        cut, best = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, False, scr)
+        cut, best = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, False, False,
+                                 scr)
         for c in range(cut):
             best_in_left[scr.order[c]] = True
     elif m <= max_exhaustive:
         best = _exhaustive(present, m, stats, parent, criterion, min_leaf, scr)
     else:
         exact_total = _whole(present, m, stats) and _sum(total) < 2.0 ** 52
+        counts = exact_total and criterion == GINI and C > 3 and _sum(total) <= 2.0 ** 25
+        if counts:
+            _dots_of(present, m, stats, scr)
         for k_class in range(C):
-            _class_order(stats, k_class, present, m, scr)
+            class_order(stats, k_class, present, m, scr)
             cut, d = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, exact_total,
-                                  scr)
+                                  counts, scr)
             if cut > 0 and d > best + TIE_TOLERANCE:
                 best = d
                 for c in range(m):
@@ -505,19 +619,12 @@ def _gray_top_dots(present, m, full, stats, w_all, min_leaf, scr):
         |l + s|^2 = |l|^2 + 2 l.s + |s|^2,    |t - l|^2 = |t|^2 - 2 t.l + |l|^2,
 
     so a step costs one dot product and the update of l; t.s and |s|^2 are taken once per
-    category (into scr.key, scr.sorted_key). Every number is a whole number below 2^53 (at most
+    category (``_dots_of``). Every number is a whole number below 2^53 (at most
     2 W^2), so exact: the same sums of squares as ``squares`` takes, hence the same proxies."""
     total, left = scr.total, scr.left
     C = stats.shape[1]
-    ts_of, ss_of = scr.key, scr.sorted_key
-    for c in range(m):
-        e = present[c]
-        ts, ss = 0.0, 0.0
-        for k in range(C):
-            x = stats[e, k]
-            ts += total[k] * x
-            ss += x * x
-        ts_of[e], ss_of[e] = ts, ss
+    _dots_of(present, m, stats, scr)
+    ts_of, ss_of = scr.dot_total, scr.square
     e = present[0]
     tt, tl, sl, wl = 0.0, ts_of[e], ss_of[e], 0.0
     for k in range(C):
@@ -530,15 +637,9 @@ def _gray_top_dots(present, m, full, stats, w_all, min_leaf, scr):
     for g in range(full + 1):
         if g > 0:
             e, sign, mask = _gray_step(g, mask, present)
-            dot, we = 0.0, 0.0
-            for k in range(C):
-                x = stats[e, k]
-                dot += left[k] * x
-                we += x
-                left[k] += sign * x
-            sl += sign * (2.0 * dot) + ss_of[e]
+            sl += sign * (2.0 * _dot_move(left[:C], stats, e, sign)) + ss_of[e]
             tl += sign * ts_of[e]
-            wl += sign * we
+            wl += sign * scr.sizes[e]
         if mask == full:
             continue
         wr = w_all - wl
