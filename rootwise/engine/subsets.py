@@ -503,7 +503,8 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
                 for c in range(cut):
                     best_in_left[scr.order[c]] = True
         if best > -np.inf:
-            best = _improve_by_moves(present, m, stats, parent, criterion, min_leaf, best, scr)
+            best = _improve_by_moves(present, m, stats, parent, criterion, min_leaf, best, counts,
+                                     scr)
     if best == -np.inf:
         return False
     flip = not best_in_left[present[0]]  # canonical: the lowest present code on the left
@@ -768,9 +769,10 @@ def _moves_floor(current, parent, w_all):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, scr):
+def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, counts, scr):
     """Move single categories (in code order) across while that raises the decrease; the best
-    partition is scr.best_in_left, updated in place. Returns its decrease."""
+    partition is scr.best_in_left, updated in place. Returns its decrease. ``counts``: as
+    ``_prefix_scan``'s."""
     C = stats.shape[1]
     total, left, trial = scr.total, scr.left, scr.trial
     mask = scr.best_in_left
@@ -785,6 +787,13 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
                 left[k] += stats[present[c], k]
     right = scr.right
     gini = criterion == GINI
+    tt, sl_now, tl_now, wl_now = 0.0, 0.0, 0.0, 0.0
+    if counts:  # |t|^2, |l|^2, t.l, W_l: ``_top_counts``
+        for k in range(C):
+            tt += total[k] * total[k]
+            sl_now += left[k] * left[k]
+            tl_now += total[k] * left[k]
+            wl_now += left[k]
     improved = True
     while improved:
         improved = False
@@ -792,14 +801,23 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
         for c in range(m):
             v = present[c]
             going = -1.0 if mask[v] else 1.0
-            wl, sl, sr = 0.0, 0.0, 0.0  # ``_sum`` and ``squares`` of the trial, in one loop
-            for k in range(C):
-                x = left[k] + going * stats[v, k]
-                trial[k] = x
-                wl += x
-                r = total[k] - x
-                sl += x * x
-                sr += r * r
+            if counts:  # the trial's |l|^2 by a dot product: exact, so ``squares``' numbers
+                dot = 0.0
+                for k in range(C):
+                    dot += left[k] * stats[v, k]
+                sl = sl_now + going * (2.0 * dot) + scr.square[v]
+                tl = tl_now + going * scr.dot_total[v]
+                wl = wl_now + going * scr.sizes[v]
+                sr = tt - 2.0 * tl + sl
+            else:
+                wl, sl, sr = 0.0, 0.0, 0.0  # ``_sum`` and ``squares`` of the trial, in one loop
+                for k in range(C):
+                    x = left[k] + going * stats[v, k]
+                    trial[k] = x
+                    wl += x
+                    r = total[k] - x
+                    sl += x * x
+                    sr += r * r
             n_trial = n_left + (-1 if mask[v] else 1)
             wr = w_all - wl
             if not (0 < n_trial < m and wl >= min_leaf and wr >= min_leaf):
@@ -807,6 +825,9 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
             if gini and wl > 0.0 and wr > 0.0:
                 if sl / wl + sr / wr < floor:
                     continue
+            if counts:
+                for k in range(C):
+                    trial[k] = left[k] + going * stats[v, k]
             d = _decrease(parent, trial, total, right, criterion)
             if d > current + TIE_TOLERANCE:
                 current = d
@@ -816,6 +837,8 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
                 n_left = n_trial
                 for k in range(C):
                     left[k] = trial[k]
+                if counts:
+                    sl_now, tl_now, wl_now = sl, tl, wl
     return current
 
 
