@@ -32,6 +32,7 @@ from .criteria import impurity, regression_proxy
 from .proxies import WINDOW, gini_proxy_above, ranked, split_proxy, squares, window_floor
 
 RUN = 32  # items a sort orders by insertion before it merges
+INNER = 3  # categories the exhaustive search on counts runs through in an inner loop
 
 
 class SubsetScratch(NamedTuple):
@@ -49,6 +50,7 @@ class SubsetScratch(NamedTuple):
     dot_total: np.ndarray  # per entry: t.s, its counts s against the totals t (``_top_counts``)
     square: np.ndarray  # per entry: |s|^2
     bucket_end: np.ndarray  # per entry, int64: the bucket sort's counts (``class_order``)
+    blocks: np.ndarray  # (2^INNER, 4): ``_gray_top_blocks``' sums per inner combination
     total: np.ndarray  # per class
     left: np.ndarray  # per class
     trial: np.ndarray  # per class
@@ -62,6 +64,7 @@ def new_subset_scratch(n_entries, width):
                          np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m),
                          np.empty(m), np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.bool_),
                          np.empty(m), np.empty(m), np.empty(m, dtype=np.int64),
+                         np.empty((1 << INNER, 4)),
                          np.empty(width), np.empty(width), np.empty(width), np.empty(width))
 
 
@@ -570,7 +573,9 @@ def _gray_top(present, m, stats, w_all, min_leaf, scr):
     where the order cannot break a tie. Writes that partition to scr.best_in_left; returns
     (top, second)."""
     full = (1 << (m - 1)) - 1  # every category on the left: not a split
-    if stats.shape[1] == 3:
+    if w_all <= 2.0 ** 25 and m > INNER + 1:
+        top, second, top_mask = _gray_top_blocks(present, m, full, stats, w_all, min_leaf, scr)
+    elif stats.shape[1] == 3:
         top, second, top_mask = _gray_top_three(present, full, stats, scr.total, w_all, min_leaf)
     elif w_all <= 2.0 ** 25:
         top, second, top_mask = _gray_top_dots(present, m, full, stats, w_all, min_leaf, scr)
@@ -609,6 +614,85 @@ def _gray_top_any(present, full, stats, total, left, w_all, min_leaf):
         top, second, is_top = ranked(gini_proxy_above(sl, sr, wl, wr, second), top, second)
         if is_top:
             top_mask = mask
+    return top, second, top_mask
+
+
+@njit(cache=True, _nrt=False, fastmath={"reassoc", "contract"}, no_cpython_wrapper=True,
+      no_cfunc_wrapper=True)
+def _dot(left, stats, e):
+    """l.s for the sums ``left`` and entry e's counts s: whole numbers below 2^53, exact in any
+    order (``_dot_move``)."""
+    d = 0.0
+    for k in range(left.shape[0]):
+        d += left[k] * stats[e, k]
+    return d
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _gray_top_blocks(present, m, full, stats, w_all, min_leaf, scr):
+    """``_gray_top_dots`` with the first INNER categories after present[0] in an inner loop:
+    for each partition of the others (Gray-code order, left sums l), the 2^INNER ways to add
+    some of the inner ones, X_j their summed counts, score from
+
+        |l + X_j|^2 = |l|^2 + 2 l.X_j + |X_j|^2,    t.(l + X_j) = t.l + t.X_j,
+
+    where |X_j|^2, t.X_j and W(X_j) are taken once (scr.blocks) and l.X_j from INNER dot
+    products per outer partition: a partition costs a few additions and no loop over classes.
+    Whole numbers below 2^53, so exact: the same proxies. The order differs from the Gray code
+    over all categories, which changes neither the largest proxy nor the largest of the others,
+    and the largest's partition is read only when no other is within its window (``_gray_top``)."""
+    total, left, blk = scr.total, scr.left, scr.blocks
+    C = stats.shape[1]
+    _dots_of(present, m, stats, scr)
+    ts_of, ss_of = scr.dot_total, scr.square
+    n_in = 1 << INNER
+    for j in range(n_in):  # |X_j|^2, t.X_j, W(X_j): present[1 + i] in X_j for bit i of j
+        q = 0.0
+        for k in range(C):
+            x = 0.0
+            for i in range(INNER):
+                if (j >> i) & 1:
+                    x += stats[present[1 + i], k]
+            q += x * x
+        u, w = 0.0, 0.0
+        for i in range(INNER):
+            if (j >> i) & 1:
+                u += ts_of[present[1 + i]]
+                w += scr.sizes[present[1 + i]]
+        blk[j, 0], blk[j, 1], blk[j, 2] = q, u, w
+    e = present[0]
+    tt, tl, sl, wl = 0.0, ts_of[e], ss_of[e], scr.sizes[e]
+    for k in range(C):
+        left[k] = stats[e, k]
+        tt += total[k] * total[k]
+    outer_present = present[INNER:]  # outer bit b: present[INNER + 1 + b], mask bit INNER + b
+    top, second = -np.inf, -np.inf
+    outer, top_mask = 0, -1
+    for g in range((full >> INNER) + 1):
+        if g > 0:
+            e, sign, outer = _gray_step(g, outer, outer_present)
+            sl += sign * (2.0 * _dot_move(left[:C], stats, e, sign)) + ss_of[e]
+            tl += sign * ts_of[e]
+            wl += sign * scr.sizes[e]
+        a0 = _dot(left[:C], stats, present[1])  # l.s of the INNER (3) inner categories
+        a1 = _dot(left[:C], stats, present[2])
+        a2 = _dot(left[:C], stats, present[3])
+        for j in range(n_in):
+            blk[j, 3] = (a0 if j & 1 else 0.0) + (a1 if j & 2 else 0.0) + (a2 if j & 4 else 0.0)
+        base = outer << INNER
+        for j in range(n_in):
+            mask = base | j
+            if mask == full:
+                continue
+            wl_j = wl + blk[j, 2]
+            wr = w_all - wl_j
+            if wl_j < min_leaf or wr < min_leaf:
+                continue
+            sl_j = sl + 2.0 * blk[j, 3] + blk[j, 0]
+            v = gini_proxy_above(sl_j, tt - 2.0 * (tl + blk[j, 1]) + sl_j, wl_j, wr, second)
+            top, second, is_top = ranked(v, top, second)
+            if is_top:
+                top_mask = mask
     return top, second, top_mask
 
 
