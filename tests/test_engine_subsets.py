@@ -18,6 +18,7 @@ from rootwise.engine.criteria import impurity
 from rootwise.engine.subsets import (
     best_subset_class,
     best_subset_regression,
+    class_order,
     new_subset_scratch,
     stable_order,
 )
@@ -484,3 +485,60 @@ def test_heuristic_is_its_rule_partition_for_partition(seed, criterion):
     min_leaf = float(rng.choice([ANY, 1.0, 5.0]))
     side, _ = best_subset_class(table, CODES[criterion], min_leaf, 12)
     np.testing.assert_array_equal(side, _heuristic_rule(table, CODES[criterion], min_leaf))
+
+
+def _few_rows_table(rng, n_categories, n_classes, rows_per_category):
+    """Class counts of categories holding ``rows_per_category`` rows on average (geometric), one
+    class rare: most categories of a few rows are pure or lack a class (proportions 0 and 1),
+    the rare class's proportions crowd near 0."""
+    sizes = rng.geometric(1.0 / rows_per_category, n_categories)
+    p = rng.dirichlet(np.ones(n_classes))
+    p[0] = 0.02
+    p /= p.sum()
+    table = np.zeros((n_categories, n_classes))
+    for c, size in enumerate(sizes):
+        table[c] = rng.multinomial(size, p)
+    table[rng.random(n_categories) < 0.1] = 0.0  # absent
+    return table
+
+
+@pytest.mark.parametrize("m", [1, 2, 30, 33, 100, 700])
+@pytest.mark.parametrize("rows_per_category", [1.5, 40.0])
+def test_class_order_is_numpys_stable_argsort(m, rows_per_category):
+    """The order of the entries by one class's proportion (0s, then the others bucket-sorted,
+    then 1s) is np.argsort(kind="stable") of those proportions, for every class."""
+    rng = np.random.default_rng(m)
+    table = _few_rows_table(rng, 800, 5, rows_per_category)
+    present = rng.permutation(np.flatnonzero(table.sum(axis=1) > 0))[:m]
+    present = np.sort(present).astype(np.int64)
+    m = len(present)
+    scr = new_subset_scratch(800, 5)
+    scr.sizes[:] = table.sum(axis=1)
+    for k in range(5):
+        class_order(table, k, present, m, scr)
+        key = table[present, k] / table[present].sum(axis=1)
+        np.testing.assert_array_equal(scr.order[:m], present[np.argsort(key, kind="stable")])
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_exhaustive_on_counts_of_many_classes_is_the_exact_rule(seed):
+    """3-10 classes, whole counts (the Gray-code loops by dot products), up to 11 categories,
+    repeated rows making equal partitions: the exact rule's partition."""
+    rng = np.random.default_rng(seed)
+    n_categories, n_classes = int(rng.integers(2, 12)), int(rng.integers(3, 11))
+    table = rng.integers(0, 4, size=(n_categories, n_classes)).astype(float)
+    table[rng.random(n_categories) < 0.3] = table[0]
+    _check_exact_rule(table, "gini", float(rng.choice([ANY, 1.0, 5.0])))
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_heuristic_on_counts_of_many_classes_is_its_rule(seed):
+    """4-10 classes, 40-300 categories of a few rows (or of tens of rows: proportions spread,
+    a rare class's crowded near 0): the heuristic chooses the partition its rule chooses."""
+    rng = np.random.default_rng(seed)
+    n_classes = int(rng.integers(4, 11))
+    table = _few_rows_table(rng, int(rng.integers(40, 301)), n_classes,
+                            1.5 if seed % 2 else 30.0)
+    min_leaf = float(rng.choice([ANY, 1.0, 5.0]))
+    side, _ = best_subset_class(table, GINI, min_leaf, 12)
+    np.testing.assert_array_equal(side, _heuristic_rule(table, GINI, min_leaf))

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._config import ABSOLUTE_ERROR, MULTIWAY, SQUARED_ERROR, TIE_TOLERANCE
+from .._config import ABSOLUTE_ERROR, GINI, MULTIWAY, SQUARED_ERROR, TIE_TOLERANCE
 from .absolute_error import absolute_score, scan_absolute, subset_absolute
 from .bundles import BINNED, SORTED
 from .criteria import impurity
@@ -287,21 +287,28 @@ def _class_bound(stats, p, W, best, criterion, parent):
 
         W~ / W (I(D~) - sum_c w_c / W~ I(c)),    W~ = sum_c w_c,
 
-    one impurity per category where the search sorts them and scans every prefix. The bound must
-    fall short by a margin of 1e-9 + 1e-14 p, above the rounding of both it and the gain (sums
-    of p terms below log2(K) <= 20 in size: at most ~7e-15 p)."""
-    for k in range(stats.shape[1]):
+    one impurity per category where the search sorts them and scans every prefix (Gini:
+    w_c Gini(c) = w_c - sum_k s_ck^2 / w_c, one division). The bound must fall short by a
+    margin of 1e-9 + 1e-14 p, above the rounding of both it and the gain (sums of p terms below
+    log2(K) <= 20 in size: at most ~7e-15 p)."""
+    C = stats.shape[1]
+    for k in range(C):
         parent[k] = 0.0
     w_all, within = 0.0, 0.0
     for e in range(p):
-        w = 0.0
-        for k in range(stats.shape[1]):
-            w += stats[e, k]
-            parent[k] += stats[e, k]
+        w, sq = 0.0, 0.0
+        for k in range(C):
+            x = stats[e, k]
+            w += x
+            sq += x * x
+            parent[k] += x
         if not w > 0.0:
             return False
         w_all += w
-        within += w * impurity(stats[e], criterion)
+        if criterion == GINI:
+            within += w - sq / w
+        else:
+            within += w * impurity(stats[e], criterion)
     bound = w_all / W * (impurity(parent[:stats.shape[1]], criterion) - within / w_all)
     return bound + 1e-9 + 1e-14 * p < best - TIE_TOLERANCE
 

@@ -32,6 +32,7 @@ from .criteria import impurity, regression_proxy
 from .proxies import WINDOW, gini_proxy_above, ranked, split_proxy, squares, window_floor
 
 RUN = 32  # items a sort orders by insertion before it merges
+INNER = 3  # categories the exhaustive search on counts runs through in an inner loop
 
 
 class SubsetScratch(NamedTuple):
@@ -46,6 +47,10 @@ class SubsetScratch(NamedTuple):
     spare_key: np.ndarray  # per entry: their merge buffer
     in_left: np.ndarray  # per entry, bool: the candidate
     best_in_left: np.ndarray  # per entry, bool
+    dot_total: np.ndarray  # per entry: t.s, its counts s against the totals t (``_top_counts``)
+    square: np.ndarray  # per entry: |s|^2
+    bucket_end: np.ndarray  # per entry, int64: the bucket sort's counts (``class_order``)
+    blocks: np.ndarray  # (2^INNER, 4): ``_gray_top_blocks``' sums per inner combination
     total: np.ndarray  # per class
     left: np.ndarray  # per class
     trial: np.ndarray  # per class
@@ -58,6 +63,8 @@ def new_subset_scratch(n_entries, width):
     return SubsetScratch(np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
                          np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m),
                          np.empty(m), np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.bool_),
+                         np.empty(m), np.empty(m), np.empty(m, dtype=np.int64),
+                         np.empty((1 << INNER, 4)),
                          np.empty(width), np.empty(width), np.empty(width), np.empty(width))
 
 
@@ -85,13 +92,19 @@ def _decrease(parent, left, total, right, criterion):
 @njit(cache=True, _nrt=False, inline="always", no_cfunc_wrapper=True)
 def stable_order(key, items, m, scr):
     """scr.order[:m] = items[:m] sorted by key[item], ties keeping their order (``np.argsort(...,
-    kind="mergesort")`` of the keys, applied to the items): insertion sort for a few; else the
-    keys travel with the items (scr.sorted_key), runs of RUN are sorted by insertion and merged
-    bottom-up through scr.spare. Every loop indexes a view from 0: numba then adds no fix-up for
-    negative indices to each access."""
+    kind="mergesort")`` of the keys, applied to the items): ``_sort_run``."""
     order = scr.order
     for i in range(m):
         order[i] = items[i]
+    _sort_run(key, order[:m], m, scr)
+
+
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _sort_run(key, order, m, scr):
+    """Sort the m items of ``order`` (a view) in place by key[item], ties keeping their order:
+    insertion sort for a few; else the keys travel with the items (scr.sorted_key), runs of RUN
+    are sorted by insertion and merged bottom-up through scr.spare. Every loop indexes a view
+    from 0: numba then adds no fix-up for negative indices to each access."""
     if m <= RUN:
         for i in range(1, m):
             t = order[i]
@@ -108,7 +121,7 @@ def stable_order(key, items, m, scr):
     for lo in range(0, m, RUN):
         insertion_sort(order[lo:min(lo + RUN, m)], keys[lo:min(lo + RUN, m)])
     width = RUN
-    src, src_k, dst, dst_k = order, keys, scr.spare, scr.spare_key
+    src, src_k, dst, dst_k = order, keys, scr.spare[:m], scr.spare_key
     in_spare = False
     while width < m:
         for lo in range(0, m, 2 * width):
@@ -122,6 +135,88 @@ def stable_order(key, items, m, scr):
     if in_spare:
         for i in range(m):
             order[i] = scr.spare[i]
+
+
+@njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
+def class_order(stats, k_class, present, m, scr):
+    """``stable_order`` of the present entries by their proportion of class k_class (keys into
+    scr.key): the entries at 0 first and those at 1 last, each group in code order (in small
+    nodes most categories are pure or lack the class), and the others between them by
+    ``_bucket_sort``. A key outside (0, 1) among the others (no weight is negative, so none
+    should be) sends them all to the plain sort."""
+    key, sizes, order = scr.key, scr.sizes, scr.order
+    n0, n1 = 0, 0
+    for c in range(m):
+        e = present[c]
+        v = stats[e, k_class] / sizes[e]
+        key[e] = v
+        if v == 0.0:
+            n0 += 1
+        elif v == 1.0:
+            n1 += 1
+    i0, i1 = 0, m - n1
+    n_mid = 0
+    odd = False
+    mid, mid_key = scr.spare, scr.spare_key
+    for c in range(m):
+        e = present[c]
+        v = key[e]
+        if v == 0.0:
+            order[i0] = e
+            i0 += 1
+        elif v == 1.0:
+            order[i1] = e
+            i1 += 1
+        else:
+            odd |= not (0.0 < v < 1.0)
+            mid[n_mid] = e
+            mid_key[n_mid] = v
+            n_mid += 1
+    if odd:
+        stable_order(key, present, m, scr)
+    elif n_mid > 0:
+        _bucket_sort(key, order[n0:n0 + n_mid], n_mid, scr)
+
+
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _bucket_sort(key, out, n, scr):
+    """out[:n] = the items scr.spare[:n] (keys scr.spare_key[:n], in (0, 1)) in the order of a
+    stable sort by key: a counting sort into n buckets, then each bucket sorted (``_sort_run``:
+    stable). The bucket of a key never decreases with the key, so the whole is the stable
+    sort's order. The buckets split the range of the keys' bit patterns evenly (the bits of a
+    positive double grow with it, about as its logarithm): keys crowded near 0, as a rare
+    class's proportions are, still spread."""
+    items, keys, ends = scr.spare, scr.spare_key, scr.bucket_end
+    bits = keys.view(np.int64)
+    lo, hi = bits[0], bits[0]
+    for i in range(n):
+        lo = min(lo, bits[i])
+        hi = max(hi, bits[i])
+    if n <= RUN or hi == lo:
+        for i in range(n):
+            out[i] = items[i]
+        if n > 1 and hi > lo:
+            _sort_run(key, out, n, scr)
+        return
+    scale = n / np.float64(hi - lo)
+    for b in range(n):
+        ends[b] = 0
+    for i in range(n):
+        ends[min(np.int64(np.float64(bits[i] - lo) * scale), n - 1)] += 1
+    at = 0
+    for b in range(n):  # each bucket's start
+        size = ends[b]
+        ends[b] = at
+        at += size
+    for i in range(n):
+        b = min(np.int64(np.float64(bits[i] - lo) * scale), n - 1)
+        out[ends[b]] = items[i]
+        ends[b] += 1  # ends at the bucket's end
+    start = 0  # scr.spare and scr.spare_key are free: _sort_run's buffers
+    for b in range(n):
+        if ends[b] - start > 1:
+            _sort_run(key, out[start:ends[b]], ends[b] - start, scr)
+        start = ends[b]
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -148,35 +243,44 @@ def _merge(a_items, a_keys, b_items, b_keys, out_items, out_keys):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _prefix_scan(order, m, stats, parent, criterion, min_leaf, scr):
+def _prefix_scan(order, m, stats, parent, criterion, min_leaf, exact_total, counts, scr):
     """Best prefix of order[:m] (entries) as the left side: (cut, decrease); cut = 0 when none
     is admissible. The first prefix whose decrease beats the best so far by TIE_TOLERANCE wins:
     pass 1 ranks the prefixes by the proxy of their decrease, and the exact decrease is taken
     over those within the window of the best only (``proxies``), of the best alone when no
-    other is within it."""
+    other is within it (from the left sums pass 1 kept: the same sums, in the same order).
+    The class totals are summed in this order, unless ``exact_total``: counts, whose sums in
+    scr.total are the same in any order. ``counts``: Gini on counts at a node of weight at
+    most 2^25, pass 1 by ``_top_counts``."""
     total, left = scr.total, scr.left
     C = stats.shape[1]
-    for k in range(C):
-        total[k] = 0.0
-    for c in range(m):
+    if not exact_total:
         for k in range(C):
-            total[k] += stats[order[c], k]
+            total[k] = 0.0
+        for c in range(m):
+            for k in range(C):
+                total[k] += stats[order[c], k]
     w_all = _sum(total)
     if C == 2 and criterion == GINI:
         top_cut, top, second = _top_prefix_gini_two(order, m, stats, w_all, min_leaf, scr)
+    elif counts:
+        top_cut, top, second = _top_counts(order, m, stats, w_all, min_leaf, scr)
     else:
         top_cut, top, second = _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr)
     if top_cut == 0:
         return 0, -np.inf
     floor = window_floor(top, w_all)
+    if second < floor:  # the best alone is within the window: its decrease is the one needed
+        d = _decrease(parent, scr.right, total, scr.trial, criterion)
+        if d > -np.inf + TIE_TOLERANCE:
+            return top_cut, d
+        return 0, -np.inf
     for k in range(C):
         left[k] = 0.0
     best_cut, best = 0, -np.inf
     for c in range(m - 1):
         for k in range(C):
             left[k] += stats[order[c], k]
-        if second < floor and c + 1 < top_cut:
-            continue  # the best alone is within the window: its decrease is the one needed
         wl = _sum(left)
         if wl < min_leaf or w_all - wl < min_leaf:
             continue
@@ -185,36 +289,108 @@ def _prefix_scan(order, m, stats, parent, criterion, min_leaf, scr):
         d = _decrease(parent, left, total, scr.trial, criterion)
         if d > best + TIE_TOLERANCE:
             best_cut, best = c + 1, d
-        if second < floor:
-            break
     return best_cut, best
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr):
     """Pass 1 of ``_prefix_scan``: (the first prefix length with the largest proxy, 0 when none
-    is admissible; that proxy; the largest of the others)."""
-    total, left = scr.total, scr.left
+    is admissible; that proxy; the largest of the others). The left sums at that prefix go to
+    scr.right."""
+    total, left, at_top = scr.total, scr.left, scr.right
     C = stats.shape[1]
     if C == 3 and criterion == GINI:
         return _top_prefix_gini_three(order, m, stats, w_all, min_leaf, scr)
     for k in range(C):
         left[k] = 0.0
     top, top_cut, second = -np.inf, 0, -np.inf
+    gini = criterion == GINI
     for c in range(m - 1):
-        for k in range(C):
-            left[k] += stats[order[c], k]
-        wl = _sum(left)
-        if wl < min_leaf or w_all - wl < min_leaf:
-            continue
-        if criterion == GINI:  # split_proxy's numbers, without its divisions when surely below
-            sl, sr = squares(left, total, C)  # the second so far
-            v = gini_proxy_above(sl, sr, wl, w_all - wl, second)
-        else:
+        e = order[c]
+        if gini:  # one loop for the sums, W_l and ``squares``: each summed from 0 in class order
+            wl, sl, sr = 0.0, 0.0, 0.0
+            for k in range(C):
+                x = left[k] + stats[e, k]
+                left[k] = x
+                wl += x
+                r = total[k] - x
+                sl += x * x
+                sr += r * r
+            wr = w_all - wl
+            if wl < min_leaf or wr < min_leaf:
+                continue
+            v = gini_proxy_above(sl, sr, wl, wr, second)  # split_proxy's numbers, without its
+        else:  # divisions when surely below the second so far
+            for k in range(C):
+                left[k] += stats[e, k]
+            wl = _sum(left)
+            if wl < min_leaf or w_all - wl < min_leaf:
+                continue
             v = split_proxy(left, total, wl, w_all - wl, C, criterion)
         top, second, is_top = ranked(v, top, second)
         if is_top:
             top_cut = c + 1
+            for k in range(C):
+                at_top[k] = left[k]
+    return top_cut, top, second
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _dots_of(present, m, stats, scr):
+    """t.s and |s|^2 of each present entry (counts s, totals t = scr.total) into scr.dot_total
+    and scr.square: whole numbers, exact in any order."""
+    total = scr.total
+    for c in range(m):
+        e = present[c]
+        ts, ss = 0.0, 0.0
+        for k in range(stats.shape[1]):
+            x = stats[e, k]
+            ts += total[k] * x
+            ss += x * x
+        scr.dot_total[e], scr.square[e] = ts, ss
+
+
+@njit(cache=True, _nrt=False, fastmath={"reassoc", "contract"}, no_cpython_wrapper=True,
+      no_cfunc_wrapper=True)
+def _dot_move(left, stats, e, sign):
+    """l.s for the sums ``left`` and entry e's counts s, then l += sign s. Whole numbers below
+    2^53: exact in any order, so the compiler may reassociate (and vectorise) the sum."""
+    d = 0.0
+    for k in range(left.shape[0]):
+        x = stats[e, k]
+        d += left[k] * x
+        left[k] += sign * x
+    return d
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _top_counts(order, m, stats, w_all, min_leaf, scr):
+    """``_top_prefix`` for Gini on counts at a node of weight W <= 2^25 (``_gray_top_dots``'s
+    identities): a prefix costs one dot product and the update of its sums, every number a
+    whole number below 2^53, so the same sums of squares and proxies. scr.dot_total,
+    scr.square: ``_dots_of``."""
+    total, left, at_top = scr.total, scr.left, scr.right
+    C = stats.shape[1]
+    tt = 0.0
+    for k in range(C):
+        left[k] = 0.0
+        tt += total[k] * total[k]
+    sl, tl, wl = 0.0, 0.0, 0.0
+    top, top_cut, second = -np.inf, 0, -np.inf
+    for c in range(m - 1):
+        e = order[c]
+        sl += 2.0 * _dot_move(left[:C], stats, e, 1.0) + scr.square[e]
+        tl += scr.dot_total[e]
+        wl += scr.sizes[e]
+        wr = w_all - wl
+        if wl < min_leaf or wr < min_leaf:
+            continue
+        v = gini_proxy_above(sl, tt - 2.0 * tl + sl, wl, wr, second)
+        top, second, is_top = ranked(v, top, second)
+        if is_top:
+            top_cut = c + 1
+            for k in range(C):
+                at_top[k] = left[k]
     return top_cut, top, second
 
 
@@ -222,7 +398,7 @@ def _top_prefix(order, m, stats, w_all, criterion, min_leaf, scr):
 def _top_prefix_gini_three(order, m, stats, w_all, min_leaf, scr):
     """``_top_prefix`` for three classes and Gini, the left sums in registers (the heuristic's
     three class orders of up to hundreds of categories). Its proxies are ``split_proxy``'s
-    numbers: sums from 0 in class order, and 0.0 + x is x."""
+    numbers: sums from 0 in class order, and 0.0 + x is x. The top's sums go to scr.right."""
     t0, t1, t2 = scr.total[0], scr.total[1], scr.total[2]
     l0, l1, l2 = 0.0, 0.0, 0.0
     top, top_cut, second = -np.inf, 0, -np.inf
@@ -243,6 +419,7 @@ def _top_prefix_gini_three(order, m, stats, w_all, min_leaf, scr):
         top, second, is_top = ranked(v, top, second)
         if is_top:
             top_cut = c + 1
+            scr.right[0], scr.right[1], scr.right[2] = l0, l1, l2
     return top_cut, top, second
 
 
@@ -250,7 +427,8 @@ def _top_prefix_gini_three(order, m, stats, w_all, min_leaf, scr):
 def _top_prefix_gini_two(order, m, stats, w_all, min_leaf, scr):
     """``_top_prefix`` for two classes and Gini: the left sums in registers, and the divisions
     skipped for a prefix whose proxy is surely below the second largest so far (cross-multiplied,
-    less the margin SURE). Its proxies are ``split_proxy``'s numbers."""
+    less the margin SURE). Its proxies are ``split_proxy``'s numbers; the top's sums go to
+    scr.right."""
     t0, t1 = scr.total[0], scr.total[1]
     l0, l1 = 0.0, 0.0
     top, top_cut, second = -np.inf, 0, -np.inf
@@ -268,6 +446,7 @@ def _top_prefix_gini_two(order, m, stats, w_all, min_leaf, scr):
         top, second, is_top = ranked(v, top, second)
         if is_top:
             top_cut = c + 1
+            scr.right[0], scr.right[1] = l0, l1
     return top_cut, top, second
 
 
@@ -305,17 +484,21 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
         for c in range(m):
             scr.key[present[c]] = stats[present[c], C - 1] / sizes[present[c]]
         stable_order(scr.key, present, m, scr)
-        cut, best = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, scr)
+        cut, best = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, False, False,
+                                 scr)
         for c in range(cut):
             best_in_left[scr.order[c]] = True
     elif m <= max_exhaustive:
         best = _exhaustive(present, m, stats, parent, criterion, min_leaf, scr)
     else:
+        exact_total = _whole(present, m, stats) and _sum(total) < 2.0 ** 52
+        counts = exact_total and criterion == GINI and C > 3 and _sum(total) <= 2.0 ** 25
+        if counts:
+            _dots_of(present, m, stats, scr)
         for k_class in range(C):
-            for c in range(m):
-                scr.key[present[c]] = stats[present[c], k_class] / sizes[present[c]]
-            stable_order(scr.key, present, m, scr)
-            cut, d = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, scr)
+            class_order(stats, k_class, present, m, scr)
+            cut, d = _prefix_scan(scr.order, m, stats, parent, criterion, min_leaf, exact_total,
+                                  counts, scr)
             if cut > 0 and d > best + TIE_TOLERANCE:
                 best = d
                 for c in range(m):
@@ -323,7 +506,8 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
                 for c in range(cut):
                     best_in_left[scr.order[c]] = True
         if best > -np.inf:
-            best = _improve_by_moves(present, m, stats, parent, criterion, min_leaf, best, scr)
+            best = _improve_by_moves(present, m, stats, parent, criterion, min_leaf, best, counts,
+                                     scr)
     if best == -np.inf:
         return False
     flip = not best_in_left[present[0]]  # canonical: the lowest present code on the left
@@ -389,8 +573,12 @@ def _gray_top(present, m, stats, w_all, min_leaf, scr):
     where the order cannot break a tie. Writes that partition to scr.best_in_left; returns
     (top, second)."""
     full = (1 << (m - 1)) - 1  # every category on the left: not a split
-    if stats.shape[1] == 3:
+    if w_all <= 2.0 ** 25 and m > INNER + 1:
+        top, second, top_mask = _gray_top_blocks(present, m, full, stats, w_all, min_leaf, scr)
+    elif stats.shape[1] == 3:
         top, second, top_mask = _gray_top_three(present, full, stats, scr.total, w_all, min_leaf)
+    elif w_all <= 2.0 ** 25:
+        top, second, top_mask = _gray_top_dots(present, m, full, stats, w_all, min_leaf, scr)
     else:
         top, second, top_mask = _gray_top_any(present, full, stats, scr.total, scr.left, w_all,
                                               min_leaf)
@@ -424,6 +612,126 @@ def _gray_top_any(present, full, stats, total, left, w_all, min_leaf):
             continue
         sl, sr = squares(left, total, C)
         top, second, is_top = ranked(gini_proxy_above(sl, sr, wl, wr, second), top, second)
+        if is_top:
+            top_mask = mask
+    return top, second, top_mask
+
+
+@njit(cache=True, _nrt=False, fastmath={"reassoc", "contract"}, no_cpython_wrapper=True,
+      no_cfunc_wrapper=True)
+def _dot(left, stats, e):
+    """l.s for the sums ``left`` and entry e's counts s: whole numbers below 2^53, exact in any
+    order (``_dot_move``)."""
+    d = 0.0
+    for k in range(left.shape[0]):
+        d += left[k] * stats[e, k]
+    return d
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _gray_top_blocks(present, m, full, stats, w_all, min_leaf, scr):
+    """``_gray_top_dots`` with the first INNER categories after present[0] in an inner loop:
+    for each partition of the others (Gray-code order, left sums l), the 2^INNER ways to add
+    some of the inner ones, X_j their summed counts, score from
+
+        |l + X_j|^2 = |l|^2 + 2 l.X_j + |X_j|^2,    t.(l + X_j) = t.l + t.X_j,
+
+    where |X_j|^2, t.X_j and W(X_j) are taken once (scr.blocks) and l.X_j from INNER dot
+    products per outer partition: a partition costs a few additions and no loop over classes.
+    Whole numbers below 2^53, so exact: the same proxies. The order differs from the Gray code
+    over all categories, which changes neither the largest proxy nor the largest of the others,
+    and the largest's partition is read only when no other is within its window (``_gray_top``)."""
+    total, left, blk = scr.total, scr.left, scr.blocks
+    C = stats.shape[1]
+    _dots_of(present, m, stats, scr)
+    ts_of, ss_of = scr.dot_total, scr.square
+    n_in = 1 << INNER
+    for j in range(n_in):  # |X_j|^2, t.X_j, W(X_j): present[1 + i] in X_j for bit i of j
+        q = 0.0
+        for k in range(C):
+            x = 0.0
+            for i in range(INNER):
+                if (j >> i) & 1:
+                    x += stats[present[1 + i], k]
+            q += x * x
+        u, w = 0.0, 0.0
+        for i in range(INNER):
+            if (j >> i) & 1:
+                u += ts_of[present[1 + i]]
+                w += scr.sizes[present[1 + i]]
+        blk[j, 0], blk[j, 1], blk[j, 2] = q, u, w
+    e = present[0]
+    tt, tl, sl, wl = 0.0, ts_of[e], ss_of[e], scr.sizes[e]
+    for k in range(C):
+        left[k] = stats[e, k]
+        tt += total[k] * total[k]
+    outer_present = present[INNER:]  # outer bit b: present[INNER + 1 + b], mask bit INNER + b
+    top, second = -np.inf, -np.inf
+    outer, top_mask = 0, -1
+    for g in range((full >> INNER) + 1):
+        if g > 0:
+            e, sign, outer = _gray_step(g, outer, outer_present)
+            sl += sign * (2.0 * _dot_move(left[:C], stats, e, sign)) + ss_of[e]
+            tl += sign * ts_of[e]
+            wl += sign * scr.sizes[e]
+        a0 = _dot(left[:C], stats, present[1])  # l.s of the INNER (3) inner categories
+        a1 = _dot(left[:C], stats, present[2])
+        a2 = _dot(left[:C], stats, present[3])
+        for j in range(n_in):
+            blk[j, 3] = (a0 if j & 1 else 0.0) + (a1 if j & 2 else 0.0) + (a2 if j & 4 else 0.0)
+        base = outer << INNER
+        for j in range(n_in):
+            mask = base | j
+            if mask == full:
+                continue
+            wl_j = wl + blk[j, 2]
+            wr = w_all - wl_j
+            if wl_j < min_leaf or wr < min_leaf:
+                continue
+            sl_j = sl + 2.0 * blk[j, 3] + blk[j, 0]
+            v = gini_proxy_above(sl_j, tt - 2.0 * (tl + blk[j, 1]) + sl_j, wl_j, wr, second)
+            top, second, is_top = ranked(v, top, second)
+            if is_top:
+                top_mask = mask
+    return top, second, top_mask
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _gray_top_dots(present, m, full, stats, w_all, min_leaf, scr):
+    """``_gray_top_any`` for counts at a node of weight W <= 2^25, in fewer operations: with
+    l the left sums, t the totals and s the moving category's counts (sign +-1),
+
+        |l + s|^2 = |l|^2 + 2 l.s + |s|^2,    |t - l|^2 = |t|^2 - 2 t.l + |l|^2,
+
+    so a step costs one dot product and the update of l; t.s and |s|^2 are taken once per
+    category (``_dots_of``). Every number is a whole number below 2^53 (at most
+    2 W^2), so exact: the same sums of squares as ``squares`` takes, hence the same proxies."""
+    total, left = scr.total, scr.left
+    C = stats.shape[1]
+    _dots_of(present, m, stats, scr)
+    ts_of, ss_of = scr.dot_total, scr.square
+    e = present[0]
+    tt, tl, sl, wl = 0.0, ts_of[e], ss_of[e], 0.0
+    for k in range(C):
+        x = stats[e, k]
+        left[k] = x
+        tt += total[k] * total[k]
+        wl += x
+    top, second = -np.inf, -np.inf
+    mask, top_mask = 0, -1
+    for g in range(full + 1):
+        if g > 0:
+            e, sign, mask = _gray_step(g, mask, present)
+            sl += sign * (2.0 * _dot_move(left[:C], stats, e, sign)) + ss_of[e]
+            tl += sign * ts_of[e]
+            wl += sign * scr.sizes[e]
+        if mask == full:
+            continue
+        wr = w_all - wl
+        if wl < min_leaf or wr < min_leaf:
+            continue
+        v = gini_proxy_above(sl, tt - 2.0 * tl + sl, wl, wr, second)
+        top, second, is_top = ranked(v, top, second)
         if is_top:
             top_mask = mask
     return top, second, top_mask
@@ -545,9 +853,10 @@ def _moves_floor(current, parent, w_all):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, scr):
+def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, counts, scr):
     """Move single categories (in code order) across while that raises the decrease; the best
-    partition is scr.best_in_left, updated in place. Returns its decrease."""
+    partition is scr.best_in_left, updated in place. Returns its decrease. ``counts``: as
+    ``_prefix_scan``'s."""
     C = stats.shape[1]
     total, left, trial = scr.total, scr.left, scr.trial
     mask = scr.best_in_left
@@ -562,6 +871,13 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
                 left[k] += stats[present[c], k]
     right = scr.right
     gini = criterion == GINI
+    tt, sl_now, tl_now, wl_now = 0.0, 0.0, 0.0, 0.0
+    if counts:  # |t|^2, |l|^2, t.l, W_l: ``_top_counts``
+        for k in range(C):
+            tt += total[k] * total[k]
+            sl_now += left[k] * left[k]
+            tl_now += total[k] * left[k]
+            wl_now += left[k]
     improved = True
     while improved:
         improved = False
@@ -569,17 +885,33 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
         for c in range(m):
             v = present[c]
             going = -1.0 if mask[v] else 1.0
-            for k in range(C):
-                trial[k] = left[k] + going * stats[v, k]
+            if counts:  # the trial's |l|^2 by a dot product: exact, so ``squares``' numbers
+                dot = 0.0
+                for k in range(C):
+                    dot += left[k] * stats[v, k]
+                sl = sl_now + going * (2.0 * dot) + scr.square[v]
+                tl = tl_now + going * scr.dot_total[v]
+                wl = wl_now + going * scr.sizes[v]
+                sr = tt - 2.0 * tl + sl
+            else:
+                wl, sl, sr = 0.0, 0.0, 0.0  # ``_sum`` and ``squares`` of the trial, in one loop
+                for k in range(C):
+                    x = left[k] + going * stats[v, k]
+                    trial[k] = x
+                    wl += x
+                    r = total[k] - x
+                    sl += x * x
+                    sr += r * r
             n_trial = n_left + (-1 if mask[v] else 1)
-            wl = _sum(trial)
             wr = w_all - wl
             if not (0 < n_trial < m and wl >= min_leaf and wr >= min_leaf):
                 continue
             if gini and wl > 0.0 and wr > 0.0:
-                sl, sr = squares(trial, total, C)
                 if sl / wl + sr / wr < floor:
                     continue
+            if counts:
+                for k in range(C):
+                    trial[k] = left[k] + going * stats[v, k]
             d = _decrease(parent, trial, total, right, criterion)
             if d > current + TIE_TOLERANCE:
                 current = d
@@ -589,6 +921,8 @@ def _improve_by_moves(present, m, stats, parent, criterion, min_leaf, current, s
                 n_left = n_trial
                 for k in range(C):
                     left[k] = trial[k]
+                if counts:
+                    sl_now, tl_now, wl_now = sl, tl, wl
     return current
 
 
