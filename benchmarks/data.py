@@ -48,6 +48,21 @@ def _signal(rng: np.random.Generator, Z: np.ndarray, n_outputs: int) -> np.ndarr
     return S
 
 
+def _target(rng: np.random.Generator, score: np.ndarray, n_classes: int, label_noise: float,
+            regression: bool) -> np.ndarray:
+    """The target of a score per output: with ``regression`` the one score plus Gaussian noise
+    (half its standard deviation), else the class of the largest score, ``label_noise`` of the
+    labels replaced by random classes."""
+    n_rows = score.shape[0]
+    if regression:
+        s = score[:, 0]
+        return s + 0.5 * s.std() * rng.standard_normal(n_rows)
+    y = np.argmax(score, axis=1).astype(np.int64)
+    flip = rng.random(n_rows) < label_noise
+    y[flip] = rng.integers(0, n_classes, size=int(flip.sum()))
+    return y
+
+
 def classification(n_rows: int, n_features: int, *, n_informative: int = 5, n_classes: int = 3,
                    label_noise: float = 0.1, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """X: ``n_features`` float32-exact normal columns, the first ``n_informative`` of which carry
@@ -144,13 +159,7 @@ def real_table(n_rows: int, *, n_classes: int = 3, missing_rate: float = 0.05,
         if j in (0, 3, 6):  # informative: a random effect per category and output
             score += 1.2 * rng.standard_normal((k, outputs))[codes]
         columns[f"c{j}"] = codes
-    if regression:
-        s = score[:, 0]
-        y = s + 0.5 * s.std() * rng.standard_normal(n_rows)
-    else:
-        y = np.argmax(score, axis=1).astype(np.int64)
-        flip = rng.random(n_rows) < label_noise
-        y[flip] = rng.integers(0, n_classes, size=int(flip.sum()))
+    y = _target(rng, score, n_classes, label_noise, regression)
     out = {}
     for name, col in columns.items():
         hole = rng.random(n_rows) < missing_rate
@@ -225,13 +234,7 @@ def hard_table(n_rows: int, *, n_classes: int = 4, missing_rate: float = 0.15,
             score += 1.2 * rng.standard_normal((k, outputs))[codes]
         codes[rng.random(n_rows) < missing_rate] = -1  # pandas' code for a missing category
         out[f"c{j}"] = pd.Categorical.from_codes(codes, categories=[f"c{j}_{v}" for v in range(k)])
-    if regression:
-        s = score[:, 0]
-        y = s + 0.5 * s.std() * rng.standard_normal(n_rows)
-    else:
-        y = np.argmax(score, axis=1).astype(np.int64)
-        flip = rng.random(n_rows) < label_noise
-        y[flip] = rng.integers(0, n_classes, size=int(flip.sum()))
+    y = _target(rng, score, n_classes, label_noise, regression)
     return pd.DataFrame(out), y
 
 
