@@ -22,7 +22,8 @@ MULTIWAY = 2  # one child per category (ID3 / C4.5)
 SUBSET = 3  # binary on a category subset (CART): pool maps category -> 0 (left) or 1 (right)
 
 # Category -> branch pool entry for a category that has no branch at a node. Prediction stops at
-# that node and uses its class distribution: seed 000's rule for an empty branch.
+# that node and uses its class distribution: TreeGenerate's rule for an empty branch (Zhou 2016,
+# §4.1, stopping case 3).
 NO_BRANCH = -1
 
 # Missing-value routing of a split node (Tree.missing_branch), when the tested value is missing.

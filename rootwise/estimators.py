@@ -81,10 +81,11 @@ CV_ALLOWANCE = 128 << 20
 _PARALLEL_ROWS = 8192
 # CART's defaults from this many training rows on spend less time where measurement showed the
 # chosen tree does not change (``cv_repeats``, ``cp``): below it a fit is cheap and every table
-# of issue 13's accuracy study (at most 1,500 rows) keeps the choices made there.
+# of the accuracy study (``benchmarks/cart_accuracy.py``, at most 1,500 rows) keeps the
+# choices made there.
 LARGE_TABLE = 10_000
 # cp=None on a large table whose alpha is chosen by CV: no split at a node costing at most 1e-4 of
-# the root (at 10^5 rows of issue 11's table the chosen alpha is 7e-4 x R(root)).
+# the root (at 10^5 rows of the benchmarks' ``real_table`` the chosen alpha is 7e-4 x R(root)).
 AUTO_CP = 1e-4
 # the total weight, and a regressor's total weight x span(y)^2 or ^4, stay below this: float64
 # overflows at 1.8e308, and the fit's sums (over folds, of products) need room above these

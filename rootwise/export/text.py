@@ -235,7 +235,7 @@ class TreeView:
         return (self.tree.n_node_samples == 0).tolist()
 
     def is_empty_branch(self, node: int) -> bool:
-        """A branch no training row reached (seed 000, stopping case 3)."""
+        """A branch no training row reached (TreeGenerate's stopping case 3, Zhou 2016, §4.1)."""
         return node > 0 and self._empty[node]
 
     def leaf_summary(self, node: int, show_counts: bool = False) -> str:

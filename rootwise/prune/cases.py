@@ -64,7 +64,7 @@ def tests_of(tree, *, copy: bool = True) -> Tests:
 class NodeRecord(NamedTuple):
     """What each node's cases gave at its last visit, by node id. Counts of cases and branch
     numbers are int32: two records for every node of the unpruned tree (2.2 million at 10^6
-    rows of issue 11's table) were a large part of a C4.5 fit's peak memory."""
+    rows of the benchmarks' ``real_table``) were a large part of a C4.5 fit's peak memory."""
 
     counts: np.ndarray  # float64 (n_nodes, n_classes): weighted class counts
     n_positive: np.ndarray  # int32: cases of positive weight

@@ -1,4 +1,4 @@
-"""CART's cost-complexity (weakest-link) pruning, seed 001 §2.6: the sequence of subtrees, the
+"""CART's cost-complexity (weakest-link) pruning, (Breiman et al. 1984, ch. 3): the sequence of subtrees, the
 subtree for a given alpha, and alpha chosen by (repeated) K-fold cross-validation.
 
 The cost R(t) of a node as a leaf, as a share of the root's weight W, is one of
@@ -165,7 +165,7 @@ class CPTable:
 
 def choose_alpha_by_cv(tree: Tree, folds, grow, X: np.ndarray, row_losses, rule: str,
                        cost: str = "impurity", n_jobs: int = 1, floor: float = 0.0) -> CPTable:
-    """Breiman's cross-validated choice of alpha (seed 001 §2.6).
+    """Breiman's cross-validated choice of alpha (Breiman et al. 1984, §3.4).
 
     ``folds``: (train_rows, test_rows) pairs of rows of the encoded matrix ``X``, one K-fold
     partition or several (repeated K-fold: each row held out once per repeat);

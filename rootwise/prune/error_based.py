@@ -64,8 +64,8 @@ class TrainingRows(NamedTuple):
 class Grown(NamedTuple):
     """An unpruned tree given up to the pruning (``given_up``): its tests, which the pruning
     changes in place, and its depth. The rest of it is freed before the pruning's records are
-    made: an unpruned C4.5 tree of issue 11's table at 10^6 rows has 2.2 million nodes (a child
-    per category of each multiway test) of 109 bytes, of which its tests are 25."""
+    made: an unpruned C4.5 tree of the benchmarks' ``real_table`` at 10^6 rows has 2.2 million
+    nodes (a child per category of each multiway test) of 109 bytes, of which its tests are 25."""
 
     tests: Tests
     max_depth: int
@@ -113,7 +113,7 @@ def _run(grown: Grown, rows, w, *, confidence: float, subtree_raising: bool, col
                         bool(subtree_raising))
     record, scratch = new_record(n_nodes, cases.n_classes), new_record(n_nodes, cases.n_classes)
     # frames by depth, not by node: an unpruned C4.5 tree has a node per category of each
-    # multiway test (242,436 nodes at 10^5 rows of issue 11's table), at most 15 levels deep
+    # multiway test (242,436 nodes at 10^5 rows of the benchmarks' ``real_table``), at most 15 levels deep
     walk = new_walk(grown.max_depth)
     stack, raising = new_stack(n_rows), new_raising(n_nodes, cases.n_classes)
     if collapse or not prune:

@@ -297,7 +297,7 @@ def number_nodes(first_child, n_children, counts, criterion):
     children get consecutive ids when the node is written, and its first child is written next.
     Per new id: the node it was (``origin``), its parent and depth, its first child's new id (-1
     for a leaf), the node whose class counts are its value (its own; for a node without cases,
-    its parent's value: seed 000's empty branch) and the impurity of that value; and the new ids
+    its parent's value: TreeGenerate's empty branch) and the impurity of that value; and the new ids
     in the order they are written (``written``: where categorical tests add to the pool)."""
     n_nodes = first_child.shape[0]
     stack = np.empty(n_nodes, dtype=np.int64)

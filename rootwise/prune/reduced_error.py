@@ -1,4 +1,4 @@
-"""Reduced-error pruning (seed 000 §3.2): a post-pruning pass judged on validation data.
+"""Reduced-error pruning (Zhou 2016, §4.3.2): a post-pruning pass judged on validation data.
 
 Two kernel calls, whatever the size of the tree (``reduced_error_kernels``): the validation rows'
 losses at every node of their paths, then the decisions over the split nodes, children first.

@@ -1,4 +1,4 @@
-"""Weakest-link (cost-complexity) pruning over the flat tree (seed 001 §2.6).
+"""Weakest-link (cost-complexity) pruning over the flat tree (Breiman et al. 1984, ch. 3).
 
 R(t) is the training cost of node t as a leaf (``cost_complexity.node_costs``), R(T_t) the sum over
 the leaves of its subtree. The weakest link is the internal node with the least

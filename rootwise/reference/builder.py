@@ -1,12 +1,13 @@
-"""TreeGenerate (seed 000, figure 2): the growth loop and its stopping rules.
+"""TreeGenerate (Zhou 2016, figure 4.2): the growth loop and its stopping rules.
 
 A node becomes a leaf when
   1. all its rows belong to one class, or share one target value (stopping case 1);
   2. no attribute can split it: none left, or all rows agree on the remaining ones (case 2);
   3. it is an empty branch: it takes its parent's prediction (case 3);
 plus the user's limits: max_depth, min_samples_split (weighted mass), min_samples_leaf (checked by
-the splitter), epsilon (best score below it, seed 002 step 4), impurity_threshold (seed 001
-§2.5), min_impurity_decrease, max_leaf_nodes, and pre-pruning on validation data (seed 000 §3.1).
+the splitter), epsilon (best score below it: the threshold of Li Hang 2012, §5.3), impurity_threshold
+(a node purer than it is a leaf), min_impurity_decrease, max_leaf_nodes, and pre-pruning on
+validation data (Zhou 2016, §4.3.1).
 
 Growth is depth-first (children left to right), or best-first by weighted impurity decrease when
 ``max_leaf_nodes`` is set. Either way the children of a node get consecutive ids.

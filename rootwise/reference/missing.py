@@ -178,7 +178,7 @@ def route_missing(splitter: Splitter, node: NodeData, split: Candidate,
 
 def larger_child(parts: list[NodeData]) -> int:
     """Where a row missing the primary and every surrogate goes at prediction: the child with more
-    training weight (seed 001 §2.4), or ``MISSING_STOP`` (stay at the node) when they weigh the
+    training weight (Breiman et al. 1984, §5.3), or ``MISSING_STOP`` (stay at the node) when they weigh the
     same, as rpart's predict does."""
     mass = np.array([_sum(p.w) for p in parts])
     b = _heavier(mass) if len(parts) == 2 else -1

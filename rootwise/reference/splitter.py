@@ -4,7 +4,7 @@ node's rows down its branches.
 The builder (``best_split``) and the textbook view (``explain``, through ``evaluate_feature``) call
 the same code, so the table a student reads is exactly the computation that chose the split.
 
-Missing values (seed 000 §4.2): a candidate is scored on D~, the rows whose value is known, and its
+Missing values (Zhou 2016, §4.4.2): a candidate is scored on D~, the rows whose value is known, and its
 gain is multiplied by rho = w(D~) / w(D). Rows with the tested value missing then go down every
 branch with weight w * r_v (C4.5), or follow surrogate splits (CART, see ``missing``).
 
