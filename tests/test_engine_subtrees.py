@@ -117,3 +117,16 @@ def test_below_min_rows_one_thread_grows_the_tree(monkeypatch):
     X, y = _table(300, 7)
     assert subtrees.MIN_ROWS > len(y)
     rw.CARTClassifier(pruning=None, n_jobs=2).fit(X, y)
+
+
+def test_pool_runs_are_copied_from_the_parts_laid_end_to_end():
+    """A run is an offset into the parts' pools laid end to end; one may start in a part and go
+    on into the next, as the pools of a subtree and of the subtree after it can."""
+    pools = [np.arange(0, 5, dtype=np.int8), np.arange(10, 13, dtype=np.int8),
+             np.arange(20, 24, dtype=np.int8)]
+    whole = np.concatenate(pools)  # the reference: the pools laid end to end
+    bases = np.array([0, 5, 8], dtype=np.int64)
+    runs = [(0, 9, 3), (3, 3, 4), (7, 0, 2)]  # within part 2; parts 0 into 1; within part 0
+    out = np.full(9, -1, dtype=np.int8)
+    subtrees._copy_runs(runs, pools, bases, out)
+    assert out.tolist() == whole[9:12].tolist() + whole[3:7].tolist() + whole[0:2].tolist()

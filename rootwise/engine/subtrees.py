@@ -2,12 +2,13 @@
 
 Depth-first growth (``loop``) splits a node and then grows each child's subtree in turn; the
 subtrees of two nodes share nothing but the read-only table, and each one's rows are a range of
-the segment that its growth partitions in place. So the root's growth sets aside each node to
-split of less than half the rows, and the subtree of each node set aside grows on the next free
-one of ``n_threads`` threads (the kernels release the GIL), into tables of its own, with working
-memory of its own (one per thread). A subtree's growth in turn sets aside its nodes of less than
-half its rows, down to a floor: there are soon subtrees waiting for every thread, and a thread
-that finishes takes the next one, so the threads stay busy to the end. ``stitch`` then joins the
+the segment that its growth partitions in place. So the root's growth splits the root alone and
+sets its children aside, and the subtree of each node set aside grows on the next free one of
+``n_threads`` threads (the kernels release the GIL), into tables of its own, with working memory
+of its own (one per thread). A subtree's growth in turn sets aside its nodes of less than half
+its rows, down to a floor: there are soon subtrees waiting for every thread, and a thread that
+finishes takes the largest one waiting (the longest last), so the threads stay busy to the
+end. ``stitch`` then joins the
 pieces into the tables one thread grows: a node's children get consecutive ids when it is split,
 depth-first, branch 0 first, and the pool and the surrogate table are written in the order of
 the splits. Every number of a subtree is computed from its rows alone, in the same order, so the
@@ -31,6 +32,7 @@ engine that streams its segments meets first on many cores.
 
 from __future__ import annotations
 
+import heapq
 import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
@@ -52,7 +54,7 @@ def defer_below(n: int, n_threads: int, params, holdout) -> int:
     if (n_threads <= 1 or n < MIN_ROWS or params.max_leaf_nodes > 0 or params.multiway
             or params.missing == FRACTIONAL or holdout.w.shape[0] > 0):
         return 0
-    return max(n // 2, 2)
+    return n  # every node below the root: the threads start at once on the root's children
 
 
 def root_segments_threaded(X, yc, yr, w, sorted_columns, binned, from_bins, binned_codes,
@@ -77,8 +79,8 @@ def grow_deferred(top, n, rows, feat, params, holdout, seg, total_weight, val_to
     and the subtree of each node set aside, grown on ``n_threads`` threads; as ``loop.Growth``.
 
     A subtree's growth sets aside in turn its nodes of less than half its rows, down to
-    ``floor`` rows: a thread that is free takes the next one waiting, so the threads stay busy
-    to the end, and a split is searched on one thread only until there are subtrees for all."""
+    ``floor`` rows: a thread that is free takes the largest one waiting, so the threads stay
+    busy to the end, and only the root's split is searched on one thread alone."""
     from .loop import DEFER_BELOW, N_HEAP, Grower, Growth, node_bound, subtree_root
 
     floor = max(n // (FLOOR_SHARE * n_threads), MIN_ROWS // FLOOR_SHARE)
@@ -97,27 +99,36 @@ def grow_deferred(top, n, rows, feat, params, holdout, seg, total_weight, val_to
         g.run(rows, feat, params, holdout, seg, scr, total_weight, val_total, paths, None, m)
         return g
 
+    pending = []  # (-rows, order, part, node, start, end): the largest subtree first
     with ThreadPoolExecutor(max_workers=n_threads) as pool:
         waiting = {}
 
-        def hand_out(p):
+        def set_aside(p):  # part p's nodes set aside, to be grown
             g = parts[p][0]
-            heap, nodes = g.pend.heap, g.nodes
+            heap = g.pend.heap
             for i in range(int(g.state[N_HEAP])):
-                v = int(heap.node[i])
                 start, end = int(heap.seg_start[i]), int(heap.seg_end[i])
+                heapq.heappush(pending, (start - end, len(pending), p, int(heap.node[i]), start,
+                                         end))
+
+        def hand_out():  # no more at once than threads: the one freed next takes the largest
+            while pending and len(waiting) < n_threads:
+                _, _, p, v, start, end = heapq.heappop(pending)
+                nodes = parts[p][0].nodes
                 f = pool.submit(one, start, end, int(nodes.depth[v]), float(nodes.fraction[v]),
                                 float(nodes.lower[v]), float(nodes.upper[v]))
                 waiting[f] = (p, v)
 
         try:
-            hand_out(0)
+            set_aside(0)
+            hand_out()
             while waiting:
                 finished, _ = wait(list(waiting), return_when=FIRST_COMPLETED)
                 for f in finished:
                     p, v = waiting.pop(f)
                     parts.append((f.result(), p, v))
-                    hand_out(len(parts) - 1)
+                    set_aside(len(parts) - 1)
+                hand_out()
         except BaseException:  # an interrupt: the subtrees not started never start
             for f in waiting:
                 f.cancel()
@@ -165,12 +176,28 @@ def _joined(parts, roots, n_values):
             held = base[q] + v
             redirect[held] = base[i]
             joined.parent[base[i]] = joined.parent[held]
-    pool = np.concatenate([p.pool[:p.n_pool] for p in parts])
+    n_pool = int(sum(p.n_pool for p in parts))
     out_nodes = new_nodes(total, n_out)
     out_sur = new_surrogates(max(n_sur, 1))
-    out_pool = np.empty(max(pool.shape[0], 1), dtype=pool.dtype)
-    n_nodes = stitch(joined, redirect, sur, pool, n_values, out_nodes, out_sur, out_pool)
-    return out_nodes, n_nodes, out_pool[:pool.shape[0]], pool.shape[0], out_sur, n_sur
+    out_pool = np.empty(max(n_pool, 1), dtype=parts[0].pool.dtype)
+    n_nodes, runs = stitch(joined, redirect, sur, n_values, out_nodes, out_sur)
+    _copy_runs(runs, [p.pool[:p.n_pool] for p in parts], pool_base, out_pool)
+    return out_nodes, n_nodes, out_pool[:n_pool], n_pool, out_sur, n_sur
+
+
+def _copy_runs(runs, pools, bases, out):
+    """The pool in the order of splits: run (at, src, k) of ``runs`` is entries src..src + k - 1
+    of the pools of the parts laid end to end (part i's from ``bases[i]``), copied to ``out``
+    from ``at``. A run is a stretch of one part's splits, whose slices it wrote one after the
+    other: a few hundred copies at memory speed, instead of an entry at a time and a first copy
+    of all the pools into one."""
+    ends = bases + np.array([p.shape[0] for p in pools], dtype=np.int64)
+    for at, src, k in runs:
+        while k > 0:  # a run may go on into the next part's pool
+            i = int(np.searchsorted(ends, src, side="right"))
+            take = min(k, int(ends[i]) - src)
+            out[at:at + take] = pools[i][src - bases[i]:src - bases[i] + take]
+            at, src, k = at + take, src + take, k - take
 
 
 def _moved(a, by):
@@ -178,12 +205,13 @@ def _moved(a, by):
     a[a >= 0] += by
 
 
-def stitch(t, redirect, sur, pool, n_values, out, out_sur, out_pool):
+def stitch(t, redirect, sur, n_values, out, out_sur):
     """Renumber the joined table ``t`` as one thread grows it: from the root, depth-first,
     branch 0 first, a split node's children get the next consecutive ids, and its test's pool
-    slice and its surrogates (with theirs) are copied in that order of splits. ``redirect[v]``:
+    slice and its surrogates (with theirs) are placed in that order of splits. ``redirect[v]``:
     the row holding node v (a node set aside: its subtree's root); a category test's slice has
-    ``n_values`` of its column entries (``chosen.record_split``). Returns the node count.
+    ``n_values`` of its column entries (``chosen.record_split``). Returns the node count and the
+    pool's runs (``_copy_runs``; offsets into the joined pool, whose entries are not read here).
 
     The order is found by a walk over the links alone (``_order``); each field is then one
     gather by it (a walk that copied every field node by node took 180 ns a node)."""
@@ -200,9 +228,9 @@ def stitch(t, redirect, sur, pool, n_values, out, out_sur, out_pool):
     out.first_child[:m] = np.where(out.n_children[:m] > 0, first[:m], -1)
     parent = out.parent[:m]
     parent[:] = np.where(parent >= 0, new_of[np.maximum(parent, 0)], -1)
-    _pool_and_surrogates(splits[:n_splits], row_of, t, sur, pool, n_values, out, out_sur,
-                         out_pool)
-    return m
+    runs = np.empty((n_splits + sur.feature.shape[0] + 1, 3), dtype=np.int64)  # a run a slice at most
+    n_runs = _pool_and_surrogates(splits[:n_splits], row_of, t, sur, n_values, out, out_sur, runs)
+    return m, runs[:n_runs].tolist()
 
 
 @njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
@@ -236,24 +264,43 @@ def _order(first_child, n_children, redirect, row_of, new_of, first, splits, sta
 
 
 @njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
-def _pool_and_surrogates(splits, row_of, t, sur, pool, n_values, out, out_sur, out_pool):
-    """The pool slices and surrogate rows of the split nodes ``splits`` (new ids, in the order
-    of splits) copied in that order, and the new offsets into ``out``."""
-    n_pool, n_sur = 0, 0
+def _pool_and_surrogates(splits, row_of, t, sur, n_values, out, out_sur, runs):
+    """The new pool offsets of the split nodes ``splits`` (new ids, in the order of splits) and
+    of their surrogates, placed in that order, with the surrogate rows copied into ``out_sur``;
+    the pool's entries to copy as runs (at, source, entries) into ``runs``, a slice that starts
+    where the last ended joined to it. Returns the number of runs."""
+    n_pool, n_sur, n_runs = 0, 0, 0
     for v in splits:
         r = row_of[v]
         if t.kind[r] == SUBSET or t.kind[r] == MULTIWAY:
             out.pool_offset[v] = n_pool
-            n_pool = _copy_pool(pool, t.pool_offset[r], n_values[t.feature[r]], out_pool, n_pool)
+            k = n_values[t.feature[r]]
+            n_runs = _run(runs, n_runs, n_pool, t.pool_offset[r], k)
+            n_pool += k
         if t.s_count[r] > 0:
             out.s_offset[v] = n_sur
             for s in range(t.s_offset[r], t.s_offset[r] + t.s_count[r]):
                 _copy_surrogate(sur, s, out_sur, n_sur)
                 if sur.pool_offset[s] >= 0:
                     out_sur.pool_offset[n_sur] = n_pool
-                    n_pool = _copy_pool(pool, sur.pool_offset[s], n_values[sur.feature[s]],
-                                        out_pool, n_pool)
+                    k = n_values[sur.feature[s]]
+                    n_runs = _run(runs, n_runs, n_pool, sur.pool_offset[s], k)
+                    n_pool += k
                 n_sur += 1
+    return n_runs
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always", no_cpython_wrapper=True,
+      no_cfunc_wrapper=True)
+def _run(runs, n_runs, at, src, k):
+    """The slice of k entries from ``src`` to ``at``, as a new run or the last run's end;
+    returns the number of runs."""
+    if n_runs > 0 and runs[n_runs - 1, 1] + runs[n_runs - 1, 2] == src \
+            and runs[n_runs - 1, 0] + runs[n_runs - 1, 2] == at:
+        runs[n_runs - 1, 2] += k
+        return n_runs
+    runs[n_runs, 0], runs[n_runs, 1], runs[n_runs, 2] = at, src, k
+    return n_runs + 1
 
 
 # inlined: a call passes each of the bundle's arrays field by field (``bundles``)
@@ -268,13 +315,3 @@ def _copy_surrogate(sur, s, out, i):
     out.pool_offset[i] = sur.pool_offset[s]
     out.agreement[i] = sur.agreement[s]
     out.adjusted[i] = sur.adjusted[s]
-
-
-# inlined: a call passes each of the bundle's arrays field by field (``bundles``)
-@njit(cache=True, nogil=True, _nrt=False, inline="always", no_cpython_wrapper=True,
-      no_cfunc_wrapper=True)
-def _copy_pool(pool, offset, k, out, at):
-    """The k entries of ``pool`` from ``offset`` to ``out`` from ``at``; returns at + k."""
-    for c in range(k):
-        out[at + c] = pool[offset + c]
-    return at + k
