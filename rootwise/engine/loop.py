@@ -288,7 +288,7 @@ def grow(rows, feat, params, holdout, seg, n, scr, n_out, own_segment=False, n_t
     g.run(rows, feat, params, holdout, seg, scr, total_weight, val_total, paths, finished, n)
     if defer and g.state[N_HEAP] > 0:
         return subtrees.grow_deferred(g, n, rows, feat, params, holdout, seg, total_weight,
-                                      val_total, paths, n_out, n_threads, new_scratch)
+                                      val_total, paths, n_out, n_threads, new_scratch, scr)
     return g.growth()
 
 

@@ -74,9 +74,11 @@ def root_segments_threaded(X, yc, yr, w, sorted_columns, binned, from_bins, binn
 
 
 def grow_deferred(top, n, rows, feat, params, holdout, seg, total_weight, val_total, paths, n_out,
-                  n_threads, new_scratch):
+                  n_threads, new_scratch, scr):
     """The whole tree: ``top``'s nodes (a ``loop.Grower`` that set nodes aside on its heap)
     and the subtree of each node set aside, grown on ``n_threads`` threads; as ``loop.Growth``.
+    ``scr``: ``top``'s working memory, which one thread takes over (the others make their own:
+    at 10^6 rows a tenth of a second each, while the root's children wait).
 
     A subtree's growth sets aside in turn its nodes of less than half its rows, down to
     ``floor`` rows: a thread that is free takes the largest one waiting, so the threads stay
@@ -85,12 +87,17 @@ def grow_deferred(top, n, rows, feat, params, holdout, seg, total_weight, val_to
 
     floor = max(n // (FLOOR_SHARE * n_threads), MIN_ROWS // FLOOR_SHARE)
     local = threading.local()  # a thread's working memory, kept for its next subtree
+    spare = [scr]
     parts = [(top, -1, -1)]  # (grower, the part holding the subtree's root, the root's id there)
 
     def one(start, end, depth, fraction, lower, upper):
         scr = getattr(local, "scr", None)
         if scr is None:
-            scr = local.scr = new_scratch()
+            try:
+                scr = spare.pop()  # one at a time: the GIL
+            except IndexError:
+                scr = new_scratch()
+            local.scr = scr
         m = end - start
         g = Grower(feat, params, holdout, scr, node_bound(m, params), n_out, m)
         subtree_root(seg, np.int64(start), np.int64(end), np.int64(depth), fraction, lower,
