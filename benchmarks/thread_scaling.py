@@ -157,7 +157,8 @@ def main():
           f"of which the presort {presort:.2f} s")
     print(f"measured here, n_jobs=2: {statistics.median(two):.2f} s, "
           f"{t1 / statistics.median(two):.2f}x\n")
-    print("| threads | subtrees | serial stages | subtrees replayed | total | speed-up |")
+    print("| threads | subtrees | one thread alone: outside the growth + presort + root's split"
+          " + joining | subtrees replayed | total | speed-up |")
     print("|---|---|---|---|---|---|")
     for T in args.threads:
         trace.clear()
@@ -168,7 +169,9 @@ def main():
         serial = outside + presort_t + st.get("root's split", 0.0) + st["_joined"]
         grown = replay(trace.pieces, T)
         total = serial + grown
-        print(f"| {T} | {len(trace.pieces)} | {serial:.2f} s | {grown:.2f} s | {total:.2f} s | "
+        root = st.get("root's split", 0.0)
+        print(f"| {T} | {len(trace.pieces)} | {serial:.2f} s = {outside:.2f} + {presort_t:.2f} + "
+              f"{root:.2f} + {st['_joined']:.2f} | {grown:.2f} s | {total:.2f} s | "
               f"{t1 / total:.2f}x |")
 
 
