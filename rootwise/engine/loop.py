@@ -601,11 +601,14 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                 done = False
                 break
 
-        # ---- the children's rows
+        # ---- the children's rows. A child of fewer than ``least`` rows is a leaf whatever its
+        # statistics (``_visit``: one row is pure; min_samples_split's rows; max_depth)
+        least = NEVER if nodes.depth[node] + 1 >= params.max_depth else max(
+            np.int64(2), params.min_split_rows)
         if multi is None and frac is None:  # CART: every split is binary
-            binary_rows(seg, start, end, scr, ch)
+            binary_rows(seg, start, end, scr, ch, least)
         elif frac is None and n_b == 2:  # ID3's threshold tests
-            binary_rows(seg, start, end, scr, ch)
+            binary_rows(seg, start, end, scr, ch, least)
         else:
             direction = scr.direction[:end - start]
             needed = max(start, child_layout(start, direction, ch.receives, n_b, ch.c_start,
@@ -675,8 +678,11 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         slot0, slot1 = np.int64(-1), np.int64(-1)
         # class histograms: CART's classifier, a binary split (``fit`` allows them for no other)
         if clf is not None and subset is not None and coded is not None and slot >= 0:
-            slot0, slot1 = child_slots(scr.hist, slot, seg, ch.c_start, ch.c_end,
-                                       params.n_classes)
+            if max(ch.c_end[0] - ch.c_start[0], ch.c_end[1] - ch.c_start[1]) < least:
+                release(scr.hist, slot)  # two leaves: their codes were not partitioned
+            else:
+                slot0, slot1 = child_slots(scr.hist, slot, seg, ch.c_start, ch.c_end,
+                                           params.n_classes)
         if pre:  # the children's validation rows
             split_holdout(vrow, vw, vstart, vend, vdir, ch.fractions[:n_b], vc_start[:n_b],
                           vc_end[:n_b], vs_i, vs_f, mw.fill)
