@@ -12,7 +12,8 @@ Binned columns (a byte code per row) are gathered in one pass over the node's ro
 them: each row adds into a cleared table of 256 codes per column and marks its code in a bitmap,
 then each column's marked codes are read in ascending order and only they are cleared again:
 O(rows x columns + codes present), never O(all codes). A WIDE column (more categories than a byte
-holds) reads its codes from X, one column at a time, with a touched list instead of a bitmap.
+holds) reads its int32 codes by row id (``scratch.wide_codes``), one column at a time, with a
+bitmap of its codes.
 """
 
 import numpy as np
@@ -91,27 +92,22 @@ def binned_split_entries(seg, start, end, binned, n_values, regression, scr):
                                     n_values[binned[q]])
 
 
-@njit(cache=True, _nrt=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def wide_split_entries(seg, start, end, X, j, regression, scr):
-    """Split entries of WIDE column j (codes read from X) into scr.wide_code / scr.wide_stats;
-    returns how many."""
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def wide_split_entries(seg, start, end, j, regression, scr):
+    """Split entries of WIDE column j (codes from scr.codes) into scr.wide_code /
+    scr.wide_stats; returns how many."""
     width = scr.wide_stats.shape[1]
     table = scr.wide_table
-    touched = scr.wide_touched
-    mark = scr.wide_mark
-    m = 0
+    bits = scr.wide_bits
+    codes = scr.codes[scr.column[j]]
+    one = np.uint64(1)
     for t in range(start, end):
         wt = seg.w[t]
         if not wt > 0.0:
             continue
-        x = X[seg.row[t], j]
-        if np.isnan(x):
+        c = np.int64(codes[seg.row[t]])
+        if c < 0:  # missing
             continue
-        c = np.int64(x)
-        if not mark[c]:
-            mark[c] = True
-            touched[m] = c
-            m += 1
         off = c * width
         if regression:
             yv = seg.yr[t]
@@ -121,14 +117,20 @@ def wide_split_entries(seg, start, end, X, j, regression, scr):
             table[off + 2] += wy * yv
         else:
             table[off + seg.yc[t]] += wt
-    codes = np.sort(touched[:m])
-    for e in range(m):
-        c = codes[e]
-        scr.wide_code[e] = c
-        for k in range(width):
-            scr.wide_stats[e, k] = table[c * width + k]
-            table[c * width + k] = 0.0
-        mark[c] = False
+        bits[c >> 6] |= one << np.uint64(c & 63)
+    m = 0
+    for word in range(bits.shape[0]):  # the codes present, ascending (``_read_marked``)
+        x = bits[word]
+        while x != 0:
+            low = x & (~x + one)
+            c = word * 64 + _bit_index(low)
+            scr.wide_code[m] = c
+            for k in range(width):
+                scr.wide_stats[m, k] = table[c * width + k]
+                table[c * width + k] = 0.0
+            m += 1
+            x ^= low
+        bits[word] = 0
     return m
 
 
@@ -261,28 +263,23 @@ def _read_surrogate_marked(bits, q, table, scr):
     return p
 
 
-@njit(cache=True, _nrt=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def wide_surrogate_entries(seg, start, end, direction, X, j, scr):
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def wide_surrogate_entries(seg, start, end, direction, j, scr):
     """``binned_surrogate_entries`` for WIDE column j, into the first row of scr.se_* of the
     WIDE slot (``scr.wide_se_*``); returns (entries, w0, w1) with w0/w1 the column's known
     weight per primary side added in row order."""
     table = scr.wide_table
-    touched = scr.wide_touched
-    mark = scr.wide_mark
-    m = 0
+    bits = scr.wide_bits
+    codes = scr.codes[scr.column[j]]
+    one = np.uint64(1)
     side0, side1 = 0.0, 0.0
     for t in range(start, end):
         wt = seg.w[t]
         if not wt > 0.0:
             continue
-        x = X[seg.row[t], j]
-        if np.isnan(x):
+        c = np.int64(codes[seg.row[t]])
+        if c < 0:  # missing
             continue
-        c = np.int64(x)
-        if not mark[c]:
-            mark[c] = True
-            touched[m] = c
-            m += 1
         off = c * 5
         d = direction[t - start]
         if d < 0:
@@ -294,16 +291,22 @@ def wide_surrogate_entries(seg, start, end, direction, X, j, scr):
                 side0 += wt
             else:
                 side1 += wt
-    codes = np.sort(touched[:m])
-    for e in range(m):
-        c = codes[e]
-        off = c * 5
-        scr.wide_se_code[e] = c
-        scr.wide_se_w[e, 0] = table[off]
-        scr.wide_se_w[e, 1] = table[off + 1]
-        scr.wide_se_n[e, 0] = np.int64(table[off + 2])
-        scr.wide_se_n[e, 1] = np.int64(table[off + 3])
-        for k in range(5):
-            table[off + k] = 0.0
-        mark[c] = False
+        bits[c >> 6] |= one << np.uint64(c & 63)
+    m = 0
+    for word in range(bits.shape[0]):  # the codes present, ascending
+        x = bits[word]
+        while x != 0:
+            low = x & (~x + one)
+            c = word * 64 + _bit_index(low)
+            off = c * 5
+            scr.wide_se_code[m] = c
+            scr.wide_se_w[m, 0] = table[off]
+            scr.wide_se_w[m, 1] = table[off + 1]
+            scr.wide_se_n[m, 0] = np.int64(table[off + 2])
+            scr.wide_se_n[m, 1] = np.int64(table[off + 3])
+            for k in range(5):
+                table[off + k] = 0.0
+            m += 1
+            x ^= low
+        bits[word] = 0
     return m, side0, side1

@@ -27,6 +27,7 @@ from .._config import ABSOLUTE_ERROR, ENTROPY, MULTIWAY, SUBSET, THRESHOLD
 from . import pages
 from .arrays import enlarged, unset
 from .bundles import MISSING_FRACTIONAL as FRACTIONAL
+from .bundles import WIDE
 from .chosen import (
     add_children,
     binary_rows,
@@ -44,7 +45,7 @@ from .node_table import init_leaf, new_nodes, new_surrogates
 from .paths import paths_of
 from .prepruning import holdout_branches, loss, score_of, split_helps, split_holdout
 from .presort import kept_words
-from .scratch import new_scratch
+from .scratch import new_scratch, wide_codes
 from .search import available_columns, new_candidates, search
 from .segments import (
     child_layout,
@@ -809,13 +810,15 @@ def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, pres
     histograms = (unit_input and not params.regression and params.missing != FRACTIONAL
                   and not params.multiway and params.max_leaf_nodes == 0)
 
+    wide = wide_codes(rows.X, feat.search, WIDE) if max_wide > 0 else None
+
     def scratch():  # a thread's own working memory (``subtrees``)
         return new_scratch(n_train, d, params.n_classes, width, binned, feat.n_values,
                            max_categories, max_wide, seg.codes.shape[1], unit_input, histograms,
                            n, params.criterion == ENTROPY,
                            params.regression and (params.median
                                                   or params.criterion == ABSOLUTE_ERROR),
-                           params.multiway or params.missing == FRACTIONAL)
+                           params.multiway or params.missing == FRACTIONAL, wide)
 
     return grow(rows, feat, params, holdout, seg, np.int64(n_train), scratch(), n_out,
                 own_segment=True, n_threads=n_threads, new_scratch=scratch)

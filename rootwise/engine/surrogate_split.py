@@ -123,8 +123,7 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
                 codes, se_w, se_n = ent.se_code[q], ent.se_w[q], ent.se_n[q]
                 side0, side1 = ent.se_side[q, 0], ent.se_side[q, 1]
             else:
-                p, side0, side1 = wide_surrogate_entries(seg, start, end, direction, rows.X, f,
-                                                         scr.wide)
+                p, side0, side1 = wide_surrogate_entries(seg, start, end, direction, f, scr.wide)
                 codes, se_w, se_n = scr.wide.wide_se_code, scr.wide.wide_se_w, scr.wide.wide_se_n
             if (bounded and kept >= params.max_surrogates
                     and _cannot_enter(_entry_rows(se_n, p), total, majority, params, sc, kept)):
@@ -258,7 +257,7 @@ def surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc, out):
         p = scr.ent.se_n_entries[q]
         codes, se_w, se_n = scr.ent.se_code[q], scr.ent.se_w[q], scr.ent.se_n[q]
     else:
-        p, _, _ = wide_surrogate_entries(seg, start, end, direction, rows.X, f, scr.wide)
+        p, _, _ = wide_surrogate_entries(seg, start, end, direction, f, scr.wide)
         codes, se_w, se_n = scr.wide.wide_se_code, scr.wide.wide_se_w, scr.wide.wide_se_n
     # min_side as an int64, not a literal 0: a literal argument would compile the kernel twice
     surrogate_subset(se_w, se_n, p, sc.tie_branch[f], np.int64(0), scr.side)
