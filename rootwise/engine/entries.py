@@ -22,6 +22,7 @@ from numba import njit
 from .segments import code_at
 
 CODES = 256  # codes per binned column (0..255; the column's missing code included)
+FEW_ROWS = 8  # a node of at most this many rows finds its entries by insertion
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -62,6 +63,9 @@ def _read_marked(bits, q, table, width, out_code, out_stats, n_missing_code):
 def binned_split_entries(seg, start, end, binned, n_values, regression, scr):
     """Split entries of every binned column (``binned[q]``: the column of code byte q) at the
     node into scr.ent_code / scr.ent_stats / scr.ent_n."""
+    if end - start <= FEW_ROWS:
+        _few_split_entries(seg, start, end, binned, n_values, regression, scr)
+        return
     nb = binned.shape[0]
     width = scr.ent_stats.shape[2]
     table = scr.table
@@ -90,6 +94,49 @@ def binned_split_entries(seg, start, end, binned, n_values, regression, scr):
     for q in range(nb):
         scr.ent_n[q] = _read_marked(bits, q, table, width, scr.ent_code, scr.ent_stats,
                                     n_values[binned[q]])
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _few_split_entries(seg, start, end, binned, n_values, regression, scr):
+    """``binned_split_entries`` of a node of at most FEW_ROWS rows: each column's codes kept
+    ascending by insertion, each entry's sums added from 0 in row order (the table's numbers
+    bit for bit), without the table and the bitmap (a column's fixed cost there, reading its
+    four bitmap words, was more than its few rows)."""
+    nb = binned.shape[0]
+    width = scr.ent_stats.shape[2]
+    for q in range(nb):
+        missing = n_values[binned[q]]
+        codes = scr.ent_code[q]
+        stats = scr.ent_stats[q]
+        p = 0
+        for t in range(start, end):
+            wt = seg.w[t]
+            if not wt > 0.0:
+                continue  # a row of weight 0 holds no code
+            c = code_at(seg.codes, t, q)
+            if c == missing:
+                continue
+            e = 0
+            while e < p and codes[e] < c:
+                e += 1
+            if e == p or codes[e] != c:  # a new code: its entry at e, the later ones moved up
+                for u in range(p, e, -1):
+                    codes[u] = codes[u - 1]
+                    for k in range(width):
+                        stats[u, k] = stats[u - 1, k]
+                codes[e] = c
+                for k in range(width):
+                    stats[e, k] = 0.0
+                p += 1
+            if regression:
+                yv = seg.yr[t]
+                wy = wt * yv
+                stats[e, 0] += wt
+                stats[e, 1] += wy
+                stats[e, 2] += wy * yv
+            else:
+                stats[e, seg.yc[t]] += wt
+        scr.ent_n[q] = p
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
