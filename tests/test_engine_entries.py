@@ -53,3 +53,35 @@ def test_counted_surrogate_entries_split_each_code_by_the_primary(seed, regressi
         known = positive & (col < k)
         for b in range(2):
             assert ent.se_side[q, b] == w[rows][known & (direction == b)].sum()
+
+
+@pytest.mark.parametrize("regression", [False, True], ids=["classes", "regression"])
+@pytest.mark.parametrize("seed", range(4))
+def test_split_entries_of_small_nodes_are_the_row_order_sums(seed, regression):
+    """Nodes of 1 to 12 rows (up to 8 by insertion, more through the table): per column the
+    codes present ascending (rows of positive weight, the missing code left out), and per code
+    its sums added from 0 in row order, equal bit for bit; the shared table is left cleared."""
+    seg, scr, codes, y, w, n_values, n_classes = binned_node(seed, n=60, regression=regression)
+    ent = scr.ent
+    for m in range(1, 13):
+        start = (7 * m) % (60 - m)
+        binned_split_entries(seg, start, start + m, ent.binned, n_values, regression, ent)
+        assert not ent.table.any()
+        for q, k in enumerate(n_values):
+            rows = [t for t in range(start, start + m) if w[t] > 0 and codes[t, q] < k]
+            present = sorted({int(codes[t, q]) for t in rows})
+            p = ent.ent_n[q]
+            assert list(ent.ent_code[q, :p]) == present
+            for e, c in enumerate(present):
+                sums = [0.0] * (3 if regression else n_classes)
+                for t in rows:
+                    if codes[t, q] != c:
+                        continue
+                    if regression:
+                        wy = w[t] * y[t]
+                        sums[0] += w[t]
+                        sums[1] += wy
+                        sums[2] += wy * y[t]
+                    else:
+                        sums[y[t]] += w[t]
+                assert list(ent.ent_stats[q, e, :len(sums)]) == sums

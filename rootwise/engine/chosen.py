@@ -185,11 +185,11 @@ def primary_directions(seg, start, end, j, kind, threshold, sides, X, feat, cut,
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def binary_rows(seg, start, end, scr, ch):
+def binary_rows(seg, start, end, scr, ch, least):
     """A binary split's partition of the segment: the children's segments into ch.c_start /
-    ch.c_end."""
+    ch.c_end (``least``: ``split_binary``)."""
     mid = split_binary(seg, start, end, scr.direction, scr.goes_left, scr.buf_i, scr.buf_f,
-                       scr.buf_codes)
+                       scr.buf_codes, least)
     ch.c_start[0], ch.c_end[0], ch.c_start[1], ch.c_end[1] = start, mid, mid, end
 
 

@@ -12,7 +12,8 @@ Binned columns (a byte code per row) are gathered in one pass over the node's ro
 them: each row adds into a cleared table of 256 codes per column and marks its code in a bitmap,
 then each column's marked codes are read in ascending order and only they are cleared again:
 O(rows x columns + codes present), never O(all codes). A WIDE column (more categories than a byte
-holds) reads its codes from X, one column at a time, with a touched list instead of a bitmap.
+holds) reads its int32 codes by row id (``scratch.wide_codes``), one column at a time, with a
+bitmap of its codes.
 """
 
 import numpy as np
@@ -21,6 +22,7 @@ from numba import njit
 from .segments import code_at
 
 CODES = 256  # codes per binned column (0..255; the column's missing code included)
+FEW_ROWS = 8  # a node of at most this many rows finds its entries by insertion
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -61,6 +63,9 @@ def _read_marked(bits, q, table, width, out_code, out_stats, n_missing_code):
 def binned_split_entries(seg, start, end, binned, n_values, regression, scr):
     """Split entries of every binned column (``binned[q]``: the column of code byte q) at the
     node into scr.ent_code / scr.ent_stats / scr.ent_n."""
+    if end - start <= FEW_ROWS:
+        _few_split_entries(seg, start, end, binned, n_values, regression, scr)
+        return
     nb = binned.shape[0]
     width = scr.ent_stats.shape[2]
     table = scr.table
@@ -91,27 +96,65 @@ def binned_split_entries(seg, start, end, binned, n_values, regression, scr):
                                     n_values[binned[q]])
 
 
-@njit(cache=True, _nrt=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def wide_split_entries(seg, start, end, X, j, regression, scr):
-    """Split entries of WIDE column j (codes read from X) into scr.wide_code / scr.wide_stats;
-    returns how many."""
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _few_split_entries(seg, start, end, binned, n_values, regression, scr):
+    """``binned_split_entries`` of a node of at most FEW_ROWS rows: each column's codes kept
+    ascending by insertion, each entry's sums added from 0 in row order (the table's numbers
+    bit for bit), without the table and the bitmap (a column's fixed cost there, reading its
+    four bitmap words, was more than its few rows)."""
+    nb = binned.shape[0]
+    width = scr.ent_stats.shape[2]
+    for q in range(nb):
+        missing = n_values[binned[q]]
+        codes = scr.ent_code[q]
+        stats = scr.ent_stats[q]
+        p = 0
+        for t in range(start, end):
+            wt = seg.w[t]
+            if not wt > 0.0:
+                continue  # a row of weight 0 holds no code
+            c = code_at(seg.codes, t, q)
+            if c == missing:
+                continue
+            e = 0
+            while e < p and codes[e] < c:
+                e += 1
+            if e == p or codes[e] != c:  # a new code: its entry at e, the later ones moved up
+                for u in range(p, e, -1):
+                    codes[u] = codes[u - 1]
+                    for k in range(width):
+                        stats[u, k] = stats[u - 1, k]
+                codes[e] = c
+                for k in range(width):
+                    stats[e, k] = 0.0
+                p += 1
+            if regression:
+                yv = seg.yr[t]
+                wy = wt * yv
+                stats[e, 0] += wt
+                stats[e, 1] += wy
+                stats[e, 2] += wy * yv
+            else:
+                stats[e, seg.yc[t]] += wt
+        scr.ent_n[q] = p
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def wide_split_entries(seg, start, end, j, regression, scr):
+    """Split entries of WIDE column j (codes from scr.codes) into scr.wide_code /
+    scr.wide_stats; returns how many."""
     width = scr.wide_stats.shape[1]
     table = scr.wide_table
-    touched = scr.wide_touched
-    mark = scr.wide_mark
-    m = 0
+    bits = scr.wide_bits
+    codes = scr.codes[scr.column[j]]
+    one = np.uint64(1)
     for t in range(start, end):
         wt = seg.w[t]
         if not wt > 0.0:
             continue
-        x = X[seg.row[t], j]
-        if np.isnan(x):
+        c = np.int64(codes[seg.row[t]])
+        if c < 0:  # missing
             continue
-        c = np.int64(x)
-        if not mark[c]:
-            mark[c] = True
-            touched[m] = c
-            m += 1
         off = c * width
         if regression:
             yv = seg.yr[t]
@@ -121,14 +164,20 @@ def wide_split_entries(seg, start, end, X, j, regression, scr):
             table[off + 2] += wy * yv
         else:
             table[off + seg.yc[t]] += wt
-    codes = np.sort(touched[:m])
-    for e in range(m):
-        c = codes[e]
-        scr.wide_code[e] = c
-        for k in range(width):
-            scr.wide_stats[e, k] = table[c * width + k]
-            table[c * width + k] = 0.0
-        mark[c] = False
+        bits[c >> 6] |= one << np.uint64(c & 63)
+    m = 0
+    for word in range(bits.shape[0]):  # the codes present, ascending (``_read_marked``)
+        x = bits[word]
+        while x != 0:
+            low = x & (~x + one)
+            c = word * 64 + _bit_index(low)
+            scr.wide_code[m] = c
+            for k in range(width):
+                scr.wide_stats[m, k] = table[c * width + k]
+                table[c * width + k] = 0.0
+            m += 1
+            x ^= low
+        bits[word] = 0
     return m
 
 
@@ -261,28 +310,23 @@ def _read_surrogate_marked(bits, q, table, scr):
     return p
 
 
-@njit(cache=True, _nrt=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def wide_surrogate_entries(seg, start, end, direction, X, j, scr):
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def wide_surrogate_entries(seg, start, end, direction, j, scr):
     """``binned_surrogate_entries`` for WIDE column j, into the first row of scr.se_* of the
     WIDE slot (``scr.wide_se_*``); returns (entries, w0, w1) with w0/w1 the column's known
     weight per primary side added in row order."""
     table = scr.wide_table
-    touched = scr.wide_touched
-    mark = scr.wide_mark
-    m = 0
+    bits = scr.wide_bits
+    codes = scr.codes[scr.column[j]]
+    one = np.uint64(1)
     side0, side1 = 0.0, 0.0
     for t in range(start, end):
         wt = seg.w[t]
         if not wt > 0.0:
             continue
-        x = X[seg.row[t], j]
-        if np.isnan(x):
+        c = np.int64(codes[seg.row[t]])
+        if c < 0:  # missing
             continue
-        c = np.int64(x)
-        if not mark[c]:
-            mark[c] = True
-            touched[m] = c
-            m += 1
         off = c * 5
         d = direction[t - start]
         if d < 0:
@@ -294,16 +338,22 @@ def wide_surrogate_entries(seg, start, end, direction, X, j, scr):
                 side0 += wt
             else:
                 side1 += wt
-    codes = np.sort(touched[:m])
-    for e in range(m):
-        c = codes[e]
-        off = c * 5
-        scr.wide_se_code[e] = c
-        scr.wide_se_w[e, 0] = table[off]
-        scr.wide_se_w[e, 1] = table[off + 1]
-        scr.wide_se_n[e, 0] = np.int64(table[off + 2])
-        scr.wide_se_n[e, 1] = np.int64(table[off + 3])
-        for k in range(5):
-            table[off + k] = 0.0
-        mark[c] = False
+        bits[c >> 6] |= one << np.uint64(c & 63)
+    m = 0
+    for word in range(bits.shape[0]):  # the codes present, ascending
+        x = bits[word]
+        while x != 0:
+            low = x & (~x + one)
+            c = word * 64 + _bit_index(low)
+            off = c * 5
+            scr.wide_se_code[m] = c
+            scr.wide_se_w[m, 0] = table[off]
+            scr.wide_se_w[m, 1] = table[off + 1]
+            scr.wide_se_n[m, 0] = np.int64(table[off + 2])
+            scr.wide_se_n[m, 1] = np.int64(table[off + 3])
+            for k in range(5):
+                table[off + k] = 0.0
+            m += 1
+            x ^= low
+        bits[word] = 0
     return m, side0, side1

@@ -27,6 +27,7 @@ from .._config import ABSOLUTE_ERROR, ENTROPY, MULTIWAY, SUBSET, THRESHOLD
 from . import pages
 from .arrays import enlarged, unset
 from .bundles import MISSING_FRACTIONAL as FRACTIONAL
+from .bundles import WIDE
 from .chosen import (
     add_children,
     binary_rows,
@@ -44,7 +45,7 @@ from .node_table import init_leaf, new_nodes, new_surrogates
 from .paths import paths_of
 from .prepruning import holdout_branches, loss, score_of, split_helps, split_holdout
 from .presort import kept_words
-from .scratch import new_scratch
+from .scratch import new_scratch, wide_codes
 from .search import available_columns, new_candidates, search
 from .segments import (
     child_layout,
@@ -601,11 +602,14 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
                 done = False
                 break
 
-        # ---- the children's rows
+        # ---- the children's rows. A child of fewer than ``least`` rows is a leaf whatever its
+        # statistics (``_visit``: one row is pure; min_samples_split's rows; max_depth)
+        least = NEVER if nodes.depth[node] + 1 >= params.max_depth else max(
+            np.int64(2), params.min_split_rows)
         if multi is None and frac is None:  # CART: every split is binary
-            binary_rows(seg, start, end, scr, ch)
+            binary_rows(seg, start, end, scr, ch, least)
         elif frac is None and n_b == 2:  # ID3's threshold tests
-            binary_rows(seg, start, end, scr, ch)
+            binary_rows(seg, start, end, scr, ch, least)
         else:
             direction = scr.direction[:end - start]
             needed = max(start, child_layout(start, direction, ch.receives, n_b, ch.c_start,
@@ -675,8 +679,11 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         slot0, slot1 = np.int64(-1), np.int64(-1)
         # class histograms: CART's classifier, a binary split (``fit`` allows them for no other)
         if clf is not None and subset is not None and coded is not None and slot >= 0:
-            slot0, slot1 = child_slots(scr.hist, slot, seg, ch.c_start, ch.c_end,
-                                       params.n_classes)
+            if max(ch.c_end[0] - ch.c_start[0], ch.c_end[1] - ch.c_start[1]) < least:
+                release(scr.hist, slot)  # two leaves: their codes were not partitioned
+            else:
+                slot0, slot1 = child_slots(scr.hist, slot, seg, ch.c_start, ch.c_end,
+                                           params.n_classes)
         if pre:  # the children's validation rows
             split_holdout(vrow, vw, vstart, vend, vdir, ch.fractions[:n_b], vc_start[:n_b],
                           vc_end[:n_b], vs_i, vs_f, mw.fill)
@@ -803,13 +810,15 @@ def fit(rows, feat, params, holdout, layout, n_out, unit_input, train=None, pres
     histograms = (unit_input and not params.regression and params.missing != FRACTIONAL
                   and not params.multiway and params.max_leaf_nodes == 0)
 
+    wide = wide_codes(rows.X, feat.search, WIDE) if max_wide > 0 else None
+
     def scratch():  # a thread's own working memory (``subtrees``)
         return new_scratch(n_train, d, params.n_classes, width, binned, feat.n_values,
                            max_categories, max_wide, seg.codes.shape[1], unit_input, histograms,
                            n, params.criterion == ENTROPY,
                            params.regression and (params.median
                                                   or params.criterion == ABSOLUTE_ERROR),
-                           params.multiway or params.missing == FRACTIONAL)
+                           params.multiway or params.missing == FRACTIONAL, wide)
 
     return grow(rows, feat, params, holdout, seg, np.int64(n_train), scratch(), n_out,
                 own_segment=True, n_threads=n_threads, new_scratch=scratch)

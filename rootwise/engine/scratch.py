@@ -49,11 +49,13 @@ class EntryScratch(NamedTuple):
 
 
 class WideScratch(NamedTuple):
-    """A WIDE column's entries, one column at a time (``entries``)."""
+    """A WIDE column's entries, one column at a time (``entries``), and the WIDE columns' codes
+    (shared by every thread's scratch: read only)."""
 
     wide_table: np.ndarray
-    wide_mark: np.ndarray
-    wide_touched: np.ndarray
+    wide_bits: np.ndarray  # uint64: a bit per code present at the node
+    codes: np.ndarray  # (WIDE columns, rows) int32 by row id: the category code, -1 missing
+    column: np.ndarray  # (d,) int64: column j's row of ``codes`` (-1: not WIDE)
     wide_code: np.ndarray
     wide_stats: np.ndarray
     wide_se_code: np.ndarray
@@ -92,12 +94,14 @@ class Scratch(NamedTuple):
 
 @njit(cache=True, nogil=True, no_cfunc_wrapper=True)
 def new_scratch(n, d, n_classes, width, binned, n_values, max_categories, max_wide, n_code_words,
-                unit_input, histograms, n_ids=0, entropy=True, medians=True, many=True):
+                unit_input, histograms, n_ids=0, entropy=True, medians=True, many=True,
+                wide=None):
     """Working memory for a fit on n rows and d columns: ``width`` = classes or 3 (regression),
     ``binned`` the column of each code byte, ``n_values`` each column's categories or bins,
     ``max_categories`` the most categories of any column (at least 2), ``max_wide`` the most
     categories of a WIDE column (0: none); ``histograms``: large nodes keep class histograms
-    (``histograms``; the caller checks that the fit allows them).
+    (``histograms``; the caller checks that the fit allows them); ``wide``: the WIDE columns'
+    (codes, column) (``wide_codes``; None: the fit has none).
 
     ``n_ids``: the rows' ids are below it (the rows of the table they are read from; 0: n).
     A fit that scans no entropy of counts (``entropy``), has no median leaves (``medians``) or
@@ -134,9 +138,13 @@ def new_scratch(n, d, n_classes, width, binned, n_values, max_categories, max_wi
         np.zeros((nb, CODES), dtype=np.int64), np.zeros((nb, CODES, 2)),
         np.zeros((nb, CODES, 2), dtype=np.int64), np.zeros((nb, CODES), dtype=np.int64),
         np.zeros(nb, dtype=np.int64), np.zeros((nb, 2)))
+    if wide is None:
+        if max_wide > 0:
+            raise ValueError("a fit with WIDE columns needs their codes (wide_codes)")
+        wide = (np.zeros((0, 0), dtype=np.int32), np.full(d, -1, dtype=np.int64))
     wide = WideScratch(
-        np.zeros(wide_rows * cells), np.zeros(wide_rows, dtype=np.bool_),
-        np.zeros(wide_rows, dtype=np.int64), np.zeros(wide_rows, dtype=np.int64),
+        np.zeros(wide_rows * cells), np.zeros((wide_rows + 63) // 64, dtype=np.uint64),
+        wide[0], wide[1], np.zeros(wide_rows, dtype=np.int64),
         np.zeros((wide_rows, width)), np.zeros(wide_rows, dtype=np.int64),
         np.zeros((wide_rows, 2)), np.zeros((wide_rows, 2), dtype=np.int64))
     return Scratch(
@@ -149,3 +157,18 @@ def new_scratch(n, d, n_classes, width, binned, n_values, max_categories, max_wi
         # keeps them in cache (an int64 array of 10^5 rows is 800 kB)
         np.zeros(max(n_ids, 1), dtype=np.int8), np.zeros(max(n_ids, 1), dtype=np.int8),
         np.zeros(n_many, dtype=np.int64), buf_i, buf_i.view(np.float64), block)
+
+
+def wide_codes(X, search, wide_kind):
+    """The category codes of the columns searched as WIDE (``search[j] == wide_kind``), one
+    int32 row per column by row id (-1: missing), and each column's row (-1: not WIDE). The
+    entries of a node read a code per row: from X, a row-major table, each was a cache miss on
+    a large table; here a column of 10^5 rows is 400 kB."""
+    cols = np.flatnonzero(search == wide_kind)
+    column = np.full(search.shape[0], -1, dtype=np.int64)
+    column[cols] = np.arange(cols.size)
+    codes = np.empty((cols.size, X.shape[0]), dtype=np.int32)
+    for i, j in enumerate(cols):
+        x = X[:, j]
+        codes[i] = np.where(np.isnan(x), -1.0, x).astype(np.int32)
+    return codes, column

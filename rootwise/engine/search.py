@@ -222,7 +222,7 @@ def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W,
                 q = feat.slot[j]
                 codes, stats, p = ent.ent_code[q], ent.ent_stats[q], ent.ent_n[q]
             else:
-                p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr.wide)
+                p = wide_split_entries(seg, start, end, j, params.regression, scr.wide)
                 codes, stats = scr.wide.wide_code, scr.wide.wide_stats
             if subset is not None and sweep == 1:
                 if _cannot_win(stats, p, W, best, params, scr.scan.parent, reg, clf):
@@ -431,7 +431,7 @@ def chosen_sides(seg, start, end, j, rows, feat, params, scr, out, reg, clf):
         q = feat.slot[j]
         codes, stats, p = scr.ent.ent_code[q], scr.ent.ent_stats[q], scr.ent.ent_n[q]
     else:
-        p = wide_split_entries(seg, start, end, rows.X, j, params.regression, scr.wide)
+        p = wide_split_entries(seg, start, end, j, params.regression, scr.wide)
         codes, stats = scr.wide.wide_code, scr.wide.wide_stats
     if reg is not None and params.criterion == ABSOLUTE_ERROR:
         subset_absolute(seg, start, end, rows.X, j, codes, stats, p, params.min_leaf,

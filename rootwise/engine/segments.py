@@ -291,21 +291,27 @@ def _split_words(words, s, start, end, goes_left, buf):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def split_binary(seg, start, end, direction, goes_left, buf_i, buf_f, buf_codes):
+def split_binary(seg, start, end, direction, goes_left, buf_i, buf_f, buf_codes, least):
     """Partition the segment stably by ``direction`` (0 left, 1 right, per segment position):
     returns the first position of the right child. ``goes_left``: scratch by row id; the
-    buffers (at least m entries, m rows of codes) may share memory: one is used at a time."""
+    buffers (at least m entries, m rows of codes) may share memory: one is used at a time.
+    ``least``: the fewest rows a child needs to be split again. When neither child holds that
+    many, both are leaves: only their rows, weights and targets are partitioned (a leaf's
+    statistics read them), and the codes and words, which only a split search reads, are left
+    as they lie (a third of a fully grown tree's splits are of two rows)."""
     m = end - start
-    for t in range(m):
-        goes_left[seg.row[start + t]] = np.int8(1 - direction[t])
     n_left = _split_1d(seg.row, start, m, direction, buf_i)
     _split_1d(seg.w, start, m, direction, buf_f)
     if seg.yc.shape[0] > 0:
         _split_1d(seg.yc, start, m, direction, buf_i)
     if seg.yr.shape[0] > 0:
         _split_1d(seg.yr, start, m, direction, buf_f)
+    if max(n_left, m - n_left) < least:
+        return start + n_left
     if seg.codes.shape[1] > 0:
         _split_codes(seg.codes, start, m, direction, buf_codes)
+    for t in range(m):  # the rows' sides by row id, in their new order (the same sides)
+        goes_left[seg.row[start + t]] = np.int8(t < n_left)
     for s in range(seg.words.shape[0]):
         _split_words(seg.words, s, start, end, goes_left, buf_i)
     return start + n_left

@@ -564,6 +564,17 @@ def scan_surrogate(words, s, start, n, end, w_row, unit, dir_row, n_node0, n_nod
     return best_i, best_left, best, n_dir
 
 
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def primary_known(words, s, start, n, end, dir_row, n_node0, n_node1):
+    """The rows column s knows (of weight 1: ``_surrogate_counts``) that the primary sends a
+    branch: the node's n_node0 + n_node1 less those among the column's END words. No surrogate
+    on the column agrees on more."""
+    known = n_node0 + n_node1
+    for i in range(start + n, end):
+        known -= np.int64(dir_row[words[s, i] & ROW_MASK] >= 0)
+    return known
+
+
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _surrogate_counts(words, s, start, n, end, dir_row, n_node0, n_node1, min_side):
     """``scan_surrogate`` with unit weights, in one pass of integer counts.

@@ -23,7 +23,7 @@ from .entries import binned_surrogate_entries, counted_surrogate_entries, wide_s
 from .entry_scan import surrogate_subset, surrogate_threshold
 from .monotone import constraint_of
 from .segments import ROW_MASK
-from .sorted_scan import known_length, scan_surrogate
+from .sorted_scan import known_length, primary_known, scan_surrogate
 from .surrogates import agreement_key
 from .thresholds import midpoint
 
@@ -36,13 +36,16 @@ class SurrogateCandidates(NamedTuple):
     tie_branch: np.ndarray  # (d,) int64: SUBSET, where a category split evenly goes
     taken: np.ndarray  # (d,) bool: already ranked
     order: np.ndarray  # (max_surrogates,) int64: the kept columns, best first
+    position: np.ndarray  # (d,) int64: a presorted column's cut, its last word on the left
+    top_keys: np.ndarray  # (max_surrogates,) float: the largest ranking keys kept so far
 
 
 def new_surrogate_candidates(d, max_surrogates):
+    s = max(max_surrogates, 1)
     return SurrogateCandidates(np.full(d, -1.0), np.zeros(d, dtype=np.int64), np.full(d, np.nan),
                                np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int64),
-                               np.zeros(d, dtype=np.bool_),
-                               np.zeros(max(max_surrogates, 1), dtype=np.int64))
+                               np.zeros(d, dtype=np.bool_), np.zeros(s, dtype=np.int64),
+                               np.full(d, -1, dtype=np.int64), np.zeros(s))
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -72,6 +75,11 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
         n_node1 += np.int64(b == 1)
     skip = feat.slot[primary] if feat.search[primary] == BINNED else -1
     ent = scr.ent
+    # with unit weights a column agrees on at most the primary-known rows it knows: a column
+    # whose count could not be kept, or could not rank above the max_surrogates kept so far
+    # (all of lower columns, which win ties), is not scanned (``_cannot_enter``)
+    bounded = scr.unit_input
+    kept = np.int64(0)
     if coded is None:  # no column searched by codes: no entries to count
         pass
     elif ent.binned.shape[0] > 0 and scr.unit_input:
@@ -93,6 +101,10 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
                 continue
             s = feat.slot[f]
             n = known_length(seg.words, s, start, end)
+            if bounded and kept >= params.max_surrogates and _cannot_enter(
+                    float(primary_known(seg.words, s, start, n, end, scr.dir_row, n_node0,
+                                        n_node1)), total, majority, params, sc, kept):
+                continue
             i, left, a, n_dir = scan_surrogate(seg.words, s, start, n, end, rows.w,
                                                scr.unit_input, scr.dir_row, n_node0, n_node1,
                                                min_side)
@@ -100,8 +112,7 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
                 continue
             sc.kind[f] = THRESHOLD
             sc.left_branch[f] = left
-            sc.threshold[f] = midpoint(rows.X[seg.words[s, i] & ROW_MASK, f],
-                                       rows.X[seg.words[s, i + 1] & ROW_MASK, f])
+            sc.position[f] = i  # the threshold is placed for the kept columns only (below)
             agree = a
         else:
             if coded is None:
@@ -112,15 +123,64 @@ def search_surrogates(seg, start, end, primary, direction, mass0, mass1, majorit
                 codes, se_w, se_n = ent.se_code[q], ent.se_w[q], ent.se_n[q]
                 side0, side1 = ent.se_side[q, 0], ent.se_side[q, 1]
             else:
-                p, side0, side1 = wide_surrogate_entries(seg, start, end, direction, rows.X, f,
-                                                         scr.wide)
+                p, side0, side1 = wide_surrogate_entries(seg, start, end, direction, f, scr.wide)
                 codes, se_w, se_n = scr.wide.wide_se_code, scr.wide.wide_se_w, scr.wide.wide_se_n
+            if (bounded and kept >= params.max_surrogates
+                    and _cannot_enter(_entry_rows(se_n, p), total, majority, params, sc, kept)):
+                continue
             agree = _entry_surrogate(f, codes, se_w, se_n, p, side0, side1, majority_branch,
                                      feat, params, scr.side, sc)
             if agree < 0.0:
                 continue
         _keep(sc, f, agree, total, majority, params)
-    return _rank(sc, d, params)
+        if bounded and sc.agreement[f] >= 0.0:
+            kept = _kept_key(sc, kept, agreement_key(sc.agreement[f]), params.max_surrogates)
+    n_s = _rank(sc, d, params)
+    for r in range(n_s):  # the kept presorted columns' thresholds: two reads of X each
+        f = sc.order[r]
+        if feat.search[f] == SORTED:
+            s, i = feat.slot[f], sc.position[f]
+            sc.threshold[f] = midpoint(rows.X[seg.words[s, i] & ROW_MASK, f],
+                                       rows.X[seg.words[s, i + 1] & ROW_MASK, f])
+    return n_s
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _entry_rows(se_n, p):
+    """The primary-known rows of a column's p surrogate entries."""
+    known = np.int64(0)
+    for e in range(p):
+        known += se_n[e, 0] + se_n[e, 1]
+    return float(known)
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _cannot_enter(bound, total, majority, params, sc, kept):
+    """Whether a column agreeing on at most ``bound`` (weight) can neither be kept (``_keep``)
+    nor rank among the max_surrogates best of the ``kept`` kept so far (sc.top_keys, all of lower
+    columns: a tie ranks it after them). Division, subtraction and the key are monotone in the
+    agreement, so the bound's numbers are at least the column's own."""
+    m = params.max_surrogates
+    if kept < m:
+        return False
+    agreement = bound / total
+    if not (agreement - majority) / (1.0 - majority) > params.min_adjusted:
+        return True
+    return agreement_key(agreement) <= sc.top_keys[m - 1]
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _kept_key(sc, kept, key, m):
+    """Insert a kept column's key into sc.top_keys (descending, the m largest); returns how many
+    are kept."""
+    i = min(kept, m - 1)
+    if kept >= m and key <= sc.top_keys[i]:
+        return kept + 1
+    while i > 0 and sc.top_keys[i - 1] < key:
+        sc.top_keys[i] = sc.top_keys[i - 1]
+        i -= 1
+    sc.top_keys[i] = key
+    return kept + 1
 
 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -197,7 +257,7 @@ def surrogate_sides(seg, start, end, f, direction, rows, feat, scr, sc, out):
         p = scr.ent.se_n_entries[q]
         codes, se_w, se_n = scr.ent.se_code[q], scr.ent.se_w[q], scr.ent.se_n[q]
     else:
-        p, _, _ = wide_surrogate_entries(seg, start, end, direction, rows.X, f, scr.wide)
+        p, _, _ = wide_surrogate_entries(seg, start, end, direction, f, scr.wide)
         codes, se_w, se_n = scr.wide.wide_se_code, scr.wide.wide_se_w, scr.wide.wide_se_n
     # min_side as an int64, not a literal 0: a literal argument would compile the kernel twice
     surrogate_subset(se_w, se_n, p, sc.tie_branch[f], np.int64(0), scr.side)
