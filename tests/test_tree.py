@@ -384,3 +384,22 @@ def test_the_pool_is_int8_when_every_entry_fits_and_int32_past_128_branches():
     # a saved tree loads with the pool its entries need
     again = Tree.from_dict(json.loads(json.dumps(small.to_dict())))
     assert again.pool.dtype == np.int8 and again.pool.tolist() == pool
+
+
+@pytest.mark.parametrize("bad_value", [-2, 2, 5])
+def test_the_first_bad_pool_entry_is_found_deep_in_long_slices(bad_value):
+    """Slices of 2 to 1,000 entries, two bad ones: the first in the order of the tests, then of
+    the categories, is reported (the reference: a plain loop over every entry)."""
+    rng = np.random.default_rng(1)
+    k = rng.choice([2, 7, 1000], 60).astype(np.int64)
+    offset = np.concatenate(([0], np.cumsum(k)[:-1])).astype(np.int64)
+    pool = rng.integers(-1, 2, int(k.sum())).astype(np.int8)
+    limit = np.full(60, 2, dtype=np.int64)
+    assert _integrity._first_bad_entry(pool, offset, k, limit) == (-1, -1)
+    long = np.flatnonzero(k == 1000)
+    pool[offset[long[1]] + 611] = bad_value
+    pool[offset[long[0]] + 998] = bad_value
+    expected = next((i, c) for i in range(60) for c in range(k[i])
+                    if not -1 <= pool[offset[i] + c] < limit[i])
+    assert expected == (long[0], 998)
+    assert _integrity._first_bad_entry(pool, offset, k, limit) == expected
