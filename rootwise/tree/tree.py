@@ -284,7 +284,7 @@ class Tree:
         kernel = column_kernels.route_columns_parallel if parallel else column_kernels.route_columns
         detours = self._layout()[3]
         return kernel(num, codes, n, table, self.split_min(), records, bits, detours, s_records,
-                      self.pool, n_categories)
+                      self.pool, n_categories, column_kernels.block_rows(len(records)))
 
     def apply(self, X: np.ndarray, parallel: bool = False) -> np.ndarray:
         """Node each row of the encoded matrix ends in (a leaf, or the split node where it stops).
