@@ -14,10 +14,10 @@ from rootwise import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
 from rootwise._config import CODE_DTYPE, CODE_MISSING, CODE_UNSEEN, MULTIWAY, SUBSET, UNSEEN_CODE
 from rootwise.input import columns as input_columns
 from rootwise.input import encode, tables
-from rootwise.tree import Tree
+from rootwise.tree import Tree, walk_columns
 from rootwise.tree.tree import MAX_ROWS
 from rootwise.tree.walk import SPLIT_MIN
-from rootwise.tree.walk_columns import BLOCK
+from rootwise.tree.walk_columns import BLOCK, LARGE_BLOCK, LARGE_TREE, block_rows
 
 
 def _as_columns(X, n_categories):
@@ -74,6 +74,29 @@ def test_blocks_split_node_by_node_and_walked_row_by_row_end_alike(n_rows):
         categorical, num, codes = _as_columns(X, n_categories)
         ends, _, _ = tree.route_columns(num, codes, tree.column_layout(categorical), tree.value)
         np.testing.assert_array_equal(ends, expected)
+
+
+def test_every_block_size_ends_rows_where_routing_by_hand_ends():
+    """Blocks of a few rows, of a size that leaves a short last block, and larger than the
+    table (a large tree's ``LARGE_BLOCK``): the branch-free splits into two buffers and the
+    detours end every row where routing by hand ends, on one thread and on two."""
+    rng = np.random.default_rng(77)
+    nodes, value, pool = random_tree(rng, [0, 3, 0, 70], max_depth=6)
+    n_categories = [0, 3, 0, 70]
+    sur = _with_surrogates(rng, nodes, pool, n_categories)
+    tree = Tree(nodes, value, np.array(pool, dtype=np.int32), np.array(n_categories), sur)
+    assert np.any(tree.kind == SUBSET) and tree.kind[0] != MULTIWAY  # the root's rows split
+    X = random_rows(rng, n_categories, 700)
+    expected = [_route_by_hand(row, nodes, pool, n_categories, sur) for row in X]
+    categorical, num, codes = _as_columns(X, n_categories)
+    records, s_records, k, _, bits = tree.column_layout(categorical)
+    num.flags.writeable = codes.flags.writeable = False  # as Tree.route_columns passes them
+    for block in (SPLIT_MIN, 97, LARGE_BLOCK):
+        for kernel in (walk_columns.route_columns, walk_columns.route_columns_parallel):
+            ends, _, _ = kernel(num, codes, len(X), tree.value, tree.split_min(), records, bits,
+                                tree._layout()[3], s_records, tree.pool, k, block)
+            np.testing.assert_array_equal(ends, expected)
+    assert block_rows(LARGE_TREE) == BLOCK and block_rows(LARGE_TREE + 1) == LARGE_BLOCK
 
 
 def test_rows_split_together_only_in_trees_with_subset_tests():
