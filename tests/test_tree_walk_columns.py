@@ -299,6 +299,27 @@ def test_columns_of_a_frame_are_read_without_a_copy():
                                   input_columns.columns(frame, model.schema_).num[0])
 
 
+def test_float_columns_of_a_row_slice_are_copied_as_they_are():
+    """A row slice of a larger frame leaves its float columns in a block of more rows: they are
+    copied as they are (NaN kept), predict as the whole frame's rows do, and an infinity is
+    found by the walk (the first row holding one, named with its first infinite column)."""
+    train, y = _table(500, 0)
+    floats = train.drop(columns=["size", "ratio"])
+    model = CARTClassifier(pruning=None, categorical_features=CATEGORICAL).fit(floats, y)
+    whole, _ = _table(400, 3)
+    whole = whole.drop(columns=["size", "ratio"])
+    part = whole.iloc[100:].reset_index(drop=True)
+    cols = input_columns.columns(tables.as_table(part), model.schema_)
+    assert not np.shares_memory(cols.num, whole["a"].to_numpy())
+    np.testing.assert_array_equal(cols.num, [part["a"].to_numpy(), part["b"].to_numpy()])
+    assert np.isnan(cols.num).any()
+    np.testing.assert_array_equal(model.predict(part), model.predict(whole)[100:])
+    whole.loc[250, "b"] = np.inf
+    whole.loc[260, "a"] = -np.inf
+    with pytest.raises(ValueError, match=r"infinity.*column 'b', row 150\."):
+        model.predict(whole.iloc[100:].reset_index(drop=True))
+
+
 def _two_float_schema():
     from rootwise.input.schema import Schema
 
