@@ -15,7 +15,7 @@ from rootwise._config import CODE_DTYPE, CODE_MISSING, CODE_UNSEEN, MULTIWAY, SU
 from rootwise.input import columns as input_columns
 from rootwise.input import encode, tables
 from rootwise.tree import Tree, walk_columns
-from rootwise.tree.tree import MAX_ROWS
+from rootwise.tree.tree import MAX_ROWS, _rows_of
 from rootwise.tree.walk import SPLIT_MIN
 from rootwise.tree.walk_columns import BLOCK, LARGE_BLOCK, LARGE_TREE, block_rows
 
@@ -93,8 +93,8 @@ def test_every_block_size_ends_rows_where_routing_by_hand_ends():
     num.flags.writeable = codes.flags.writeable = False  # as Tree.route_columns passes them
     for block in (SPLIT_MIN, 97, LARGE_BLOCK):
         for kernel in (walk_columns.route_columns, walk_columns.route_columns_parallel):
-            ends, _, _ = kernel(num, codes, len(X), tree.value, tree.split_min(), records, bits,
-                                tree._layout()[3], s_records, tree.pool, k, block)
+            ends, _, _ = kernel(num, 0, codes, len(X), tree.value, tree.split_min(), records,
+                                bits, tree._layout()[3], s_records, tree.pool, k, block)
             np.testing.assert_array_equal(ends, expected)
     assert block_rows(LARGE_TREE) == BLOCK and block_rows(LARGE_TREE + 1) == LARGE_BLOCK
 
@@ -299,21 +299,43 @@ def test_columns_of_a_frame_are_read_without_a_copy():
                                   input_columns.columns(frame, model.schema_).num[0])
 
 
-def test_float_columns_of_a_row_slice_are_copied_as_they_are():
-    """A row slice of a larger frame leaves its float columns in a block of more rows: they are
-    copied as they are (NaN kept), predict as the whole frame's rows do, and an infinity is
-    found by the walk (the first row holding one, named with its first infinite column)."""
+def test_float_columns_of_a_row_slice_are_read_in_their_longer_block():
+    """A row slice of a larger frame leaves its float columns as rows of a longer block: the
+    walk reads them there (rows first..first+n-1 of the block, no copy) and ends every row where
+    the same columns copied end it, on one thread and on two; from an estimator the slice
+    predicts as the whole frame's rows do, and an infinity is found by the walk (the first row
+    holding one, named with its first infinite column)."""
+    rng = np.random.default_rng(12)
+    nodes, value, pool = random_tree(rng, [0, 5, 0], max_depth=8)
+    tree = Tree(nodes, value, np.array(pool, dtype=np.int32), np.array([0, 5, 0]))
+    X = random_rows(rng, [0, 5, 0], BLOCK + 700)
+    categorical, num, codes = _as_columns(X, [0, 5, 0])
+    longer = np.full((2, len(X) + 500), np.inf)  # cells outside the slice are never read
+    longer[:, 300:300 + len(X)] = num
+    part = longer[:, 300:300 + len(X)]
+    assert not part.flags.c_contiguous
+    base, first = _rows_of(part)
+    assert base is longer and first == 300
+    layout = tree.column_layout(categorical)
+    for parallel in (False, True):
+        ends, out, first_inf = tree.route_columns(part, codes, layout, tree.value, parallel)
+        want = tree.route_columns(num, codes, layout, tree.value, parallel)
+        assert first_inf == -1 and want[2] == -1
+        np.testing.assert_array_equal(ends, want[0])
+        np.testing.assert_array_equal(out, want[1])
+    with pytest.raises(ValueError, match="column-wise input"):  # rows that are not contiguous
+        tree.route_columns(longer[:, ::2][:, :len(X)], codes, layout, tree.value)
+
     train, y = _table(500, 0)
     floats = train.drop(columns=["size", "ratio"])
     model = CARTClassifier(pruning=None, categorical_features=CATEGORICAL).fit(floats, y)
     whole, _ = _table(400, 3)
     whole = whole.drop(columns=["size", "ratio"])
-    part = whole.iloc[100:].reset_index(drop=True)
-    cols = input_columns.columns(tables.as_table(part), model.schema_)
-    assert not np.shares_memory(cols.num, whole["a"].to_numpy())
-    np.testing.assert_array_equal(cols.num, [part["a"].to_numpy(), part["b"].to_numpy()])
+    sliced = whole.iloc[100:].reset_index(drop=True)
+    cols = input_columns.columns(tables.as_table(sliced), model.schema_)
+    np.testing.assert_array_equal(cols.num, [sliced["a"].to_numpy(), sliced["b"].to_numpy()])
     assert np.isnan(cols.num).any()
-    np.testing.assert_array_equal(model.predict(part), model.predict(whole)[100:])
+    np.testing.assert_array_equal(model.predict(sliced), model.predict(whole)[100:])
     whole.loc[250, "b"] = np.inf
     whole.loc[260, "a"] = -np.inf
     with pytest.raises(ValueError, match=r"infinity.*column 'b', row 150\."):

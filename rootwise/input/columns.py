@@ -37,7 +37,7 @@ from .values import continuous_values, numeric_series, plain
 
 
 class Columns(NamedTuple):
-    num: np.ndarray  # (continuous features, rows) float64, C order
+    num: np.ndarray  # (continuous features, rows) float64, each row contiguous
     codes: np.ndarray  # (categorical features, rows) int16 or int32 (``code_dtype``), C order
     slot: np.ndarray  # (features,) int64: row of each feature in num or codes
 
@@ -75,7 +75,8 @@ def columns(frame, schema: Schema) -> Columns:
 
 
 def _numeric_rows(frame, features: np.ndarray, schema: Schema) -> np.ndarray:
-    """The continuous ``features`` of ``frame`` as a C-order (len(features), n) float64 array."""
+    """The continuous ``features`` of ``frame`` as a (len(features), n) float64 array whose rows
+    are contiguous (C order, or rows of a longer block)."""
     n = frame.shape[0]
     if len(features) == 0:
         return np.empty((0, n), dtype=np.float64)
@@ -86,14 +87,16 @@ def _numeric_rows(frame, features: np.ndarray, schema: Schema) -> np.ndarray:
             frame.dtypes.iloc[j] == np.float64 for j in features):
         # pandas keeps float64 columns in a 2-D block, one column per row: when these columns
         # are consecutive rows of it, to_numpy() is a view of the block, transposed
+        # (of a block of more rows, as a row slice of a larger frame leaves it, the rows of the
+        # view are still contiguous: ``Tree.route_columns`` reads them in the block)
         block = frame.iloc[:, features].to_numpy()
-        if block.dtype == np.float64 and block.T.flags.c_contiguous:
+        if block.dtype == np.float64 and (block.T.flags.c_contiguous
+                                          or block.T.strides[1] == block.itemsize):
             return block.T
-        # elsewhere (a block of more rows, as a row slice of a larger frame leaves it; columns
-        # in another order) each column is copied from its own float64 array as it is: NaN is
-        # already the missing value and the walk looks for infinite values. Through
-        # ``continuous_values`` (a masked conversion, then a search for infinities) the 8 float
-        # columns of 10^6 rows took 48 ms, copied as they are 8 ms.
+        # elsewhere (columns in another order, or in several blocks) each column is copied from
+        # its own float64 array as it is: NaN is already the missing value and the walk looks
+        # for infinite values. Through ``continuous_values`` (a masked conversion, then a search
+        # for infinities) the 8 float columns of 10^6 rows took 48 ms, copied as they are 20 ms.
         out = np.empty((len(features), n), dtype=np.float64)
         for k, j in enumerate(features):
             values = column(frame, j).to_numpy()

@@ -368,11 +368,13 @@ def _route_block(num, codes, lo, hi, ends, table, out, split_min, records, bits,
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def route_columns(num, codes, n, table, split_min, records, bits, detours, s_records, pool,
-                  n_categories, block):
+def route_columns(rows_of, first, codes, n, table, split_min, records, bits, detours, s_records,
+                  pool, n_categories, block):
     """(ends, out, first_inf) for ``n`` rows given column-wise, ``block`` rows at a time
     (``block_rows``): as ``walk.route_rows`` (infinite values are always looked for; an infinite
-    value is routed as a number meanwhile)."""
+    value is routed as a number meanwhile). The continuous columns are rows_of[:, first:first + n]
+    (``Tree.route_columns``: a DataFrame's float block may hold more rows than the table)."""
+    num = rows_of[:, first:first + n]
     ends = np.empty(n, dtype=np.int64)
     out = np.empty((n, table.shape[1]), dtype=table.dtype)
     first_inf = -1
@@ -386,9 +388,10 @@ def route_columns(num, codes, n, table, split_min, records, bits, detours, s_rec
 
 
 @njit(cache=True, parallel=True, no_cfunc_wrapper=True)
-def route_columns_parallel(num, codes, n, table, split_min, records, bits, detours, s_records,
-                           pool, n_categories, block):
+def route_columns_parallel(rows_of, first, codes, n, table, split_min, records, bits, detours,
+                           s_records, pool, n_categories, block):
     """``route_columns`` with the blocks of rows shared among the threads (same result)."""
+    num = rows_of[:, first:first + n]
     ends = np.empty(n, dtype=np.int64)
     out = np.empty((n, table.shape[1]), dtype=table.dtype)
     n_blocks = (n + block - 1) // block
