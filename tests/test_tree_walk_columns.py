@@ -14,10 +14,10 @@ from rootwise import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
 from rootwise._config import CODE_DTYPE, CODE_MISSING, CODE_UNSEEN, MULTIWAY, SUBSET, UNSEEN_CODE
 from rootwise.input import columns as input_columns
 from rootwise.input import encode, tables
-from rootwise.tree import Tree
-from rootwise.tree.tree import MAX_ROWS
+from rootwise.tree import Tree, walk_columns
+from rootwise.tree.tree import MAX_ROWS, _rows_of
 from rootwise.tree.walk import SPLIT_MIN
-from rootwise.tree.walk_columns import BLOCK
+from rootwise.tree.walk_columns import BLOCK, LARGE_BLOCK, LARGE_TREE, block_rows
 
 
 def _as_columns(X, n_categories):
@@ -74,6 +74,29 @@ def test_blocks_split_node_by_node_and_walked_row_by_row_end_alike(n_rows):
         categorical, num, codes = _as_columns(X, n_categories)
         ends, _, _ = tree.route_columns(num, codes, tree.column_layout(categorical), tree.value)
         np.testing.assert_array_equal(ends, expected)
+
+
+def test_every_block_size_ends_rows_where_routing_by_hand_ends():
+    """Blocks of a few rows, of a size that leaves a short last block, and larger than the
+    table (a large tree's ``LARGE_BLOCK``): the branch-free splits into two buffers and the
+    detours end every row where routing by hand ends, on one thread and on two."""
+    rng = np.random.default_rng(77)
+    nodes, value, pool = random_tree(rng, [0, 3, 0, 70], max_depth=6)
+    n_categories = [0, 3, 0, 70]
+    sur = _with_surrogates(rng, nodes, pool, n_categories)
+    tree = Tree(nodes, value, np.array(pool, dtype=np.int32), np.array(n_categories), sur)
+    assert np.any(tree.kind == SUBSET) and tree.kind[0] != MULTIWAY  # the root's rows split
+    X = random_rows(rng, n_categories, 700)
+    expected = [_route_by_hand(row, nodes, pool, n_categories, sur) for row in X]
+    categorical, num, codes = _as_columns(X, n_categories)
+    records, s_records, k, _, bits = tree.column_layout(categorical)
+    num.flags.writeable = codes.flags.writeable = False  # as Tree.route_columns passes them
+    for block in (SPLIT_MIN, 97, LARGE_BLOCK):
+        for kernel in (walk_columns.route_columns, walk_columns.route_columns_parallel):
+            ends, _, _ = kernel(num, 0, codes, len(X), tree.value, tree.split_min(), records,
+                                bits, tree._layout()[3], s_records, tree.pool, k, block)
+            np.testing.assert_array_equal(ends, expected)
+    assert block_rows(LARGE_TREE) == BLOCK and block_rows(LARGE_TREE + 1) == LARGE_BLOCK
 
 
 def test_rows_split_together_only_in_trees_with_subset_tests():
@@ -274,6 +297,49 @@ def test_columns_of_a_frame_are_read_without_a_copy():
     frame = tables.as_table(train)
     np.testing.assert_array_equal(encode.encode(frame, model.schema_)[:, 0],
                                   input_columns.columns(frame, model.schema_).num[0])
+
+
+def test_float_columns_of_a_row_slice_are_read_in_their_longer_block():
+    """A row slice of a larger frame leaves its float columns as rows of a longer block: the
+    walk reads them there (rows first..first+n-1 of the block, no copy) and ends every row where
+    the same columns copied end it, on one thread and on two; from an estimator the slice
+    predicts as the whole frame's rows do, and an infinity is found by the walk (the first row
+    holding one, named with its first infinite column)."""
+    rng = np.random.default_rng(12)
+    nodes, value, pool = random_tree(rng, [0, 5, 0], max_depth=8)
+    tree = Tree(nodes, value, np.array(pool, dtype=np.int32), np.array([0, 5, 0]))
+    X = random_rows(rng, [0, 5, 0], BLOCK + 700)
+    categorical, num, codes = _as_columns(X, [0, 5, 0])
+    longer = np.full((2, len(X) + 500), np.inf)  # cells outside the slice are never read
+    longer[:, 300:300 + len(X)] = num
+    part = longer[:, 300:300 + len(X)]
+    assert not part.flags.c_contiguous
+    base, first = _rows_of(part)
+    assert base is longer and first == 300
+    layout = tree.column_layout(categorical)
+    for parallel in (False, True):
+        ends, out, first_inf = tree.route_columns(part, codes, layout, tree.value, parallel)
+        want = tree.route_columns(num, codes, layout, tree.value, parallel)
+        assert first_inf == -1 and want[2] == -1
+        np.testing.assert_array_equal(ends, want[0])
+        np.testing.assert_array_equal(out, want[1])
+    with pytest.raises(ValueError, match="column-wise input"):  # rows that are not contiguous
+        tree.route_columns(longer[:, ::2][:, :len(X)], codes, layout, tree.value)
+
+    train, y = _table(500, 0)
+    floats = train.drop(columns=["size", "ratio"])
+    model = CARTClassifier(pruning=None, categorical_features=CATEGORICAL).fit(floats, y)
+    whole, _ = _table(400, 3)
+    whole = whole.drop(columns=["size", "ratio"])
+    sliced = whole.iloc[100:].reset_index(drop=True)
+    cols = input_columns.columns(tables.as_table(sliced), model.schema_)
+    np.testing.assert_array_equal(cols.num, [sliced["a"].to_numpy(), sliced["b"].to_numpy()])
+    assert np.isnan(cols.num).any()
+    np.testing.assert_array_equal(model.predict(sliced), model.predict(whole)[100:])
+    whole.loc[250, "b"] = np.inf
+    whole.loc[260, "a"] = -np.inf
+    with pytest.raises(ValueError, match=r"infinity.*column 'b', row 150\."):
+        model.predict(whole.iloc[100:].reset_index(drop=True))
 
 
 def _two_float_schema():

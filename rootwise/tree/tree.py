@@ -262,29 +262,30 @@ class Tree:
     def route_columns(self, num: np.ndarray, codes: np.ndarray, layout, table: np.ndarray,
                       parallel: bool = False):
         """(ends, out, first_inf) as ``route``, for rows given column-wise (``input/columns``):
-        ``num`` the continuous features (float64, one row each), ``codes`` the categorical ones
-        (int16 or int32 codes, one row each: ``input.columns.code_dtype``), ``layout`` from
-        ``column_layout``. Infinite values in ``num`` are always looked for."""
+        ``num`` the continuous features (float64, one row each, each row contiguous), ``codes``
+        the categorical ones (int16 or int32 codes, one row each: ``input.columns.code_dtype``),
+        ``layout`` from ``column_layout``. Infinite values in ``num`` are always looked for."""
         records, s_records, n_categories, n_continuous, bits = layout
-        n = num.shape[1]
+        n = codes.shape[1] if codes.ndim == 2 else -1
         # the kernels read num[slot, i] and codes[slot, i] without bounds checks
-        if not (num.dtype == np.float64 and num.ndim == 2 and num.flags.c_contiguous
-                and num.shape[0] == n_continuous
+        if not (num.dtype == np.float64 and num.ndim == 2 and num.shape == (n_continuous, n)
+                and (num.flags.c_contiguous or num.strides[1] == num.itemsize)
                 and codes.dtype in (np.int16, CODE_DTYPE) and codes.ndim == 2
-                and codes.flags.c_contiguous and codes.shape == (len(n_categories), n)):
+                and codes.flags.c_contiguous and codes.shape[0] == len(n_categories)):
             raise ValueError(f"column-wise input has shapes {num.shape} and {codes.shape}, "
                              f"expected ({n_continuous}, n) float64 and "
                              f"({len(n_categories)}, n) int16 or int32")
         if table.ndim != 2 or table.shape[0] != self.node_count:
             raise ValueError(f"table has shape {table.shape}, expected ({self.node_count}, k)")
+        rows_of, first = _rows_of(num)
         # numba compiles once per writeable / read-only array type: pandas hands out its columns
         # read-only, so every input is passed read-only (the walk only reads it)
-        num, codes = num.view(), codes.view()
-        num.flags.writeable = codes.flags.writeable = False
+        rows_of, codes = rows_of.view(), codes.view()
+        rows_of.flags.writeable = codes.flags.writeable = False
         kernel = column_kernels.route_columns_parallel if parallel else column_kernels.route_columns
         detours = self._layout()[3]
-        return kernel(num, codes, n, table, self.split_min(), records, bits, detours, s_records,
-                      self.pool, n_categories)
+        return kernel(rows_of, first, codes, n, table, self.split_min(), records, bits, detours,
+                      s_records, self.pool, n_categories, column_kernels.block_rows(len(records)))
 
     def apply(self, X: np.ndarray, parallel: bool = False) -> np.ndarray:
         """Node each row of the encoded matrix ends in (a leaf, or the split node where it stops).
@@ -385,3 +386,24 @@ class Tree:
 
     __hash__ = None
 
+
+def _rows_of(num: np.ndarray) -> tuple[np.ndarray, int]:
+    """(base, first): a C-order float64 array with num == base[:, first:first + n], so that the
+    column walk (compiled for C-order input) reads ``num`` without a copy. A row slice of a
+    DataFrame leaves its float columns as rows of a longer block: the block is found among the
+    arrays ``num`` is a view of, and checked by address. Otherwise (or when num is C-order
+    already) a C-order copy, or num itself, with first = 0."""
+    if num.flags.c_contiguous:
+        return num, 0
+    d, n = num.shape
+    start = num.__array_interface__["data"][0]
+    base = num.base
+    while isinstance(base, np.ndarray):
+        if (base.ndim == 2 and base.dtype == np.float64 and base.flags.c_contiguous
+                and base.shape[0] == d and base.strides[0] == num.strides[0]):
+            offset = start - base.__array_interface__["data"][0]
+            first = offset // num.itemsize
+            if offset % num.itemsize == 0 and 0 <= first and first + n <= base.shape[1]:
+                return base, first
+        base = base.base
+    return np.ascontiguousarray(num), 0
