@@ -30,9 +30,10 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-# n_jobs is capped at numba's pool, which numba sizes from the cores at import: room for the
-# thread counts asked for, on a machine with fewer cores
-os.environ["NUMBA_NUM_THREADS"] = "64"
+if __name__ == "__main__":
+    # n_jobs is capped at numba's pool, which numba sizes from the cores at import: room for the
+    # thread counts asked for, on a machine with fewer cores (not when imported: by a test)
+    os.environ["NUMBA_NUM_THREADS"] = "64"
 
 from data import hard_table  # noqa: E402
 

@@ -32,6 +32,7 @@ try:
     import engine
     import engine_cells
     import peers
+    import thread_scaling
 finally:
     sys.path[:] = _PATH
 
@@ -135,3 +136,14 @@ def test_bad_hard_table_options_are_refused(capsys):
     with pytest.raises(SystemExit):
         engine.parse(["--classes", "11"])
     assert "--classes" in capsys.readouterr().err
+
+
+def test_thread_scaling_replays_the_schedule_the_engine_runs():
+    """Pieces (start, end, CPU s) listed out of order; a piece's parent is the smallest piece
+    whose rows hold its own. By hand, two workers: A (60 rows) and B (40) start at 0; B ends at
+    2, its child E runs 2..2.5; A ends at 3, its children C and D run 3..4. One worker: A 0..3,
+    then the largest ready: B 3..5, C 5..6, D 6..7, E 7..7.5."""
+    pieces = [(60, 70, 0.5), (0, 30, 1.0), (60, 100, 2.0), (30, 50, 1.0), (0, 60, 3.0)]
+    assert thread_scaling.replay(pieces, 2) == pytest.approx(4.0)
+    assert thread_scaling.replay(pieces, 1) == pytest.approx(7.5)
+    assert thread_scaling.replay(pieces, 8) == pytest.approx(4.0)  # the longest chain: A, then C
