@@ -7,12 +7,11 @@ sets its children aside, and the subtree of each node set aside grows on the nex
 ``n_threads`` threads (the kernels release the GIL), into tables of its own, with working memory
 of its own (one per thread). A subtree's growth in turn sets aside its nodes of less than half
 its rows, down to a floor: there are soon subtrees waiting for every thread, and a thread that
-finishes takes the largest one waiting (the longest last), so the threads stay busy to the
-end. ``stitch`` then joins the
-pieces into the tables one thread grows: a node's children get consecutive ids when it is split,
-depth-first, branch 0 first, and the pool and the surrogate table are written in the order of
-the splits. Every number of a subtree is computed from its rows alone, in the same order, so the
-tree is the same, bit for bit, for every ``n_threads``.
+finishes takes the largest one waiting (the longest last), so the threads stay busy to the end.
+``stitch`` then joins the pieces into the tables one thread grows: a node's children get
+consecutive ids when it is split, depth-first, branch 0 first, and the pool and the surrogate
+table are written in the order of the splits. Every number of a subtree is computed from its
+rows alone, in the same order, so the tree is the same, bit for bit, for every ``n_threads``.
 
 Only a depth-first binary growth is split this way: best-first growth (``max_leaf_nodes``)
 chooses its next node across the whole tree, and pre-pruning, C4.5's fractional rows and
