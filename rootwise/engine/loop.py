@@ -56,6 +56,7 @@ from .segments import (
     with_capacity,
 )
 from .surrogate_split import new_surrogate_candidates
+from .two_rows import split_two_rows, two_rows_apply
 
 
 class Growth(NamedTuple):
@@ -506,6 +507,9 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
     # depth-first, a node to split of fewer than state[DEFER_BELOW] rows is set aside on the
     # heap, which depth-first growth has no other use for (``subtrees``: grown on other threads)
     defer_below = state[DEFER_BELOW]
+    two = False  # a regression node of two rows may take its own path (``two_rows``)
+    if reg is not None and surr is not None:
+        two = two_rows_apply(params, feat, scr.unit_input)
     while top > 0 or (n_heap > 0 and best_first):
         if (n_nodes + max_b > nodes.feature.shape[0]
                 or n_pool + max_k * (1 + max_s) > pool.shape[0]
@@ -549,8 +553,17 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         # the one call of the split search (a best-first node is searched for its key, then
         # again when popped: the candidates are overwritten by the nodes searched in between)
         work += end - start
-        j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params, scr,
-                        cand, slot, reg, clf, multi, subset, frac, surr, r8, sortd, coded)
+        pair = False  # the split of two rows, searched and routed at once (``two_rows``)
+        n_s, m0, m1 = np.int64(0), 0.0, 0.0
+        if reg is not None and surr is not None and two and end - start == 2 and W == 2.0:
+            pair = True
+            j, n_s, m0, m1 = split_two_rows(seg, start, W, total_weight, rows, feat, params,
+                                            scr.scan, scr.scan.xl2, scr.sides, scr.direction,
+                                            cand, ch, sortd, coded)
+        else:
+            j = _find_split(nodes, node, seg, start, end, W, total_weight, rows, feat, params,
+                            scr, cand, slot, reg, clf, multi, subset, frac, surr, r8, sortd,
+                            coded)
         if keyed:
             if j >= 0:
                 n_heap = _push(heap, heap_key, n_heap, -cand.gain[j] * W, node, start, end,
@@ -574,9 +587,10 @@ def _grow_from(rows, feat, params, holdout, seg, scr, cand, sc, ch, nodes, pool,
         if best_first and n_leaves + n_b - 1 > params.max_leaf_nodes:
             continue
         threshold = cand.threshold[j]
-        n_s, m0, m1 = route(seg, start, end, j, kind, threshold, cand.position[j], n_b, rows, feat,
-                            params, scr, sc, ch, reg, clf, multi, subset, surr, r8, sortd,
-                            coded)
+        if not pair:
+            n_s, m0, m1 = route(seg, start, end, j, kind, threshold, cand.position[j], n_b, rows,
+                                feat, params, scr, sc, ch, reg, clf, multi, subset, surr, r8,
+                                sortd, coded)
 
         # ---- room for the children's validation rows, found before any training row moves: a
         # node put back to wait for room must find its segment as it was (the partition below
