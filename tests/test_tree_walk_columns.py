@@ -113,7 +113,7 @@ def test_side_tables_hold_each_categorys_side_and_route_as_the_bits_do():
     branchless category the node's fixed missing_branch when it has no surrogates, else the
     detour), entries 0 and 1 the detour; rows split with the tables, with some, and with none
     (the bits) end where routing by hand ends, on one thread and on two."""
-    rng = np.random.default_rng(31)
+    rng = np.random.default_rng(30)
     nodes, value, pool = random_tree(rng, [0, 3, 0, 4], max_depth=8)
     n_categories = [0, 150, 0, 65]
     pool = _widened_at(rng, nodes, pool, n_categories)
