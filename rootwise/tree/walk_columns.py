@@ -24,10 +24,11 @@ Measured on the benchmark table (``benchmarks/data.real_table``, 10^6 rows, one 
 time): 179 -> 105 ms on the full tree of 9,205 leaves, 116 -> 54 ms at depth 10, splitting rows
 with a branch per row. On the hard table (``benchmarks/data.hard_table``, 4 classes, 15 % missing
 cells, up to 1,000 categories, 10^6 rows of a row slice of a larger frame, as ``engine.py
---sections predict`` predicts them; one thread, CPU time, the kernel alone, medians of
-alternating runs on a shared machine): 43 -> 34 ms at depth 8 with the branch-free split; then
-45 -> 30 ms at depth 8 and 320 -> 215 ms on the fully grown tree (244,845 records) with the
-vectorised scan (12 -> 4 ms), the byte tables, the detours split by surrogate and the prefetch.
+--sections predict`` predicts them; one thread, CPU time, the kernel alone): 43 -> 34 ms at
+depth 8 with the branch-free split; then, with the vectorised scan (12 -> 4 ms), the byte tables,
+the detours split by surrogate and the prefetch, 61 -> 42 ms at depth 8 and 342 -> 256 ms on the
+fully grown tree (244,845 records): medians of 21 alternating runs on a shared, loaded machine
+(their minima 43 -> 30 and 295 -> 213 ms).
 """
 
 from typing import NamedTuple
