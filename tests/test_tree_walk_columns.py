@@ -17,7 +17,14 @@ from rootwise.input import encode, tables
 from rootwise.tree import Tree, walk_columns
 from rootwise.tree.tree import MAX_ROWS, _rows_of
 from rootwise.tree.walk import SPLIT_MIN
-from rootwise.tree.walk_columns import BLOCK, LARGE_BLOCK, LARGE_TREE, block_rows
+from rootwise.tree.walk_columns import (
+    BLOCK,
+    LARGE_BLOCK,
+    LARGE_TREE,
+    SIDE_DETOUR,
+    SIDE_LEFT,
+    block_rows,
+)
 
 
 def _as_columns(X, n_categories):
@@ -89,14 +96,63 @@ def test_every_block_size_ends_rows_where_routing_by_hand_ends():
     X = random_rows(rng, n_categories, 700)
     expected = [_route_by_hand(row, nodes, pool, n_categories, sur) for row in X]
     categorical, num, codes = _as_columns(X, n_categories)
-    records, s_records, k, _, bits = tree.column_layout(categorical)
+    records, s_records, k, _, bits, sides, sides_at = tree.column_layout(categorical)
     num.flags.writeable = codes.flags.writeable = False  # as Tree.route_columns passes them
     for block in (SPLIT_MIN, 97, LARGE_BLOCK):
         for kernel in (walk_columns.route_columns, walk_columns.route_columns_parallel):
             ends, _, _ = kernel(num, 0, codes, len(X), tree.value, tree.split_min(), records,
-                                bits, tree._layout()[3], s_records, tree.pool, k, block)
+                                bits, sides, sides_at, tree._layout()[3], s_records, tree.pool, k,
+                                block)
             np.testing.assert_array_equal(ends, expected)
     assert block_rows(LARGE_TREE) == BLOCK and block_rows(LARGE_TREE + 1) == LARGE_BLOCK
+
+
+def test_side_tables_hold_each_categorys_side_and_route_as_the_bits_do():
+    """``category_side_tables``: a table for the subset tests nearest the root while they fit in
+    the budget, entry c + 2 the side of category c read from the pool (a branch, or for a
+    branchless category the node's fixed missing_branch when it has no surrogates, else the
+    detour), entries 0 and 1 the detour; rows split with the tables, with some, and with none
+    (the bits) end where routing by hand ends, on one thread and on two."""
+    rng = np.random.default_rng(30)
+    nodes, value, pool = random_tree(rng, [0, 3, 0, 4], max_depth=8)
+    n_categories = [0, 150, 0, 65]
+    pool = _widened_at(rng, nodes, pool, n_categories)
+    sur = _with_surrogates(rng, nodes, pool, n_categories)
+    for node in range(len(nodes["kind"])):  # some subset tests without surrogates, fixed detours
+        if nodes["kind"][node] == SUBSET and rng.random() < 0.4:
+            nodes["n_surrogates"][node] = 0
+            nodes["missing_branch"][node] = int(rng.integers(-1, 2))
+    tree = Tree(nodes, value, np.array(pool, dtype=np.int32), np.array(n_categories), sur)
+    X = random_rows(rng, n_categories, BLOCK + 500)
+    expected = [_route_by_hand(row, nodes, pool, n_categories, sur) for row in X]
+    categorical, num, codes = _as_columns(X, n_categories)
+    records, s_records, k, _, bits, sides, at = tree.column_layout(categorical)
+    origin = tree._layout()[1]
+    subset = np.flatnonzero(tree.kind[origin] == SUBSET)
+    assert len(subset) > 4 and np.all(at[subset] >= 0) and np.all(np.delete(at, subset) == -1)
+    for r in subset:
+        node = origin[r]
+        f = nodes["feature"][node]
+        branch = np.array(pool[nodes["pool_offset"][node]:][:n_categories[f]])
+        fixed = nodes["n_surrogates"][node] == 0 and nodes["missing_branch"][node] in (0, 1)
+        none = SIDE_LEFT + nodes["missing_branch"][node] if fixed else SIDE_DETOUR
+        want = np.where(branch >= 0, SIDE_LEFT + branch, none)
+        np.testing.assert_array_equal(sides[at[r]:at[r] + n_categories[f] + 2],
+                                      [SIDE_DETOUR, SIDE_DETOUR, *want])
+    depth = tree.depth[origin]
+    budget = int((k[(-2 - records["feature"][subset]) >> 1] + 2).sum()) // 2
+    some, some_at = walk_columns.category_side_tables(records, depth, bits, k, budget)
+    kept = some_at[subset] >= 0
+    assert 0 < kept.sum() < len(subset) and len(some) <= budget
+    assert depth[subset][kept].max() <= depth[subset][~kept].min()  # the shallowest first
+    none_at = np.full(len(records), -1)
+    num.flags.writeable = codes.flags.writeable = False  # as Tree.route_columns passes them
+    for side_tables, offsets in ((sides, at), (some, some_at), (sides[:0], none_at)):
+        for kernel in (walk_columns.route_columns, walk_columns.route_columns_parallel):
+            ends, _, _ = kernel(num, 0, codes, len(X), tree.value, tree.split_min(), records,
+                                bits, side_tables, offsets, tree._layout()[3], s_records, tree.pool, k,
+                                BLOCK)
+            np.testing.assert_array_equal(ends, expected)
 
 
 def test_rows_split_together_only_in_trees_with_subset_tests():

@@ -229,8 +229,9 @@ class Tree:
     def column_layout(self, categorical: np.ndarray):
         """What the column-wise walk reads besides the rows, detours and pool (records, surrogate
         records, categories per code row, continuous columns, category bits with the fixed
-        detours folded in: ``walk_columns``), for features whose kinds are ``categorical`` (a
-        boolean mask): each continuous feature is a row of ``num`` and each categorical one a row
+        detours folded in, and the side tables of the subset tests nearest the root with their
+        offsets: ``walk_columns``), for features whose kinds are ``categorical`` (a boolean
+        mask): each continuous feature is a row of ``num`` and each categorical one a row
         of ``codes``, in feature order (as ``input.columns.slots``). None when a test of the tree
         does not fit its feature's kind (a threshold on a categorical feature, or the reverse):
         the column-wise walk cannot read it. Kept for the last mask."""
@@ -255,7 +256,10 @@ class Tree:
             n_categories = np.ascontiguousarray(self.n_categories[np.flatnonzero(categorical)])
             bits = column_kernels.fold_fixed_detours(records, origin, bits, self.missing_branch,
                                                      self.n_surrogates, n_categories)
-            layout = (records, s_records, n_categories, int(np.sum(~categorical)), bits)
+            sides, sides_at = column_kernels.category_side_tables(records, self.depth[origin], bits,
+                                                                  n_categories)
+            layout = (records, s_records, n_categories, int(np.sum(~categorical)), bits, sides,
+                      sides_at)
         self._columns = (key, layout)
         return layout
 
@@ -265,7 +269,7 @@ class Tree:
         ``num`` the continuous features (float64, one row each, each row contiguous), ``codes``
         the categorical ones (int16 or int32 codes, one row each: ``input.columns.code_dtype``),
         ``layout`` from ``column_layout``. Infinite values in ``num`` are always looked for."""
-        records, s_records, n_categories, n_continuous, bits = layout
+        records, s_records, n_categories, n_continuous, bits, sides, sides_at = layout
         n = codes.shape[1] if codes.ndim == 2 else -1
         # the kernels read num[slot, i] and codes[slot, i] without bounds checks
         if not (num.dtype == np.float64 and num.ndim == 2 and num.shape == (n_continuous, n)
@@ -277,6 +281,7 @@ class Tree:
                              f"({len(n_categories)}, n) int16 or int32")
         if table.ndim != 2 or table.shape[0] != self.node_count:
             raise ValueError(f"table has shape {table.shape}, expected ({self.node_count}, k)")
+        table = np.ascontiguousarray(table)  # the kernels read it flat
         rows_of, first = _rows_of(num)
         # numba compiles once per writeable / read-only array type: pandas hands out its columns
         # read-only, so every input is passed read-only (the walk only reads it)
@@ -284,8 +289,9 @@ class Tree:
         rows_of.flags.writeable = codes.flags.writeable = False
         kernel = column_kernels.route_columns_parallel if parallel else column_kernels.route_columns
         detours = self._layout()[3]
-        return kernel(rows_of, first, codes, n, table, self.split_min(), records, bits, detours,
-                      s_records, self.pool, n_categories, column_kernels.block_rows(len(records)))
+        return kernel(rows_of, first, codes, n, table, self.split_min(), records, bits, sides,
+                      sides_at, detours, s_records, self.pool, n_categories,
+                      column_kernels.block_rows(len(records)))
 
     def apply(self, X: np.ndarray, parallel: bool = False) -> np.ndarray:
         """Node each row of the encoded matrix ends in (a leaf, or the split node where it stops).
