@@ -30,6 +30,7 @@ from .._config import GINI, POISSON, SQUARED_ERROR, TIE_TOLERANCE
 from .arrays import insertion_sort
 from .criteria import impurity, regression_proxy
 from .proxies import WINDOW, gini_proxy_above, ranked, split_proxy, squares, window_floor
+from .subset_bound import SCATTER_CLASSES
 
 RUN = 32  # items a sort orders by insertion before it merges
 INNER = 3  # categories the exhaustive search on counts runs through in an inner loop
@@ -51,6 +52,7 @@ class SubsetScratch(NamedTuple):
     square: np.ndarray  # per entry: |s|^2
     bucket_end: np.ndarray  # per entry, int64: the bucket sort's counts (``class_order``)
     blocks: np.ndarray  # (2^INNER, 4): ``_gray_top_blocks``' sums per inner combination
+    scatter: np.ndarray  # (3, k, k), k classes up to SCATTER_CLASSES: ``subset_bound``
     total: np.ndarray  # per class
     left: np.ndarray  # per class
     trial: np.ndarray  # per class
@@ -60,11 +62,12 @@ class SubsetScratch(NamedTuple):
 @njit(cache=True, no_cfunc_wrapper=True)
 def new_subset_scratch(n_entries, width):
     m = max(n_entries, 1)
+    k = max(min(width, SCATTER_CLASSES), 1)
     return SubsetScratch(np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
                          np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m),
                          np.empty(m), np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.bool_),
                          np.empty(m), np.empty(m), np.empty(m, dtype=np.int64),
-                         np.empty((1 << INNER, 4)),
+                         np.empty((1 << INNER, 4)), np.empty((3, k, k)),
                          np.empty(width), np.empty(width), np.empty(width), np.empty(width))
 
 
