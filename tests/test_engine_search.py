@@ -65,7 +65,7 @@ def test_no_grouping_gains_more_than_the_largest_eigenvalue_of_the_scatter(seed)
     top = np.linalg.eigvalsh(_scatter(stats, W))[-1] / W
     assert best <= top + 1e-12  # the eigenvalue bounds every two-way grouping
     mats = np.empty((3, n_classes, n_classes))
-    bound = scatter_bound(stats, p, W, mats, np.empty(n_classes), np.empty(n_classes))
+    bound = scatter_bound(stats, p, W, mats, np.empty(n_classes))
     margin = 1e-9 + 1e-14 * p
     # at least the eigenvalue, at most (rank <= k - 1) (k - 1)^(1/8) times it, margin and slack
     assert top + margin <= bound <= top * (max(n_classes - 1, 1) ** 0.125 + 1e-5) + margin
@@ -80,18 +80,18 @@ def test_the_scatter_bound_is_tighter_than_one_branch_per_category():
     stats = np.array([[9, 0, 0], [0, 9, 0], [0, 0, 9], [3, 3, 3], [6, 3, 0], [0, 3, 6.0]])
     W = stats.sum()
     loose = _class_bound(stats, 6, W, GINI, np.empty(3))
-    tight = scatter_bound(stats, 6, W, np.empty((3, 3, 3)), np.empty(3), np.empty(3))
+    tight = scatter_bound(stats, 6, W, np.empty((3, 3, 3)), np.empty(3))
     best = max(d for _, d, _ in naive.all_subset_splits(stats, "gini", 0.0))
     assert best <= tight < 0.7 * loose
 
 
 def test_the_scatter_bound_skips_entries_without_weight_and_refuses_bad_ones():
     stats = np.array([[4, 1, 0], [0, 0, 0], [1, 4, 2], [0, 2, 5.0]])
-    mats, mu, d = np.empty((3, 3, 3)), np.empty(3), np.empty(3)
-    without = scatter_bound(stats[[0, 2, 3]], 3, 20.0, mats, mu, d)  # a margin of 1e-14 less
-    assert scatter_bound(stats, 4, 20.0, mats, mu, d) == pytest.approx(without + 1e-14, abs=1e-15)
+    mats, t = np.empty((3, 3, 3)), np.empty(3)
+    without = scatter_bound(stats[[0, 2, 3]], 3, 20.0, mats, t)  # a margin of 1e-14 less
+    assert scatter_bound(stats, 4, 20.0, mats, t) == pytest.approx(without + 1e-14, abs=1e-15)
     stats[1, 0] = -1.0
-    assert scatter_bound(stats, 4, 20.0, mats, mu, d) == np.inf
+    assert scatter_bound(stats, 4, 20.0, mats, t) == np.inf
     stats[1, 0] = np.nan
-    assert scatter_bound(stats, 4, 20.0, mats, mu, d) == np.inf
+    assert scatter_bound(stats, 4, 20.0, mats, t) == np.inf
     assert 3 <= SCATTER_CLASSES

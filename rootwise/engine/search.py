@@ -45,7 +45,13 @@ from .scores import choose, score
 from .segments import ROW_MASK
 from .sorted_scan import known_length, scan_class, scan_regression
 from .subset_bound import MIN_ENTRIES, SCATTER_CLASSES, scatter_bound
-from .subsets import best_subset_class_entries, best_subset_regression_entries
+from .subsets import (
+    best_subset_class_entries,
+    best_subset_regression_entries,
+    forget_sides,
+    keep_sides,
+    kept_sides,
+)
 from .thresholds import midpoint
 
 
@@ -219,6 +225,8 @@ def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W,
                 best = cand.gain[j]
     n = _search_order(available, feat, params, ent, cand, W, scr.scan.parent, bound_subsets,
                       reg, clf, subset)
+    if subset is not None:
+        forget_sides(scr.subset)
     for i in range(n):
         j = cand.order[i]
         kind = feat.search[j]
@@ -232,18 +240,20 @@ def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W,
             if kind != BINNED:
                 cand.bound[j] = _gain_bound(stats, p, W, params, scr.scan.parent, reg, clf)
             if best > 0.0 and (cand.bound[j] < best - TIE_TOLERANCE
-                               or _scatter_below(stats, p, W, best, params, scr.subset, clf)):
+                               or _scatter_below(stats, p, W, best, cand.bound[j], params,
+                                                 scr.subset, clf)):
                 continue
-        if reg is not None:
-            if params.criterion == ABSOLUTE_ERROR and feat.categorical[j]:  # needs the rows
-                _absolute_subset(seg, start, end, rows.X, j, codes, stats, p, params, scr,
-                                 cand, W)
-                if cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
-                    best = cand.gain[j]
-                continue
-        _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand,
-                    W, unit, lo, hi, reg, clf, multi, subset, r8)
-        if bound_subsets and cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
+        if reg is not None and params.criterion == ABSOLUTE_ERROR and feat.categorical[j]:
+            _absolute_subset(seg, start, end, rows.X, j, codes, stats, p, params, scr, cand,
+                             W)  # needs the rows
+        else:
+            _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand,
+                        W, unit, lo, hi, reg, clf, multi, subset, r8)
+        if not (cand.found[j] and cand.admissible[j]):
+            continue
+        if subset is not None and feat.categorical[j]:  # its sides, for ``chosen_sides``
+            keep_sides(scr.subset, j, cand.gain[j], codes, scr.side, p)
+        if bound_subsets and cand.gain[j] > best:
             best = cand.gain[j]
 
 
@@ -298,15 +308,16 @@ def _gain_bound(stats, p, W, params, parent, reg, clf):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _scatter_below(stats, p, W, best, params, sub, clf):
+def _scatter_below(stats, p, W, best, loose, params, sub, clf):
     """Whether ``subset_bound``'s tighter bound on the Gini gain of a grouping of these p
     categories falls short of ``best`` (from three classes on: with two it is
-    ``_class_bound``)."""
+    ``_class_bound``). ``loose``: ``_class_bound``'s; the tighter one is at least 1 / (k - 1)
+    of it (T has rank k - 1 at most), so it is taken only when that share is below ``best``."""
     C = stats.shape[1]
     if clf is None or params.criterion != GINI or not 3 <= C <= SCATTER_CLASSES \
-            or p < MIN_ENTRIES:
+            or p < MIN_ENTRIES or not loose / (C - 1) < best - TIE_TOLERANCE:
         return False
-    return scatter_bound(stats, p, W, sub.scatter, sub.trial, sub.right) < best - TIE_TOLERANCE
+    return scatter_bound(stats, p, W, sub.scatter, sub.trial) < best - TIE_TOLERANCE
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -479,7 +490,10 @@ def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def chosen_sides(seg, start, end, j, rows, feat, params, scr, out, reg, clf):
     """The branch of each category of the chosen subset test on column j (out[code]: 0, 1, or
-    -1 for a category absent at the node), remade from the column's entries."""
+    -1 for a category absent at the node): as the search kept it (``subsets.keep_sides``), or
+    remade from the column's entries."""
+    if kept_sides(scr.subset, j, out):
+        return
     for c in range(out.shape[0]):
         out[c] = -1
     if feat.search[j] == BINNED:
