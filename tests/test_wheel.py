@@ -291,7 +291,7 @@ def test_the_shipped_kernels_are_found_whatever_the_process_did_first(installed,
 # kernels only the other estimators' paths call
 OTHER_PATHS = {"rootwise.engine." + name for name in (
     "node_stats.regression_stats", "entry_scan.threshold_regression",  # regression
-    "subsets.best_subset_class_entries", "search._cannot_win",  # subset tests
+    "subsets.best_subset_class_entries", "search._gain_bound",  # subset tests
     "entries.counted_surrogate_entries", "sorted_scan.scan_surrogate",  # surrogates
     "chosen.child_weights", "route.to_majority",
     "release8_scan.scan_release8", "j48.multiway_scores",  # release 8

@@ -44,7 +44,14 @@ from .release8_scan import release8_totals, scan_release8
 from .scores import choose, score
 from .segments import ROW_MASK
 from .sorted_scan import known_length, scan_class, scan_regression
-from .subsets import best_subset_class_entries, best_subset_regression_entries
+from .subset_bound import MIN_ENTRIES, SCATTER_CLASSES, scatter_bound
+from .subsets import (
+    best_subset_class_entries,
+    best_subset_regression_entries,
+    forget_sides,
+    keep_sides,
+    kept_sides,
+)
 from .thresholds import midpoint
 
 
@@ -62,13 +69,15 @@ class Candidates(NamedTuple):
     penalty: np.ndarray  # release 8: the MDL penalty taken off the gain
     cuts: np.ndarray  # (d,) int64, release 8: admissible cuts
     position: np.ndarray  # (d,) int64, a presorted column's cut: its last word on the left
+    bound: np.ndarray  # (d,) a subset test's bound on its gain (``_gain_bound``)
+    order: np.ndarray  # (d,) int64: the order the coded columns are searched in
 
 
 def new_candidates(d):
     return Candidates(np.zeros(d, dtype=np.bool_), np.zeros(d), np.zeros(d), np.zeros(d),
                       np.zeros(d), np.zeros(d, dtype=np.bool_), np.full(d, np.nan),
                       np.full(d, np.nan), np.zeros(d), np.zeros(d, dtype=np.int64),
-                      np.full(d, -1, dtype=np.int64))
+                      np.full(d, -1, dtype=np.int64), np.zeros(d), np.zeros(d, dtype=np.int64))
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -201,8 +210,11 @@ def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W,
     """Every available BINNED or WIDE column's best test from its entries (``_coded_test``;
     ``unit``: every weight at the node is 0 or 1, so the entries hold counts).
     A subset test that cannot beat the best admissible gain found so far at the node
-    (``_cannot_win``) is not searched: CART's rule chooses by gain, so it could not be chosen.
-    The categorical columns are searched after the others then, to meet the best of them.
+    (``_gain_bound``) is not searched: CART's rule chooses by gain, so it could not be chosen,
+    nor could its absence change the choice among the others (``scores.choose``). The
+    categorical columns are searched after the others then, to meet the best of them: the
+    BINNED ones by their bound, largest first (the best test is then met early), then the WIDE
+    ones, whose entries are summed one column at a time (``_search_order``).
     ``reg`` ... ``r8``: switches (``paths``)."""
     ent = scr.ent
     bound_subsets = multi is None and r8 is None and not params.by_ratio
@@ -211,52 +223,106 @@ def _coded_columns(seg, start, end, available, rows, feat, params, scr, cand, W,
         for j in range(feat.search.shape[0]):
             if cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
                 best = cand.gain[j]
-    for sweep in range(2):
+    n = _search_order(available, feat, params, ent, cand, W, scr.scan.parent, bound_subsets,
+                      reg, clf, subset)
+    if subset is not None:
+        forget_sides(scr.subset)
+    for i in range(n):
+        j = cand.order[i]
+        kind = feat.search[j]
+        if kind == BINNED:
+            q = feat.slot[j]
+            codes, stats, p = ent.ent_code[q], ent.ent_stats[q], ent.ent_n[q]
+        else:
+            p = wide_split_entries(seg, start, end, j, params.regression, scr.wide)
+            codes, stats = scr.wide.wide_code, scr.wide.wide_stats
+        if bound_subsets and subset is not None and feat.categorical[j]:
+            if kind != BINNED:
+                cand.bound[j] = _gain_bound(stats, p, W, params, scr.scan.parent, reg, clf)
+            if best > 0.0 and (cand.bound[j] < best - TIE_TOLERANCE
+                               or _scatter_below(stats, p, W, best, cand.bound[j], params,
+                                                 scr.subset, clf)):
+                continue
+        if reg is not None and params.criterion == ABSOLUTE_ERROR and feat.categorical[j]:
+            _absolute_subset(seg, start, end, rows.X, j, codes, stats, p, params, scr, cand,
+                             W)  # needs the rows
+        else:
+            _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand,
+                        W, unit, lo, hi, reg, clf, multi, subset, r8)
+        if not (cand.found[j] and cand.admissible[j]):
+            continue
+        if subset is not None and feat.categorical[j]:  # its sides, for ``chosen_sides``
+            keep_sides(scr.subset, j, cand.gain[j], codes, scr.side, p)
+        if bound_subsets and cand.gain[j] > best:
+            best = cand.gain[j]
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _search_order(available, feat, params, ent, cand, W, parent, bound_subsets, reg, clf,
+                  subset):
+    """The available BINNED and WIDE columns in the order ``_coded_columns`` searches them, into
+    cand.order; returns their number. Column order, or with ``bound_subsets`` the others first,
+    then the BINNED categorical ones by their bound (cand.bound), largest first (ties in column
+    order), then the WIDE categorical ones."""
+    n = 0
+    for stage in range(3 if bound_subsets else 1):
+        first = n
         for j in range(feat.search.shape[0]):
             kind = feat.search[j]
             if not available[j] or kind == SORTED:
                 continue
-            if sweep != (1 if bound_subsets and feat.categorical[j] else 0):
+            if bound_subsets and stage != (0 if not feat.categorical[j] else
+                                           1 if kind == BINNED else 2):
                 continue
-            if kind == BINNED:
+            cand.order[n] = j
+            n += 1
+            if stage == 1:
                 q = feat.slot[j]
-                codes, stats, p = ent.ent_code[q], ent.ent_stats[q], ent.ent_n[q]
-            else:
-                p = wide_split_entries(seg, start, end, j, params.regression, scr.wide)
-                codes, stats = scr.wide.wide_code, scr.wide.wide_stats
-            if subset is not None and sweep == 1:
-                if _cannot_win(stats, p, W, best, params, scr.scan.parent, reg, clf):
-                    continue
-            if reg is not None:
-                if params.criterion == ABSOLUTE_ERROR and feat.categorical[j]:  # needs the rows
-                    _absolute_subset(seg, start, end, rows.X, j, codes, stats, p, params, scr,
-                                     cand, W)
-                    if cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
-                        best = cand.gain[j]
-                    continue
-            _coded_test(j, codes, stats, p, feat, params, scr.scan, scr.side, scr.subset, cand,
-                        W, unit, lo, hi, reg, clf, multi, subset, r8)
-            if bound_subsets and cand.found[j] and cand.admissible[j] and cand.gain[j] > best:
-                best = cand.gain[j]
+                b = np.inf
+                if subset is not None:
+                    b = _gain_bound(ent.ent_stats[q], ent.ent_n[q], W, params, parent, reg, clf)
+                cand.bound[j] = b
+                at = n - 1  # insertion: after every column of a bound at least b
+                while at > first and not cand.bound[cand.order[at - 1]] >= b:
+                    cand.order[at] = cand.order[at - 1]
+                    at -= 1
+                cand.order[at] = j
+    return n
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _cannot_win(stats, p, W, best, params, parent, reg, clf):
-    """Whether no two-way grouping of these p categories reaches the gain ``best`` less
-    TIE_TOLERANCE at a node of weight W (``_regression_bound``, ``_class_bound``). ``parent``:
+def _gain_bound(stats, p, W, params, parent, reg, clf):
+    """A bound on the gain of any two-way grouping of these p categories at a node of weight W,
+    less than ``best`` - TIE_TOLERANCE only when no grouping reaches ``best`` (its margin
+    included; ``_regression_bound``, ``_class_bound``); +inf when there is none. ``parent``:
     scratch per class."""
-    if p < 2 or not best > 0.0:
-        return False
+    if p < 2:
+        return np.inf
     if reg is not None:  # a bound for the squared error only
-        return params.criterion == SQUARED_ERROR and _regression_bound(stats, p, W, best)
+        if params.criterion == SQUARED_ERROR:
+            return _regression_bound(stats, p, W)
+        return np.inf
     if clf is not None:
-        return _class_bound(stats, p, W, best, params.criterion, parent)
-    return False
+        return _class_bound(stats, p, W, params.criterion, parent)
+    return np.inf
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _regression_bound(stats, p, W, best):
-    """``_cannot_win`` for entries of (w, wy, wy^2). A grouping explains at most the sum of
+def _scatter_below(stats, p, W, best, loose, params, sub, clf):
+    """Whether ``subset_bound``'s tighter bound on the Gini gain of a grouping of these p
+    categories falls short of ``best`` (from three classes on: with two it is
+    ``_class_bound``). ``loose``: ``_class_bound``'s; the tighter one is at least 1 / (k - 1)
+    of it (T has rank k - 1 at most), so it is taken only when that share is below ``best``."""
+    C = stats.shape[1]
+    if clf is None or params.criterion != GINI or not 3 <= C <= SCATTER_CLASSES \
+            or p < MIN_ENTRIES or not loose / (C - 1) < best - TIE_TOLERANCE:
+        return False
+    return scatter_bound(stats, p, W, sub.scatter, sub.trial) < best - TIE_TOLERANCE
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _regression_bound(stats, p, W):
+    """``_gain_bound`` for entries of (w, wy, wy^2). A grouping explains at most the sum of
     squares between the categories, so its gain is at most
 
         (sum_c s_c^2 / w_c - S^2 / W~) / W,    S = sum_c s_c,  W~ = sum_c w_c,
@@ -269,19 +335,19 @@ def _regression_bound(stats, p, W, best):
     for e in range(p):
         w = stats[e, 0]
         if not w > 0.0:
-            return False
+            return np.inf
         s = stats[e, 1]
         w_all += w
         s_all += s
         q_all += stats[e, 2]
         between += s * s / w
     bound = (between - s_all * s_all / w_all) / W
-    return bound + 1e-9 * (q_all + between) / W < best - TIE_TOLERANCE
+    return bound + 1e-9 * (q_all + between) / W
 
 
 @njit(cache=True, _nrt=False, no_cfunc_wrapper=True)
-def _class_bound(stats, p, W, best, criterion, parent):
-    """``_cannot_win`` for entries of class weights. Impurity is concave: the branches of a
+def _class_bound(stats, p, W, criterion, parent):
+    """``_gain_bound`` for entries of class weights. Impurity is concave: the branches of a
     grouping hold no less weighted impurity than its categories on their own, so its gain is at
     most the gain of one branch per category,
 
@@ -303,14 +369,14 @@ def _class_bound(stats, p, W, best, criterion, parent):
             sq += x * x
             parent[k] += x
         if not w > 0.0:
-            return False
+            return np.inf
         w_all += w
         if criterion == GINI:
             within += w - sq / w
         else:
             within += w * impurity(stats[e], criterion)
     bound = w_all / W * (impurity(parent[:stats.shape[1]], criterion) - within / w_all)
-    return bound + 1e-9 + 1e-14 * p < best - TIE_TOLERANCE
+    return bound + 1e-9 + 1e-14 * p
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -424,7 +490,10 @@ def search(seg, start, end, available, rows, feat, params, scr, cand, W, w_row, 
 @njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def chosen_sides(seg, start, end, j, rows, feat, params, scr, out, reg, clf):
     """The branch of each category of the chosen subset test on column j (out[code]: 0, 1, or
-    -1 for a category absent at the node), remade from the column's entries."""
+    -1 for a category absent at the node): as the search kept it (``subsets.keep_sides``), or
+    remade from the column's entries."""
+    if kept_sides(scr.subset, j, out):
+        return
     for c in range(out.shape[0]):
         out[c] = -1
     if feat.search[j] == BINNED:

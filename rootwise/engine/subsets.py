@@ -30,6 +30,7 @@ from .._config import GINI, POISSON, SQUARED_ERROR, TIE_TOLERANCE
 from .arrays import insertion_sort
 from .criteria import impurity, regression_proxy
 from .proxies import WINDOW, gini_proxy_above, ranked, split_proxy, squares, window_floor
+from .subset_bound import SCATTER_CLASSES
 
 RUN = 32  # items a sort orders by insertion before it merges
 INNER = 3  # categories the exhaustive search on counts runs through in an inner loop
@@ -51,6 +52,11 @@ class SubsetScratch(NamedTuple):
     square: np.ndarray  # per entry: |s|^2
     bucket_end: np.ndarray  # per entry, int64: the bucket sort's counts (``class_order``)
     blocks: np.ndarray  # (2^INNER, 4): ``_gray_top_blocks``' sums per inner combination
+    scatter: np.ndarray  # (3, k, k), k classes up to SCATTER_CLASSES: ``subset_bound``
+    kept_code: np.ndarray  # per entry, int64: ``keep_sides``
+    kept_side: np.ndarray  # per entry, int64
+    kept: np.ndarray  # (2,) int64: the column kept (-1: none) and its entries
+    kept_gain: np.ndarray  # (1,)
     total: np.ndarray  # per class
     left: np.ndarray  # per class
     trial: np.ndarray  # per class
@@ -60,12 +66,49 @@ class SubsetScratch(NamedTuple):
 @njit(cache=True, no_cfunc_wrapper=True)
 def new_subset_scratch(n_entries, width):
     m = max(n_entries, 1)
+    k = max(min(width, SCATTER_CLASSES), 1)
     return SubsetScratch(np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
                          np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m),
                          np.empty(m), np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.bool_),
                          np.empty(m), np.empty(m), np.empty(m, dtype=np.int64),
-                         np.empty((1 << INNER, 4)),
+                         np.empty((1 << INNER, 4)), np.empty((3, k, k)),
+                         np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64),
+                         np.full(2, -1, dtype=np.int64), np.full(1, -np.inf),
                          np.empty(width), np.empty(width), np.empty(width), np.empty(width))
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def forget_sides(scr):
+    """No subset test kept (``keep_sides``): at the start of a node's search."""
+    scr.kept[0] = -1
+    scr.kept_gain[0] = -np.inf
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def keep_sides(scr, j, gain, codes, side, p):
+    """Keep column j's subset test (its p entries' codes and sides) when its gain is the
+    largest kept at the node so far: the test the selection rule chooses is nearly always the
+    one of the largest gain, and ``kept_sides`` then returns it without a second search."""
+    if not gain > scr.kept_gain[0]:
+        return
+    scr.kept[0], scr.kept[1] = j, p
+    scr.kept_gain[0] = gain
+    for e in range(p):
+        scr.kept_code[e] = codes[e]
+        scr.kept_side[e] = side[e]
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def kept_sides(scr, j, out):
+    """out[code] = the kept side of each category of column j (-1: absent at the node), when
+    the test kept is column j's; returns whether it was."""
+    if scr.kept[0] != j:
+        return False
+    for c in range(out.shape[0]):
+        out[c] = -1
+    for e in range(scr.kept[1]):
+        out[scr.kept_code[e]] = scr.kept_side[e]
+    return True
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -145,28 +188,19 @@ def class_order(stats, k_class, present, m, scr):
     ``_bucket_sort``. A key outside (0, 1) among the others (no weight is negative, so none
     should be) sends them all to the plain sort."""
     key, sizes, order = scr.key, scr.sizes, scr.order
-    n0, n1 = 0, 0
-    for c in range(m):
+    mid, mid_key, ones = scr.spare, scr.spare_key, scr.bucket_end
+    n0, n1, n_mid = 0, 0, 0
+    odd = False
+    for c in range(m):  # one pass: the zeros into place, the ones and the others aside
         e = present[c]
         v = stats[e, k_class] / sizes[e]
         key[e] = v
         if v == 0.0:
+            order[n0] = e
             n0 += 1
         elif v == 1.0:
+            ones[n1] = e
             n1 += 1
-    i0, i1 = 0, m - n1
-    n_mid = 0
-    odd = False
-    mid, mid_key = scr.spare, scr.spare_key
-    for c in range(m):
-        e = present[c]
-        v = key[e]
-        if v == 0.0:
-            order[i0] = e
-            i0 += 1
-        elif v == 1.0:
-            order[i1] = e
-            i1 += 1
         else:
             odd |= not (0.0 < v < 1.0)
             mid[n_mid] = e
@@ -174,7 +208,10 @@ def class_order(stats, k_class, present, m, scr):
             n_mid += 1
     if odd:
         stable_order(key, present, m, scr)
-    elif n_mid > 0:
+        return
+    for i in range(n1):  # before the bucket sort takes scr.bucket_end
+        order[m - n1 + i] = ones[i]
+    if n_mid > 0:
         _bucket_sort(key, order[n0:n0 + n_mid], n_mid, scr)
 
 
@@ -193,10 +230,10 @@ def _bucket_sort(key, out, n, scr):
         lo = min(lo, bits[i])
         hi = max(hi, bits[i])
     if n <= RUN or hi == lo:
+        if n > 1 and hi > lo:  # the keys beside the items: no load through an index
+            insertion_sort(items[:n], keys[:n])
         for i in range(n):
             out[i] = items[i]
-        if n > 1 and hi > lo:
-            _sort_run(key, out, n, scr)
         return
     scale = n / np.float64(hi - lo)
     for b in range(n):
@@ -458,6 +495,7 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
     C = stats.shape[1]
     present, sizes, best_in_left = scr.present, scr.sizes, scr.best_in_left
     m = np.int64(0)  # not a literal (``bundles``, "Literals")
+    whole = True  # every present entry's class weights whole numbers (``_is_whole``)
     for e in range(p):
         side_of[e] = -1
         s = 0.0
@@ -467,6 +505,8 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
         if s > 0.0:
             present[m] = e
             m += 1
+            for k in range(C):
+                whole &= _is_whole(stats[e, k])
     if m < 2:
         return False
     total = scr.total
@@ -489,9 +529,9 @@ def best_subset_class_entries(stats, p, criterion, min_leaf, max_exhaustive, sid
         for c in range(cut):
             best_in_left[scr.order[c]] = True
     elif m <= max_exhaustive:
-        best = _exhaustive(present, m, stats, parent, criterion, min_leaf, scr)
+        best = _exhaustive(present, m, stats, parent, criterion, min_leaf, whole, scr)
     else:
-        exact_total = _whole(present, m, stats) and _sum(total) < 2.0 ** 52
+        exact_total = whole and _sum(total) < 2.0 ** 52
         counts = exact_total and criterion == GINI and C > 3 and _sum(total) <= 2.0 ** 25
         if counts:
             _dots_of(present, m, stats, scr)
@@ -551,16 +591,11 @@ def _partition_at(mask, present, stats, left, in_left, w_all, min_leaf):
     return wl, not (wl < min_leaf or w_all - wl < min_leaf)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _whole(present, m, stats):
-    """Whether every present entry's class weights are whole numbers (counts): sums of them
-    below 2^53 are then exact in any order."""
-    for c in range(m):
-        for k in range(stats.shape[1]):
-            x = stats[present[c], k]
-            if x != np.floor(x) or x > 2.0 ** 40:
-                return False
-    return True
+@njit(cache=True, _nrt=False, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _is_whole(x):
+    """Whether a class weight is a whole number up to 2^40 (counts): sums of them below 2^53
+    are then exact in any order. The conversion is in range (weights are not negative)."""
+    return -2.0 ** 62 <= x <= 2.0 ** 40 and x == np.float64(np.int64(x))
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -778,7 +813,7 @@ def _gray_step(g, mask, present):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _exhaustive(present, m, stats, parent, criterion, min_leaf, scr):
+def _exhaustive(present, m, stats, parent, criterion, min_leaf, whole, scr):
     """Every one of the 2^(m-1) - 1 partitions of m present entries: the first, in counting
     order, whose decrease beats the best so far by TIE_TOLERANCE goes to scr.best_in_left.
     Returns its decrease (-inf: none admissible).
@@ -795,7 +830,7 @@ def _exhaustive(present, m, stats, parent, criterion, min_leaf, scr):
     n_parts = (1 << (m - 1)) - 1
     top, second = -np.inf, -np.inf
     exact = False
-    if criterion == GINI and _whole(present, m, stats):
+    if criterion == GINI and whole:
         top, second = _gray_top(present, m, stats, w_all, min_leaf, scr)
         n_pass1 = 0
     else:
