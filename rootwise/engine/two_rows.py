@@ -28,7 +28,7 @@ a side (``min_samples_leaf`` 1), and every column is presorted continuous or a b
 import numpy as np
 from numba import njit
 
-from .._config import SQUARED_ERROR
+from .._config import SQUARED_ERROR, TIE_TOLERANCE
 from .bundles import BINNED, MISSING_SURROGATE, SORTED
 from .criteria import regression_proxy
 from .scores import choose, score
@@ -163,7 +163,7 @@ def split_two_rows(seg, start, W, total_weight, rows, feat, params, scan, stats,
                 lo, hi = (ta, tb) if ca < cb else (tb, ta)
                 _entry(lo, seg, stats, 0)
                 _entry(hi, seg, stats, 1)
-                # ``search._cannot_win``'s bound, from the entries in code order
+                # ``search._gain_bound``'s bound, from the entries in code order
                 # (``best_subset_regression_entries``: the lower code on the left)
                 wl = 0.0 + stats[0, 0]
                 wr = (0.0 + stats[0, 0] + stats[1, 0]) - wl
@@ -175,8 +175,8 @@ def split_two_rows(seg, start, W, total_weight, rows, feat, params, scan, stats,
                     g_c, iv_c, r_c, rho_c, adm_c = score(
                         branches, W, params.criterion, params.regression, min_leaf,
                         params.two_branches, scan.sizes, scan.parent, with_ratio)
-            if best > 0.0 and _regression_bound(stats, 2, W, best):
-                continue  # ``_cannot_win``: it could not be chosen
+            if best > 0.0 and _regression_bound(stats, 2, W) < best - TIE_TOLERANCE:
+                continue  # as ``search._coded_columns``: it could not be chosen
             if not ok_c:
                 continue
             _record(cand, j, g_c, iv_c, r_c, rho_c, adm_c)
