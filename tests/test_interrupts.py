@@ -142,7 +142,9 @@ PROMPT = 10.0
 def table(tmp_path_factory):
     """20,000 rows, 6 numeric columns (5 % missing) and a categorical one, noisy labels: C4.5's
     and CART's fits grow deep trees and prune them (CART choosing its alpha by 10-fold
-    cross-validation)."""
+    cross-validation). The interrupted children read its first 4,000 rows (``part.csv``): the
+    moments are kernel calls and boxing, as many on these rows, and each child fits a dozen
+    times."""
     folder = tmp_path_factory.mktemp("interrupts")
     rng = np.random.default_rng(7)
     n = 20_000
@@ -154,6 +156,7 @@ def table(tmp_path_factory):
     frame["c"] = rng.choice(list("abcdefgh"), n)
     frame["y"] = y
     frame.to_csv(folder / "data.csv", index=False)
+    frame[:4000].to_csv(folder / "part.csv", index=False)
     (folder / "child.py").write_text(CHILD, encoding="utf-8")
     return folder
 
@@ -191,7 +194,7 @@ class Child:
         # stderr is kept for a crash's report (faulthandler)
         self.stderr = open(tmp_path / "stderr.txt", "wb")
         self.process = subprocess.Popen(
-            [sys.executable, "-X", "faulthandler", "-c", boot, mode, str(table / "data.csv"),
+            [sys.executable, "-X", "faulthandler", "-c", boot, mode, str(table / "part.csv"),
              algorithm, str(tmp_path)], stdout=subprocess.DEVNULL, stderr=self.stderr)
 
     def crash_report(self) -> str:
